@@ -1,0 +1,48 @@
+# Belote Table — the two commands a club needs: `make demo` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+# The CPU build of torch lies on this machine's disk; pip looks there first.
+WHEELS := $(wildcard /opt/wheels)
+PIP    := $(BIN)/pip install -q $(if $(WHEELS),--find-links $(WHEELS))
+
+.PHONY: demo test venv test-venv browser lint bench clean
+
+$(VENV)/.run-installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) --upgrade pip
+	$(PIP) -e .
+	touch $@
+
+$(VENV)/.test-installed: $(VENV)/.run-installed
+	$(PIP) -e '.[test,train]'
+	touch $@
+
+venv: $(VENV)/.run-installed
+test-venv: $(VENV)/.test-installed
+
+demo: venv
+	$(BIN)/belote-table demo
+
+# Browser tests drive Debian's chromium; install it when missing and we are root.
+browser:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -q && apt-get install -y -q chromium; \
+	  else \
+	    echo "chromium is missing: run 'sudo apt-get install -y chromium' (browser tests are skipped)"; \
+	  fi; \
+	fi
+
+lint: test-venv
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+test: test-venv browser lint
+	$(BIN)/pytest
+
+bench: test-venv
+	$(BIN)/python benchmarks/scorer.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,48 @@
+"""``belote-table``: one command, several subcommands.
+
+Each subcommand lives in its own module and is imported only when asked for,
+so that ``belote-table score`` loads the rules engine alone (no numpy, OpenCV,
+onnxruntime or Flask) and starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+# name -> (module with a ``main(argv) -> int``, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "score": ("companion.cmd_score", "score hand records (JSON) and print the results"),
+    "demo": ("companion.cmd_demo", "play a virtual table through the whole pipeline"),
+    "run": ("companion.cmd_run", "run the table from a camera, a video or a folder of images"),
+    "calibrate": ("companion.cmd_calibrate", "save the table corners and seat zones from a frame"),
+    "vision": ("vision.cli", "card reader: read, eval, bench, train"),
+    "display": ("companion.cmd_display", "score display: flash the Pico, show its status"),
+    "display-emulator": ("companion.cmd_display_emulator",
+                         "emulate the score display on a pseudo terminal"),
+}
+
+
+def usage() -> str:
+    lines = ["usage: belote-table COMMAND [ARGS...]", "", "commands:"]
+    lines += [f"  {name:<17} {help_}" for name, (_, help_) in COMMANDS.items()]
+    lines += ["", "belote-table COMMAND --help for a command's options."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0 if args else 2
+    name, rest = args[0], args[1:]
+    if name not in COMMANDS:
+        print(f"belote-table: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[name][0])
+    rc: int = module.main(rest)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

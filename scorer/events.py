@@ -1,0 +1,156 @@
+"""The events a game is made of. A game's state is a pure fold over them
+(``scorer.game.replay``); they are the only thing the store keeps.
+
+Each event is a small frozen value with a JSON form both ways:
+
+>>> e = CardPlayed(seat="W", card="7H")
+>>> e.to_json()
+{'type': 'CardPlayed', 'seat': 'W', 'card': '7H'}
+>>> event_from_json({'type': 'CardPlayed', 'seat': 'W', 'card': '7H'}) == e
+True
+>>> event_from_json({'type': 'CardPlayed', 'seat': 'X', 'card': '7H'})
+Traceback (most recent call last):
+...
+scorer.events.InvalidEventError: CardPlayed.seat: not a seat: 'X' (one of N E S W)
+
+Where an event came from (camera, web, simulator), when, with what confidence
+and by whom is kept by the store beside the event, not in it: the rules engine
+has no clock.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from scorer.cards import Card, InvalidCardError, check_seat
+
+
+class InvalidEventError(ValueError):
+    """An event that is malformed in itself (unknown type, bad field)."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base of all events."""
+
+    TYPES: ClassVar[dict[str, type[Event]]] = {}
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        Event.TYPES[cls.__name__] = cls
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            try:
+                if f.name in ("seat", "taker", "dealer") and value is not None:
+                    check_seat(value)
+                elif f.name in ("card", "old", "new") and value is not None:
+                    object.__setattr__(self, f.name, str(Card.parse(value)))
+            except InvalidCardError as exc:
+                raise InvalidEventError(f"{type(self).__name__}.{f.name}: {exc}") from None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": type(self).__name__}
+        for f in dataclasses.fields(self):
+            out[f.name] = getattr(self, f.name)
+        return out
+
+
+def event_from_json(data: Any) -> Event:
+    """Build an event from its JSON form; raise ``InvalidEventError`` saying why not."""
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        raise InvalidEventError(f"not an event (no 'type'): {data!r}")
+    cls = Event.TYPES.get(data["type"])
+    if cls is None:
+        raise InvalidEventError(f"unknown event type {data['type']!r}")
+    names = {f.name for f in dataclasses.fields(cls)}
+    extra = set(data) - names - {"type"}
+    if extra:
+        raise InvalidEventError(f"{data['type']}: unknown field(s) {sorted(extra)}")
+    try:
+        return cls(**{k: v for k, v in data.items() if k != "type"})
+    except TypeError as exc:
+        raise InvalidEventError(f"{data['type']}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class GameStarted(Event):
+    """A new game: rule preset and overrides, first dealer, names."""
+
+    rules: str = "ffb"
+    settings: dict[str, Any] = field(default_factory=dict)
+    dealer: str = "N"
+    teams: dict[str, str] = field(default_factory=lambda: {"NS": "NS", "EW": "EW"})
+    players: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CardTurned(Event):
+    """Classic belote: the card turned up after the first deal."""
+
+    card: str
+
+
+@dataclass(frozen=True)
+class BidMade(Event):
+    """One spoken bid, in the notation of DESIGN.md (``pass``, ``80H``, ``contre``...)."""
+
+    seat: str
+    bid: str
+
+
+@dataclass(frozen=True)
+class ContractSet(Event):
+    """The final contract entered directly, without the auction.
+    ``value`` is an int or ``"capot"``; ``double`` is 1, 2 or 4."""
+
+    taker: str
+    value: int | str
+    trump: str
+    double: int = 1
+
+
+@dataclass(frozen=True)
+class CardPlayed(Event):
+    """A card put down. ``card`` is None for a card not read yet ("unknown card
+    at seat X"); a later ``CardCorrected`` names it."""
+
+    seat: str
+    card: str | None
+
+
+@dataclass(frozen=True)
+class CardCorrected(Event):
+    """The card played by ``seat`` in trick ``trick`` (from 1) of the current
+    hand was ``new``, not what was recorded. Everything after is re-derived."""
+
+    seat: str
+    trick: int
+    new: str
+    hand: int | None = None
+
+
+@dataclass(frozen=True)
+class BeloteAnnounced(Event):
+    """``seat`` announced belote (or rebelote) in the current hand."""
+
+    seat: str
+
+
+@dataclass(frozen=True)
+class EntryUndone(Event):
+    """Cancel the event at position ``index`` (from 0) of this game's stream."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class TallyEntered(Event):
+    """The current hand's outcome entered as a tally, for scoring alone."""
+
+    points: dict[str, int]
+    tricks: dict[str, int]
+    belote: str | None = None
