@@ -8,6 +8,7 @@ the oldest message is dropped (subscribers always want the latest state).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import queue
 import threading
@@ -39,10 +40,8 @@ class Subscription:
                 self._queue.put_nowait(msg)
                 return
             except queue.Full:
-                try:
+                with contextlib.suppress(queue.Empty):
                     self._queue.get_nowait()
-                except queue.Empty:
-                    pass
 
     def get(self, timeout: float | None = None) -> Message | None:
         """The next message, or None on timeout or once closed."""
