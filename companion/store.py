@@ -1,0 +1,307 @@
+"""The crash-safe event store: every game's events in one SQLite file.
+
+Events are the only thing kept (DESIGN.md): a game's state is rebuilt by
+replaying them, and a correction is one more event. Each event is written in
+its own transaction with ``synchronous=FULL`` in WAL mode, so once ``append``
+returns the event survives a power cut or a ``kill -9``; an event that fails
+its checks is never written, and the file is left as it was.
+
+The schema is versioned with the numbered SQL files of
+``companion/migrations`` and ``PRAGMA user_version``.
+
+>>> from scorer.events import GameStarted, BidMade
+>>> store = Store(":memory:")
+>>> game = store.new_game(GameStarted(dealer="N"), source="web", author="club")
+>>> store.append(game, BidMade(seat="W", bid="80H"), source="web").seq
+1
+>>> [e.event.to_json()["type"] for e in store.events(game)]
+['GameStarted', 'BidMade']
+>>> store.append(game, BidMade(seat="S", bid="pass"), source="phone")
+Traceback (most recent call last):
+...
+companion.store.StoreError: append to game 1: source 'phone' is not one of camera, web, simulator
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from scorer.events import Event, GameStarted, InvalidEventError, event_from_json
+
+SOURCES = ("camera", "web", "simulator")
+MIGRATIONS = Path(__file__).with_name("migrations")
+_MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+
+
+class StoreError(ValueError):
+    """Bad input to the store (unknown game, bad source or confidence...) or a
+    database the store cannot use. Nothing was written."""
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """One stored event and where it came from. ``seq`` counts from 0 within a game."""
+
+    game_id: int
+    seq: int
+    event: Event
+    source: str
+    ts: float
+    confidence: float | None = None
+    author: str | None = None
+    hand_no: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The form published on the bus (topic ``event``) and served by the API."""
+        return {"game_id": self.game_id, "seq": self.seq, "event": self.event.to_json(),
+                "source": self.source, "ts": self.ts, "confidence": self.confidence,
+                "author": self.author, "hand_no": self.hand_no}
+
+
+def migrations(folder: Path = MIGRATIONS) -> list[tuple[int, Path]]:
+    """The numbered migrations, in order; the numbers must run 1, 2, 3... with no gap."""
+    found = []
+    for path in sorted(folder.glob("*.sql")):
+        m = _MIGRATION_NAME.match(path.name)
+        if not m:
+            raise StoreError(f"{path}: migration names are NNNN_name.sql")
+        found.append((int(m.group(1)), path))
+    for expected, (number, path) in enumerate(found, start=1):
+        if number != expected:
+            raise StoreError(f"{path}: migration {expected:04d} expected, found {number:04d}")
+    return found
+
+
+class Store:
+    """The SQLite event store. Thread-safe: one connection behind one lock.
+
+    ``path`` is a file (created if missing) or ``":memory:"``; ``clock`` gives
+    the time stamped on each event (tests inject their own).
+    """
+
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
+        self.path = str(path)
+        self._clock = clock
+        self._lock = threading.RLock()
+        # isolation_level=None: we open and close every transaction ourselves.
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            self._db.execute("PRAGMA busy_timeout = 5000")
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute("PRAGMA synchronous = FULL")
+            self._db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except BaseException:
+            self._db.close()
+            raise
+
+    # -- schema -------------------------------------------------------------------
+
+    @property
+    def version(self) -> int:
+        """The schema version (``PRAGMA user_version``)."""
+        with self._lock:
+            return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    def _migrate(self) -> None:
+        steps = migrations()
+        current = self.version
+        if current > len(steps):
+            raise StoreError(f"{self.path}: schema version {current} is newer than this "
+                             f"program knows ({len(steps)}); upgrade belote-table")
+        for number, path in steps[current:]:
+            # user_version lives in the file header and is written in the same
+            # transaction as the migration: a crash leaves the old schema whole.
+            with self._transaction() as db:
+                for statement in _statements(path.read_text(encoding="utf-8")):
+                    db.execute(statement)
+                db.execute(f"PRAGMA user_version = {number}")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- checks ---------------------------------------------------------------------
+
+    @staticmethod
+    def _check(where: str, source: str, confidence: float | None, author: str | None) -> None:
+        if source not in SOURCES:
+            raise StoreError(f"{where}: source {source!r} is not one of {', '.join(SOURCES)}")
+        if confidence is not None and (
+                isinstance(confidence, bool) or not isinstance(confidence, int | float)
+                or not math.isfinite(confidence) or not 0.0 <= confidence <= 1.0):
+            raise StoreError(f"{where}: confidence {confidence!r} is not a number from 0 to 1")
+        if author is not None and not isinstance(author, str):
+            raise StoreError(f"{where}: author {author!r} is not a text")
+
+    @staticmethod
+    def _event_json(where: str, event: Event) -> str:
+        if not isinstance(event, Event):
+            raise StoreError(f"{where}: {event!r} is not an event")
+        data = event.to_json()
+        try:
+            text = json.dumps(data, sort_keys=True, allow_nan=False)
+            # The stored form must read back as the same event.
+            if event_from_json(json.loads(text)) != event:
+                raise StoreError(f"{where}: {data['type']} does not read back the same")
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, StoreError):
+                raise
+            raise StoreError(f"{where}: {data.get('type')} cannot be stored: {exc}") from None
+        return text
+
+    # -- writing ----------------------------------------------------------------------
+
+    def new_game(self, started: GameStarted, source: str = "web",
+                 author: str | None = None) -> int:
+        """Open a game whose first event (seq 0) is ``started``; return its id."""
+        self._check("new_game", source, None, author)
+        if not isinstance(started, GameStarted):
+            raise StoreError(f"new_game: the first event must be GameStarted, not {started!r}")
+        data = self._event_json("new_game", started)
+        now = self._clock()
+        with self._transaction() as db:
+            cur = db.execute("INSERT INTO games (created, source, author, rules) VALUES (?,?,?,?)",
+                             (now, source, author, started.rules))
+            game_id = int(cur.lastrowid or 0)
+            db.execute("INSERT INTO events (game_id, seq, hand_no, type, data, source, ts,"
+                       " confidence, author) VALUES (?, 0, NULL, ?, ?, ?, ?, NULL, ?)",
+                       (game_id, "GameStarted", data, source, now, author))
+        return game_id
+
+    def append(self, game_id: int, event: Event, source: str, confidence: float | None = None,
+               author: str | None = None, hand_no: int | None = None) -> StoredEvent:
+        """Add one event at the end of a game, in one transaction; return it as stored."""
+        where = f"append to game {game_id}"
+        self._check(where, source, confidence, author)
+        if isinstance(event, GameStarted):
+            raise StoreError(f"{where}: GameStarted opens a game (use new_game)")
+        if hand_no is not None and (not isinstance(hand_no, int) or hand_no < 1):
+            raise StoreError(f"{where}: hand_no {hand_no!r} is not a hand number from 1")
+        data = self._event_json(where, event)
+        with self._transaction() as db:
+            row = db.execute("SELECT ended FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is None:
+                raise StoreError(f"{where}: no such game")
+            if row[0] is not None:
+                raise StoreError(f"{where}: the game is over")
+            seq = int(db.execute("SELECT COALESCE(MAX(seq), -1) + 1 FROM events"
+                                 " WHERE game_id = ?", (game_id,)).fetchone()[0])
+            ts = self._clock()
+            db.execute("INSERT INTO events (game_id, seq, hand_no, type, data, source, ts,"
+                       " confidence, author) VALUES (?,?,?,?,?,?,?,?,?)",
+                       (game_id, seq, hand_no, type(event).__name__, data, source, ts,
+                        None if confidence is None else float(confidence), author))
+            if hand_no is not None:
+                db.execute("INSERT INTO hands (game_id, hand_no, first_seq, last_seq)"
+                           " VALUES (?,?,?,?) ON CONFLICT (game_id, hand_no)"
+                           " DO UPDATE SET last_seq = excluded.last_seq",
+                           (game_id, hand_no, seq, seq))
+        return StoredEvent(game_id, seq, event, source, ts,
+                           None if confidence is None else float(confidence), author, hand_no)
+
+    def finish_hand(self, game_id: int, hand_no: int, result: dict[str, Any]) -> None:
+        """Keep a finished hand's score result (DESIGN.md output) beside its events.
+        Derived data: the service writes it again after a replay if it is missing."""
+        text = json.dumps(result, sort_keys=True)
+        with self._transaction() as db:
+            cur = db.execute("UPDATE hands SET result = ? WHERE game_id = ? AND hand_no = ?",
+                             (text, game_id, hand_no))
+            if cur.rowcount != 1:
+                raise StoreError(f"finish_hand: game {game_id} has no hand {hand_no}")
+
+    def end_game(self, game_id: int) -> None:
+        """Mark a game over; no event can be added to it afterwards."""
+        with self._transaction() as db:
+            cur = db.execute("UPDATE games SET ended = ? WHERE id = ? AND ended IS NULL",
+                             (self._clock(), game_id))
+            if cur.rowcount != 1:
+                raise StoreError(f"end_game: game {game_id} does not exist or is already over")
+
+    # -- reading ------------------------------------------------------------------------
+
+    def events(self, game_id: int) -> list[StoredEvent]:
+        """All events of a game, in order (``seq`` 0, 1, 2...)."""
+        with self._lock:
+            if self._db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
+                raise StoreError(f"events: no game {game_id}")
+            rows = self._db.execute(
+                "SELECT seq, data, source, ts, confidence, author, hand_no FROM events"
+                " WHERE game_id = ? ORDER BY seq", (game_id,)).fetchall()
+        out = []
+        for seq, data, source, ts, confidence, author, hand_no in rows:
+            try:
+                event = event_from_json(json.loads(data))
+            except (ValueError, InvalidEventError) as exc:
+                raise StoreError(f"{self.path}: game {game_id} event {seq}: {exc}") from None
+            out.append(StoredEvent(game_id, seq, event, source, ts, confidence, author, hand_no))
+        return out
+
+    def games(self) -> list[dict[str, Any]]:
+        """Every game, oldest first: id, created, source, author, rules, ended, events, hands."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT g.id, g.created, g.source, g.author, g.rules, g.ended,"
+                " (SELECT COUNT(*) FROM events e WHERE e.game_id = g.id),"
+                " (SELECT COUNT(*) FROM hands h WHERE h.game_id = g.id)"
+                " FROM games g ORDER BY g.id").fetchall()
+        keys = ("id", "created", "source", "author", "rules", "ended", "events", "hands")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def current_game(self) -> int | None:
+        """The latest game that is not over, or None."""
+        with self._lock:
+            row = self._db.execute("SELECT id FROM games WHERE ended IS NULL"
+                                   " ORDER BY id DESC LIMIT 1").fetchone()
+        return None if row is None else int(row[0])
+
+    def hands(self, game_id: int) -> list[dict[str, Any]]:
+        """A game's hands: hand_no, first_seq, last_seq, result (None while open)."""
+        with self._lock:
+            rows = self._db.execute("SELECT hand_no, first_seq, last_seq, result FROM hands"
+                                    " WHERE game_id = ? ORDER BY hand_no", (game_id,)).fetchall()
+        return [{"hand_no": h, "first_seq": f, "last_seq": last,
+                 "result": None if r is None else json.loads(r)} for h, f, last, r in rows]
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements (``sqlite3.complete_statement`` knows where
+    a statement ends, quotes and triggers included)."""
+    out, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                out.append(buf.strip())
+            buf = ""
+    if buf.strip() and not all(ln.strip().startswith("--") or not ln.strip()
+                               for ln in buf.splitlines()):
+        raise StoreError(f"unfinished SQL statement at the end of a migration: {buf.strip()!r}")
+    return out
