@@ -1,0 +1,248 @@
+"""The table service: the one place where events enter a game.
+
+Camera (through the play tracker), web page and simulator all call
+``TableService.submit``. The service asks the rules engine whether the event
+may happen now (``scorer.game.verify_event``): a refused event raises with the
+reason and nothing is stored. An accepted event is appended to the store (one
+transaction), folded into the game state, and published on the bus:
+
+* ``event``: the stored event with its source, time, confidence and author;
+* ``state``: ``GameState.to_json()`` plus the service's extras;
+* ``alert``: a renonce proved, a card put down out of turn, an unknown card;
+* ``status``: camera and display health.
+
+On start the service replays the open game from the store, so after a crash
+or a restart it goes on with the open hand exactly where it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from companion.bus import Bus
+from companion.store import Store, StoredEvent, StoreError
+from scorer.events import CardPlayed, Event, GameStarted
+from scorer.game import GameState, replay, verify_event
+
+ALERT_KINDS = ("renonce", "out_of_turn", "unknown_card")
+
+
+class ServiceError(ValueError):
+    """A request the service cannot carry out (no game open, wrong kind of event)."""
+
+
+class NoGameError(ServiceError):
+    """No game is open: start one first."""
+
+
+def _renonce_keys(state_json: dict[str, Any]) -> set[tuple[Any, ...]]:
+    """Every renonce of the game so far (finished hands and the current one),
+    as hashable keys, so that a new one can be told apart from the known ones."""
+    keys: set[tuple[Any, ...]] = set()
+    for hand in state_json.get("hands") or []:
+        for r in (hand.get("result") or {}).get("renonces") or []:
+            keys.add(_renonce_key(hand.get("hand_no"), r))
+    if state_json.get("phase") != "over":
+        for r in state_json.get("renonces") or []:
+            keys.add(_renonce_key(state_json.get("hand_no"), r))
+    return keys
+
+
+def _renonce_key(hand_no: Any, r: dict[str, Any]) -> tuple[Any, ...]:
+    proof = r.get("proof") or {}
+    return (hand_no, r.get("seat"), r.get("trick"), r.get("rule"),
+            proof.get("trick"), proof.get("card"))
+
+
+class TableService:
+    """Events in, state out, for one table. Thread-safe (one lock).
+
+    ``store`` keeps the events, ``bus`` carries what happens to the web page
+    and the display. ``game_id`` picks a game to continue; by default the
+    store's open game (``Store.current_game``), if any.
+    """
+
+    def __init__(self, store: Store, bus: Bus, game_id: int | None = None) -> None:
+        self.store = store
+        self.bus = bus
+        self._lock = threading.RLock()
+        self._status: dict[str, Any] = {"camera": "off", "display": "off"}
+        self.game_id: int | None = None
+        self._events: list[Event] = []
+        self._state: GameState = replay([])
+        self._json: dict[str, Any] = self._state.to_json()
+        chosen = store.current_game() if game_id is None else game_id
+        if chosen is not None:
+            self._load(chosen)
+        self.bus.publish("state", self.state_json())
+
+    # -- loading ----------------------------------------------------------------------
+
+    def _load(self, game_id: int) -> None:
+        stored = self.store.events(game_id)
+        events = [s.event for s in stored]
+        state = replay(events)
+        with self._lock:
+            self.game_id = game_id
+            self._events = events
+            self._state = state
+            self._json = state.to_json()
+            self._keep_hand_results()
+
+    def _keep_hand_results(self) -> None:
+        """Store the result of each finished hand that the store lacks (after a
+        crash between an event and its hand's result, the replay restores it)."""
+        assert self.game_id is not None
+        missing = {h["hand_no"] for h in self.store.hands(self.game_id) if h["result"] is None}
+        for hand in self._json.get("hands") or []:
+            if hand.get("hand_no") in missing and hand.get("result") is not None:
+                self.store.finish_hand(self.game_id, hand["hand_no"], hand["result"])
+
+    # -- reading ----------------------------------------------------------------------
+
+    @property
+    def state(self) -> GameState:
+        """The current game state (the fold of the game's events)."""
+        with self._lock:
+            return self._state
+
+    def state_json(self) -> dict[str, Any]:
+        """``GameState.to_json()`` plus ``game_id``, ``events`` (how many are stored)
+        and ``status``."""
+        with self._lock:
+            out = dict(self._json)
+            out["game_id"] = self.game_id
+            out["events"] = len(self._events)
+            out["status"] = dict(self._status)
+            return out
+
+    def to_play(self) -> str | None:
+        """The seat whose turn it is to play a card (None outside the play)."""
+        with self._lock:
+            seat: str | None = self._state.to_play
+            return seat
+
+    def events(self) -> list[StoredEvent]:
+        """The open game's stored events (empty when no game is open)."""
+        with self._lock:
+            return [] if self.game_id is None else self.store.events(self.game_id)
+
+    def status(self) -> dict[str, Any]:
+        """Camera and display health, and where the game stands."""
+        with self._lock:
+            return {**self._status, "game_id": self.game_id, "events": len(self._events),
+                    "phase": self._json.get("phase")}
+
+    # -- writing ----------------------------------------------------------------------
+
+    def set_status(self, **parts: Any) -> None:
+        """Update camera/display health (``set_status(camera="ok")``) and publish it."""
+        with self._lock:
+            self._status.update(parts)
+            status = self.status()
+        self.bus.publish("status", status)
+
+    def alert(self, kind: str, **data: Any) -> None:
+        """Publish an alert (``renonce``, ``out_of_turn``, ``unknown_card``)."""
+        if kind not in ALERT_KINDS:
+            raise ServiceError(f"alert: kind {kind!r} is not one of {', '.join(ALERT_KINDS)}")
+        with self._lock:
+            payload = {"kind": kind, "game_id": self.game_id,
+                       "hand_no": self._json.get("hand_no"), **data}
+        self.bus.publish("alert", payload)
+
+    def start_game(self, started: GameStarted, source: str = "web",
+                   author: str | None = None) -> int:
+        """Open a new game (the previous open game, if any, is closed); return its id."""
+        if not isinstance(started, GameStarted):
+            raise ServiceError(f"start_game: expected GameStarted, not {started!r}")
+        state = replay([started])  # raises on unknown rules or settings: nothing stored
+        with self._lock:
+            if self.game_id is not None and self.store.current_game() == self.game_id:
+                self.store.end_game(self.game_id)
+            game_id = self.store.new_game(started, source=source, author=author)
+            self.game_id = game_id
+            self._events = [started]
+            self._state = state
+            self._json = state.to_json()
+            stored = self.store.events(game_id)[0]
+            state_json = self.state_json()
+        self.bus.publish("event", stored.to_json())
+        self.bus.publish("state", state_json)
+        return game_id
+
+    def submit(self, event: Event, source: str = "web", confidence: float | None = None,
+               author: str | None = None) -> StoredEvent:
+        """Verify ``event`` with the rules engine, store it, fold it in, publish it.
+
+        Raises a ``ValueError`` subclass saying why when the event is refused
+        (``IllegalEventError`` from the scorer, ``StoreError``, ``ServiceError``);
+        then nothing is stored and the state is unchanged.
+        """
+        if not isinstance(event, Event):
+            raise ServiceError(f"submit: {event!r} is not an event")
+        if isinstance(event, GameStarted):
+            raise ServiceError("submit: a GameStarted opens a new game (use start_game)")
+        with self._lock:
+            if self.game_id is None:
+                raise NoGameError("submit: no game is open; start a game first")
+            old_json = self._json
+            verify_event(self._state, event)
+            new_state = self._state.apply(event)
+            new_json = new_state.to_json()
+            hand_no = old_json.get("hand_no")
+            try:
+                stored = self.store.append(self.game_id, event, source, confidence, author,
+                                           hand_no=hand_no if isinstance(hand_no, int) else None)
+            except BaseException:
+                # apply may fold in place: rebuild the state from what is stored.
+                self._state = replay(self._events)
+                self._json = self._state.to_json()
+                raise
+            self._events.append(event)
+            self._state = new_state
+            self._json = new_json
+            self._after(old_json, new_json)
+            alerts = self._alerts(old_json, new_json, event)
+            state_json = self.state_json()
+        self.bus.publish("event", stored.to_json())
+        for alert in alerts:
+            self.bus.publish("alert", alert)
+        self.bus.publish("state", state_json)
+        return stored
+
+    def submit_many(self, events: Iterable[Event], source: str = "web",
+                    author: str | None = None) -> list[StoredEvent]:
+        """Submit events one by one (each its own transaction); stop at the first refused."""
+        return [self.submit(e, source=source, author=author) for e in events]
+
+    def _after(self, old_json: dict[str, Any], new_json: dict[str, Any]) -> None:
+        """Keep finished hands' results and close a game that is over."""
+        assert self.game_id is not None
+        if len(new_json.get("hands") or []) != len(old_json.get("hands") or []):
+            # Derived data only: if this fails the replay on the next start writes it.
+            with contextlib.suppress(StoreError):
+                self._keep_hand_results()
+        if new_json.get("phase") == "over" and old_json.get("phase") != "over":
+            self.store.end_game(self.game_id)
+
+    def _alerts(self, old_json: dict[str, Any], new_json: dict[str, Any],
+                event: Event) -> list[dict[str, Any]]:
+        base = {"game_id": self.game_id}
+        alerts = []
+        if isinstance(event, CardPlayed) and event.card is None:
+            alerts.append({**base, "kind": "unknown_card", "seat": event.seat,
+                           "hand_no": old_json.get("hand_no"),
+                           "trick": old_json.get("trick_no"),
+                           "message": f"unknown card at seat {event.seat}"})
+        fresh = _renonce_keys(new_json) - _renonce_keys(old_json)
+        for hand_no, seat, trick, rule, proof_trick, proof_card in sorted(fresh, key=repr):
+            alerts.append({**base, "kind": "renonce", "hand_no": hand_no, "seat": seat,
+                           "trick": trick, "rule": rule,
+                           "proof": {"trick": proof_trick, "card": proof_card},
+                           "message": f"renonce by {seat} in trick {trick} ({rule}),"
+                                      f" proved by {proof_card} in trick {proof_trick}"})
+        return alerts
