@@ -1,0 +1,713 @@
+"""A game as a pure fold over its events: bidding, trick play, renonce proof,
+hand scores and game end.
+
+``replay(events)`` gives the state; ``GameState.apply(event)`` the next one;
+``verify_event`` says why an event cannot come now (``can_apply`` as a bool).
+A renonce is not an error: the card is down, and the state records the
+renonce when the cards played prove it.
+
+>>> from scorer.events import GameStarted, BidMade, CardPlayed
+>>> s = replay([GameStarted(dealer="N"), BidMade("W", "80H"), BidMade("S", "pass"),
+...             BidMade("E", "pass"), BidMade("N", "pass")])
+>>> s.phase, s.to_play, s.contract
+('play', 'W', {'taker': 'W', 'value': 80, 'trump': 'H', 'double': 1})
+>>> verify_event(s, CardPlayed("N", "7S"))
+Traceback (most recent call last):
+...
+scorer.game.IllegalEventError: N played out of turn, W to play
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from scorer import tricks as T
+from scorer.bidding import CONTRE, PASS, SURCONTRE, TAKE, Bid, InvalidBidError
+from scorer.cards import SEATS, TEAMS, Card, InvalidCardError, partner_of, team_of
+from scorer.events import (
+    BeloteAnnounced,
+    BidMade,
+    CardCorrected,
+    CardPlayed,
+    CardTurned,
+    ContractSet,
+    EntryUndone,
+    Event,
+    GameStarted,
+    TallyEntered,
+)
+from scorer.rules import Rules, UnknownSettingError
+from scorer.scoring import score_hand
+
+_NEXT_CCW = {s: SEATS[(i - 1) % 4] for i, s in enumerate(SEATS)}
+_NEXT_CW = {s: SEATS[(i + 1) % 4] for i, s in enumerate(SEATS)}
+_TEAM = {s: team_of(s) for s in SEATS}
+_OTHER = {"NS": "EW", "EW": "NS"}
+_KQ = tuple((1 << (s * 8 + 5)) | (1 << (s * 8 + 6)) for s in range(4))  # Q and K of each suit
+
+
+class IllegalEventError(ValueError):
+    """An event that cannot come now (out of turn, card already played...)."""
+
+
+class GameState:
+    """Everything known about a game after some events. Read it, or ``to_json()``."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.undone: set[int] = set()
+        self.rules = Rules()
+        self.preset = "ffb"
+        self.settings: dict[str, Any] = {}
+        self.teams: dict[str, str] = {"NS": "NS", "EW": "EW"}
+        self.players: dict[str, str] = {}
+        self.scores = {"NS": 0, "EW": 0}
+        self.hand_no = 0
+        self.dealer = "N"
+        self.phase = "setup"
+        self.winner: str | None = None
+        self.hands: list[dict[str, Any]] = []
+        self.held_over = 0
+        self._next = _NEXT_CCW
+        # (hand, trick, seat) -> index in self.events of that CardPlayed, for corrections
+        self._play_at: dict[tuple[int, int, str], int] = {}
+        self._reset_hand()
+
+    # -- per-hand state ------------------------------------------------------------
+    def _reset_hand(self) -> None:
+        self.bids: list[tuple[str, str]] = []
+        self.to_speak: str | None = None
+        self.turned: str | None = None
+        self.contract: dict[str, Any] | None = None
+        self.mode = 0
+        self._high: Bid | None = None
+        self._high_seat: str | None = None
+        self._double = 1
+        self._passes = 0
+        self._round = 1
+        self.to_play: str | None = None
+        self.leader: str | None = None
+        self.trick: list[int] = []          # cards (-1 unknown) of the trick in progress
+        self.trick_seats: list[str] = []
+        self.trick_no = 1
+        # finished tricks: (leader, seats, cards, winner or None, points or None)
+        self.tricks: list[tuple[str, tuple[str, ...], tuple[int, ...], str | None, int | None]] = []
+        self.tricks_won = {"NS": 0, "EW": 0}
+        self.card_points = {"NS": 0, "EW": 0}
+        self.belote: list[str] = []
+        self.renonces: list[dict[str, Any]] = []
+        self.unknown: list[dict[str, Any]] = []
+        self.played: list[int] = []
+        self._played_mask = 0
+        self._held = dict.fromkeys(SEATS, 0)   # cards each seat has put down this hand
+        self._facts: dict[str, list[tuple[int, int, list[tuple[int, str]]]]] = {
+            s: [] for s in SEATS}
+        self._fact_mask = dict.fromkeys(SEATS, 0)
+        self._tally_entry: TallyEntered | None = None
+
+    # -- public API ----------------------------------------------------------------
+    def apply(self, event: Event) -> GameState:
+        """The state after ``event``; this state is left as it was."""
+        new = GameState.__new__(GameState)
+        new.__dict__.update(self.__dict__)
+        _copy_mutables(new)
+        new._fold(event)
+        return new
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "phase": self.phase,
+            "rules": self.rules.to_json(),
+            "preset": self.preset,
+            "target": self.rules.target,
+            "teams": dict(self.teams),
+            "players": dict(self.players),
+            "scores": dict(self.scores),
+            "hand_no": self.hand_no,
+            "dealer": self.dealer,
+            "bids": [{"seat": s, "bid": b} for s, b in self.bids],
+            "to_speak": self.to_speak,
+            "turned": self.turned,
+            "contract": dict(self.contract) if self.contract else None,
+            "trick_no": self.trick_no,
+            "current_trick": {"leader": self.leader,
+                              "cards": [{"seat": s, "card": _code(c)}
+                                        for s, c in zip(self.trick_seats, self.trick,
+                                                        strict=True)]},
+            "to_play": self.to_play,
+            "tricks": [_trick_json(t) for t in self.tricks],
+            "tricks_won": dict(self.tricks_won),
+            "card_points": dict(self.card_points),
+            "belote": list(self.belote),
+            "renonces": [dict(r) for r in self.renonces],
+            "unknown": [dict(u) for u in self.unknown],
+            "played": [_code(c) for c in self.played],
+            "hands": [dict(h) for h in self.hands],
+            "winner": self.winner,
+            "held_over": self.held_over,
+        }
+
+    def legal_plays(self, hand: Iterable[str]) -> list[str]:
+        """The cards of a known ``hand`` that the player to play may put down now."""
+        if self.phase != "play":
+            return []
+        mask = T.mask_of([str(Card.parse(c)) for c in hand])
+        if -1 in self.trick:
+            return [T.card_code(c) for c in T.cards_in(mask)]
+        r = self.rules
+        return [T.card_code(c) for c in T.legal_plays(mask, self.trick, self.mode,
+                                                       r.must_undertrump, r.partner_master_free)]
+
+    # -- the fold --------------------------------------------------------------------
+    def _fold(self, event: Event) -> None:
+        index = len(self.events)
+        self.events.append(event)
+        if isinstance(event, (EntryUndone, CardCorrected)):
+            rebuilt = _rebuild(self.events)
+            self.__dict__.update(rebuilt.__dict__)
+            return
+        self._step(event, index)
+
+    def _step(self, event: Event, index: int) -> None:
+        _HANDLERS[type(event)](self, event, index)
+
+    def _start(self, e: GameStarted, index: int) -> None:
+        self.rules = Rules.from_preset(e.rules, e.settings)
+        self.preset = e.rules
+        self.settings = dict(e.settings)
+        self.teams = dict(e.teams)
+        self.players = dict(e.players)
+        self.dealer = e.dealer
+        self._next = _NEXT_CW if self.rules.clockwise else _NEXT_CCW
+        self.hand_no = 1
+        self._begin_hand()
+
+    def _begin_hand(self) -> None:
+        self._reset_hand()
+        self.phase = "bidding"
+        self.to_speak = None if self.rules.game == "classic" else self._next[self.dealer]
+
+    def _turn(self, e: CardTurned, index: int) -> None:
+        self.turned = e.card
+        self.to_speak = self._next[self.dealer]
+
+    def _bid(self, e: BidMade, index: int) -> None:
+        bid = Bid.parse(e.bid)
+        self.bids.append((e.seat, str(bid)))
+        nxt = self._next
+        if self.rules.game == "classic":
+            if bid.kind == TAKE:
+                trump = bid.trump or (self.turned or "H")[1]
+                self._set_contract(e.seat, None, trump, 1)
+                return
+            self._passes += 1
+            if self._passes == 4:
+                if self._round == 2:
+                    self._passed_out()
+                    return
+                self._round, self._passes = 2, 0
+            self.to_speak = nxt[e.seat]
+            return
+        if bid.kind == PASS:
+            self._passes += 1
+            if self._high is None:
+                if self._passes == 4:
+                    self._passed_out()
+                    return
+            elif self._double > 1:
+                # After a contre only the contré team speaks (FFB 4.2.3).
+                if self._passes == 2:
+                    self._close_auction()
+                    return
+                self.to_speak = partner_of(e.seat)
+                return
+            elif self._passes == 3:
+                self._close_auction()
+                return
+            self.to_speak = nxt[e.seat]
+        elif bid.kind == "value":
+            self._high, self._high_seat, self._passes = bid, e.seat, 0
+            self.to_speak = nxt[e.seat]
+        elif bid.kind == CONTRE:
+            self._double, self._passes = 2, 0
+            self.to_speak = nxt[e.seat]
+        elif bid.kind == SURCONTRE:
+            self._double = 4
+            self._close_auction()
+
+    def _close_auction(self) -> None:
+        high = self._high
+        assert high is not None and self._high_seat is not None and high.trump is not None
+        self._set_contract(self._high_seat, high.value, high.trump, self._double)
+
+    def _passed_out(self) -> None:
+        self.hands.append({"hand_no": self.hand_no, "dealer": self.dealer,
+                           "record": self._record(), "result": _passed_result()})
+        self._next_hand()
+
+    def _set_contract(self, taker: str, value: int | str | None, trump: str,
+                      double: int) -> None:
+        self.contract = {"taker": taker, "value": value, "trump": trump, "double": double}
+        self.mode = T.trump_mode(trump)
+        self.phase = "play"
+        self.to_speak = None
+        self.leader = self.to_play = self._next[self.dealer]
+
+    def _contract_set(self, e: ContractSet, index: int) -> None:
+        self._set_contract(e.taker, e.value, e.trump, e.double)
+
+    def _announce(self, e: BeloteAnnounced, index: int) -> None:
+        self.belote.append(e.seat)
+
+    def _play(self, e: CardPlayed, index: int) -> None:
+        seat = e.seat
+        trick = self.trick
+        self._play_at[(self.hand_no, self.trick_no, seat)] = index
+        if not trick:
+            if self.to_play is None:
+                self.to_play = seat  # the last trick's winner is not known yet
+            self.leader = seat
+        if seat != self.to_play:
+            self.renonces.append({"seat": seat, "trick": self.trick_no, "rule": "turn",
+                                  "proof": {"trick": self.trick_no, "card": e.card}})
+        if e.card is None:
+            card = -1
+            self.unknown.append({"seat": seat, "trick": self.trick_no})
+        else:
+            card = T.card_index(e.card)
+            bit = 1 << card
+            if self._fact_mask[seat] & bit:
+                self._prove(seat, card)
+            if -1 not in trick:
+                r = self.rules
+                parts = T.forbidden(card, trick, self.mode, r.must_undertrump,
+                                    r.partner_master_free)
+                if parts:
+                    m = 0
+                    for part, _ in parts:
+                        m |= part
+                    self._facts[seat].append((self.trick_no, card, parts))
+                    self._fact_mask[seat] |= m
+            self._held[seat] |= bit
+            self._played_mask |= bit
+        self.played.append(card)
+        trick.append(card)
+        self.trick_seats.append(seat)
+        if len(trick) < 4:
+            self.to_play = self._next[seat]
+            return
+        self._end_trick()
+
+    def _prove(self, seat: str, card: int) -> None:
+        """``card`` was in ``seat``'s hand at each earlier play: any fact it breaks is a renonce."""
+        bit = 1 << card
+        keep = []
+        mask = 0
+        for fact in self._facts[seat]:
+            trick_no, _, parts = fact
+            rule = next((r for m, r in parts if m & bit), None)
+            if rule is None:
+                keep.append(fact)
+                for m, _ in parts:
+                    mask |= m
+            else:
+                self.renonces.append({"seat": seat, "trick": trick_no, "rule": rule,
+                                      "proof": {"trick": self.trick_no,
+                                                "card": T.card_code(card)}})
+        self._facts[seat] = keep
+        self._fact_mask[seat] = mask
+
+    def _end_trick(self) -> None:
+        cards = tuple(self.trick)
+        seats = tuple(self.trick_seats)
+        assert self.leader is not None
+        winner: str | None = None
+        points: int | None = None
+        if -1 not in cards:
+            winner = seats[T.winning_position(cards, self.mode)]
+            points = T.trick_points(cards, self.mode)
+            team = _TEAM[winner]
+            self.tricks_won[team] += 1
+            self.card_points[team] += points
+        self.tricks.append((self.leader, seats, cards, winner, points))
+        self.trick = []
+        self.trick_seats = []
+        self.to_play = winner
+        self.leader = winner
+        if self.trick_no < 8:
+            self.trick_no += 1
+            return
+        if winner is not None:
+            team = _TEAM[winner]
+            # FFB 9: dix de der, 100 on a capot.
+            self.card_points[team] += 100 if self.tricks_won[team] == 8 else 10
+        self._end_hand()
+
+    def _tally(self, e: TallyEntered, index: int) -> None:
+        self._tally_entry = e
+        self.tricks_won = {t: int(e.tricks.get(t, 0)) for t in TEAMS}
+        self.card_points = {t: int(e.points.get(t, 0)) for t in TEAMS}
+        self._end_hand()
+
+    def _belotes(self) -> dict[str, int]:
+        """Belotes credited to each team this hand (FFB 7, 11.2, 11.3)."""
+        out = {"NS": 0, "EW": 0}
+        if self._tally_entry is not None:
+            if self._tally_entry.belote in TEAMS:
+                out[self._tally_entry.belote] = 1
+            return out
+        mode = self.mode
+        if mode == T.NT:
+            return out
+        suits = range(4) if mode == T.AT else (mode,)
+        announced = {s: self.belote.count(s) for s in SEATS}
+        auto = self.rules.belote == "auto"
+        for suit in suits:
+            kq = _KQ[suit]
+            for seat in SEATS:
+                if self._held[seat] & kq == kq and (auto or announced[seat] > 0):
+                    announced[seat] -= 1
+                    out[_TEAM[seat]] += 1
+        return out
+
+    def _end_hand(self) -> None:
+        c = self.contract
+        assert c is not None
+        offender = None
+        for r in self.renonces:
+            offender = _TEAM[r["seat"]]
+            break
+        result = score_hand(self.rules, c["taker"], c["value"], c["trump"], c["double"],
+                            self.card_points, self.tricks_won, self._belotes(),
+                            renonce_team=offender, held_over=self.held_over)
+        score: dict[str, int] = result["score"]  # type: ignore[assignment]
+        if "held_over" in result:
+            self.held_over = int(result["held_over"])  # type: ignore[call-overload]
+        elif result.get("made") is not None or offender is not None:
+            self.held_over = 0
+        for t in TEAMS:
+            self.scores[t] += score[t]
+        belotes = self._belotes()
+        self.hands.append({
+            "hand_no": self.hand_no, "dealer": self.dealer, "record": self._record(),
+            "result": {
+                "contract": dict(c),
+                "tricks": [_trick_json(t) for t in self.tricks],
+                "points": dict(self.card_points),
+                "tricks_won": dict(self.tricks_won),
+                "belote": next((t for t in TEAMS if belotes[t]), None),
+                "belotes": belotes,
+                "made": result.get("made"),
+                "score": dict(score),
+                "renonces": [dict(r) for r in self.renonces],
+                **({"held_over": result["held_over"]} if "held_over" in result else {}),
+            }})
+        self._next_hand()
+
+    def _next_hand(self) -> None:
+        over = [t for t in TEAMS if self.scores[t] >= self.rules.target]
+        # FFB 10.4: first to the target; both: the higher; equal: another hand.
+        if over and self.scores["NS"] != self.scores["EW"]:
+            self.winner = max(over, key=lambda t: self.scores[t])
+        hands = self.hands
+        self.dealer = self._next[self.dealer]
+        self.hand_no += 1
+        self._begin_hand()
+        self.hands = hands
+        if self.winner is not None:
+            self.phase = "over"
+            self.to_speak = None
+
+    def _record(self) -> dict[str, Any]:
+        """This hand as a DESIGN.md hand record."""
+        rec: dict[str, Any] = {
+            "rules": self.preset if not self.settings else {"preset": self.preset,
+                                                            **self.settings},
+            "dealer": self.dealer,
+        }
+        if self.turned is not None:
+            rec["turned"] = self.turned
+        rec["bids"] = [b for _, b in self.bids]
+        if self._tally_entry is not None:
+            t = self._tally_entry
+            rec["tally"] = {**t.points, "tricks": dict(t.tricks), "belote": t.belote}
+            if not self.bids and self.contract:
+                rec["contract"] = dict(self.contract)
+            return rec
+        if not self.bids and self.contract:
+            rec["contract"] = dict(self.contract)
+        rec["plays"] = [f"{s}:{_code(c)}" for _, seats, cards, _, _ in self.tricks
+                        for s, c in zip(seats, cards, strict=True)]
+        rec["plays"] += [f"{s}:{_code(c)}" for s, c in zip(self.trick_seats, self.trick,
+                                                           strict=True)]
+        rec["belote"] = list(self.belote)
+        return rec
+
+
+def _copy_mutables(s: GameState) -> None:
+    """Fresh containers for ``apply``: the old state must not see the new event."""
+    s.events = list(s.events)
+    s.undone = set(s.undone)
+    s.scores = dict(s.scores)
+    s.hands = list(s.hands)
+    s._play_at = dict(s._play_at)
+    s.bids = list(s.bids)
+    s.trick = list(s.trick)
+    s.trick_seats = list(s.trick_seats)
+    s.tricks = list(s.tricks)
+    s.tricks_won = dict(s.tricks_won)
+    s.card_points = dict(s.card_points)
+    s.belote = list(s.belote)
+    s.renonces = list(s.renonces)
+    s.unknown = list(s.unknown)
+    s.played = list(s.played)
+    s._held = dict(s._held)
+    s._facts = {k: list(v) for k, v in s._facts.items()}
+    s._fact_mask = dict(s._fact_mask)
+    if s.contract is not None:
+        s.contract = dict(s.contract)
+
+
+def _code(card: int) -> str | None:
+    return None if card < 0 else T.card_code(card)
+
+
+def _trick_json(t: tuple[str, tuple[str, ...], tuple[int, ...], str | None, int | None]
+                ) -> dict[str, Any]:
+    leader, seats, cards, winner, points = t
+    return {"leader": leader, "cards": [_code(c) for c in cards], "seats": list(seats),
+            "winner": winner, "points": points}
+
+
+def _passed_result() -> dict[str, Any]:
+    return {"contract": None, "tricks": [], "points": {"NS": 0, "EW": 0}, "belote": None,
+            "made": None, "score": {"NS": 0, "EW": 0}, "renonces": []}
+
+
+def _undo(s: GameState, e: EntryUndone, index: int) -> None:
+    pass  # handled by _rebuild
+
+
+_HANDLERS: dict[type[Event], Callable[[GameState, Any, int], None]] = {
+    GameStarted: GameState._start,
+    CardTurned: GameState._turn,
+    BidMade: GameState._bid,
+    ContractSet: GameState._contract_set,
+    CardPlayed: GameState._play,
+    BeloteAnnounced: GameState._announce,
+    TallyEntered: GameState._tally,
+    EntryUndone: _undo,
+}
+
+
+def _rebuild(events: list[Event]) -> GameState:
+    """Fold the stream again, leaving undone entries out and putting each
+    corrected card in place of the one first recorded."""
+    undone = {e.index for e in events if isinstance(e, EntryUndone)}
+    subs: dict[int, str] = {}
+    handled: set[int] = set()
+    while True:
+        state = GameState()
+        restart = False
+        for i, e in enumerate(events):
+            if i in undone or isinstance(e, EntryUndone):
+                continue
+            if isinstance(e, CardCorrected):
+                if i in handled:
+                    continue
+                handled.add(i)
+                hand = e.hand if e.hand is not None else state.hand_no
+                target = state._play_at.get((hand, e.trick, e.seat))
+                if target is not None:
+                    subs[target] = e.new
+                    restart = True
+                    break
+                continue
+            if i in subs and isinstance(e, CardPlayed):
+                e = CardPlayed(seat=e.seat, card=subs[i])
+            state._step(e, i)
+        if not restart:
+            state.events = list(events)
+            state.undone = undone
+            return state
+
+
+def replay(events: Iterable[Event]) -> GameState:
+    """The state of a game after ``events`` (pure, deterministic)."""
+    state = GameState()
+    for e in events:
+        state._fold(e)
+    return state
+
+
+# -- verification ---------------------------------------------------------------------
+
+def verify_event(state: GameState, event: Event) -> None:
+    """Raise ``IllegalEventError`` saying why ``event`` cannot come now."""
+    if isinstance(event, GameStarted):
+        if state.phase != "setup":
+            raise IllegalEventError("the game has already started")
+        try:
+            Rules.from_preset(event.rules, event.settings)
+        except UnknownSettingError as exc:
+            raise IllegalEventError(str(exc)) from None
+        return
+    if state.phase == "setup":
+        raise IllegalEventError("the game has not started (no GameStarted)")
+    if isinstance(event, EntryUndone):
+        if not 0 <= event.index < len(state.events):
+            raise IllegalEventError(f"no entry {event.index} to undo")
+        if event.index in state.undone:
+            raise IllegalEventError(f"entry {event.index} is already undone")
+        target = state.events[event.index]
+        if isinstance(target, (EntryUndone, GameStarted)):
+            raise IllegalEventError(f"entry {event.index} ({type(target).__name__}) "
+                                    "cannot be undone")
+        return
+    if state.phase == "over":
+        raise IllegalEventError(f"the game is over ({state.winner} won)")
+    if isinstance(event, CardCorrected):
+        _verify_correction(state, event)
+    elif isinstance(event, CardTurned):
+        if state.rules.game != "classic":
+            raise IllegalEventError("no turned card in contrée")
+        if state.phase != "bidding" or state.turned is not None:
+            raise IllegalEventError("the card is turned once, before the bids")
+    elif isinstance(event, BidMade):
+        _verify_bid(state, event)
+    elif isinstance(event, ContractSet):
+        if state.phase != "bidding" or state.bids:
+            raise IllegalEventError("a contract is entered before any bid of the hand")
+        if event.trump not in ("S", "H", "D", "C", "NT", "AT"):
+            raise IllegalEventError(f"not a trump: {event.trump!r}")
+        if event.double not in (1, 2, 4):
+            raise IllegalEventError(f"double must be 1, 2 or 4, not {event.double!r}")
+        if state.rules.game == "contree" and not (
+                event.value == "capot" or isinstance(event.value, int)
+                and state.rules.min_bid <= event.value <= state.rules.max_bid
+                and event.value % 10 == 0):
+            raise IllegalEventError(f"not a contract value: {event.value!r}")
+    elif isinstance(event, CardPlayed):
+        _verify_play(state, event)
+    elif isinstance(event, BeloteAnnounced):
+        if state.phase != "play":
+            raise IllegalEventError("belote is announced during the play")
+        if state.mode == T.NT:
+            raise IllegalEventError("no belote at Sans Atout")
+    elif isinstance(event, TallyEntered):
+        if state.phase != "play" or state.played:
+            raise IllegalEventError("a tally replaces the play of a hand: enter it before "
+                                    "any card")
+        if set(event.points) != set(TEAMS) or set(event.tricks) != set(TEAMS):
+            raise IllegalEventError("a tally gives points and tricks for NS and EW")
+        if sum(event.tricks.values()) != 8:
+            raise IllegalEventError("a tally's tricks add up to 8")
+
+
+def _verify_bid(state: GameState, e: BidMade) -> None:
+    if state.phase != "bidding":
+        raise IllegalEventError(f"{e.seat} bid {e.bid!r} outside the auction")
+    if state.to_speak is None:
+        raise IllegalEventError("turn the card before the bids")
+    if e.seat != state.to_speak:
+        raise IllegalEventError(f"{e.seat} spoke out of turn, {state.to_speak} to speak")
+    try:
+        bid = Bid.parse(e.bid)
+    except InvalidBidError as exc:
+        raise IllegalEventError(str(exc)) from None
+    if state.rules.game == "classic":
+        if bid.kind == PASS:
+            return
+        if bid.kind != TAKE:
+            raise IllegalEventError(f"{e.bid!r}: classic belote bids are pass, take, take:S")
+        turned = (state.turned or "")[1:]
+        if state._round == 1 and bid.trump not in (None, turned):
+            raise IllegalEventError(f"first round: take the turned suit {turned}")
+        if state._round == 2 and (bid.trump is None or bid.trump == turned):
+            raise IllegalEventError(f"second round: name a suit other than {turned}")
+        return
+    if bid.kind == TAKE:
+        raise IllegalEventError("'take' is classic belote; contrée bids a value and a trump")
+    if bid.kind == PASS:
+        return
+    high, double = state._high, state._double
+    if bid.kind == "value":
+        if double > 1:
+            raise IllegalEventError(f"{e.bid!r}: the contract is contré, only pass or "
+                                    "surcontre")
+        if bid.trump in ("NT", "AT") and not state.rules.sans_tout_atout:
+            raise IllegalEventError(f"{e.bid!r}: Sans Atout / Tout Atout bids are not in "
+                                    "these rules")
+        if isinstance(bid.value, int) and not (
+                state.rules.min_bid <= bid.value <= state.rules.max_bid):
+            raise IllegalEventError(f"{e.bid!r}: bids go from {state.rules.min_bid} to "
+                                    f"{state.rules.max_bid}")
+        if high is not None and bid.rank <= high.rank:
+            raise IllegalEventError(f"{e.bid!r} is not above {high}")
+        if state._high_seat == e.seat:
+            raise IllegalEventError(f"{e.seat} cannot bid over their own bid")
+        return
+    if bid.kind == CONTRE:
+        if high is None or state._high_seat is None:
+            raise IllegalEventError("nothing to contre")
+        if double > 1:
+            raise IllegalEventError("already contré")
+        if _TEAM[e.seat] == _TEAM[state._high_seat]:
+            raise IllegalEventError(f"{e.seat} cannot contre their own team's bid")
+        return
+    if bid.kind == SURCONTRE:
+        if double != 2 or state._high_seat is None:
+            raise IllegalEventError("surcontre answers a contre")
+        if _TEAM[e.seat] != _TEAM[state._high_seat]:
+            raise IllegalEventError(f"{e.seat}: only the contré team surcontres")
+
+
+def _verify_play(state: GameState, e: CardPlayed) -> None:
+    if state.phase != "play":
+        raise IllegalEventError(f"{e.seat} played {e.card} outside the play "
+                                f"({state.phase})")
+    if state.to_play is not None and e.seat != state.to_play:
+        raise IllegalEventError(f"{e.seat} played out of turn, {state.to_play} to play")
+    if e.seat in state.trick_seats:
+        raise IllegalEventError(f"{e.seat} has already played in trick {state.trick_no}")
+    if e.card is not None and state._played_mask >> T.card_index(e.card) & 1:
+        raise IllegalEventError(f"{e.card} has already been played in this hand")
+
+
+def _verify_correction(state: GameState, e: CardCorrected) -> None:
+    hand = e.hand if e.hand is not None else state.hand_no
+    if (hand, e.trick, e.seat) not in state._play_at:
+        raise IllegalEventError(f"no card of {e.seat} in trick {e.trick} of hand {hand}")
+    if hand == state.hand_no and state._played_mask >> T.card_index(e.new) & 1:
+        index = state._play_at[(hand, e.trick, e.seat)]
+        old = state.events[index]
+        if not (isinstance(old, CardPlayed) and old.card == e.new):
+            raise IllegalEventError(f"{e.new} has already been played in this hand")
+
+
+def can_apply(state: GameState, event: Event) -> bool:
+    try:
+        verify_event(state, event)
+    except (IllegalEventError, InvalidCardError):
+        return False
+    return True
+
+
+# One legality question, asked of a state (pokerkit's verify/can pair).
+def verify_play(state: GameState, event: CardPlayed) -> None:
+    _verify_play(state, event)
+
+
+def can_play(state: GameState, event: CardPlayed) -> bool:
+    try:
+        _verify_play(state, event)
+    except IllegalEventError:
+        return False
+    return True
+
+
+def legal_plays(hand: Iterable[str], state: GameState) -> list[str]:
+    """The cards of a known ``hand`` that may be put down now (FFB 5.2 and the
+    house-rule settings)."""
+    return state.legal_plays(hand)

@@ -1,0 +1,156 @@
+"""Rule sets: named presets of plain settings, every setting overridable.
+
+``ffb`` follows the Fédération Française de Belote rules of 27.01.2016 to the
+letter; the other presets cover the other rule texts (points faits + demandés,
+classic belote with a turned card, clubs' house rules).
+
+>>> r = Rules.from_preset("ffb", {"target": 2000})
+>>> r.target, r.scoring, r.clockwise
+(2000, 'points-faits', False)
+>>> Rules.from_preset("ffb", {"taget": 2000})
+Traceback (most recent call last):
+...
+scorer.rules.UnknownSettingError: unknown setting 'taget' (known: ...)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Final
+
+
+class UnknownSettingError(ValueError):
+    """A preset or a setting that does not exist, or a value it cannot take."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+# The allowed values of each enumerated setting, so that a typo is caught by name.
+CHOICES: Final[dict[str, tuple[str, ...]]] = {
+    "game": ("contree", "classic"),
+    "scoring": ("points-faits", "points-faits-demandes"),
+    "belote": ("announced", "auto"),
+    "renonce_penalty": ("hand-lost", "flat-162", "contract", "cancel"),
+    "classic_taker_wins": ("more", "half"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Every setting the engine reads. Defaults are the FFB's."""
+
+    # "contree" (FFB) or "classic" (turned card, take or pass).
+    game: str = "contree"
+    # Points a team must reach to win the game (FFB 10.4).
+    target: int = 1000
+    # Play and speech go counterclockwise (FFB 3.4, 5.1) unless set.
+    clockwise: bool = False
+    # FFB 10.2: the organiser's choice of counting method.
+    scoring: str = "points-faits"
+    # FFB 10.2 note 1: in points faits + demandés, a contre adds 160 instead of 320/640.
+    contre_160: bool = False
+    # FFB 11: Sans Atout and Tout Atout bids allowed.
+    sans_tout_atout: bool = False
+    # FFB 7: belote counts only when announced; "auto" counts K+Q of trump by themselves.
+    belote: str = "announced"
+    # House rule: a player who cannot overtrump must still trump lower ("pisser").
+    must_undertrump: bool = False
+    # FFB 5.2.3: partner master, free discard. False: must trump even then (house rule).
+    partner_master_free: bool = True
+    # What a proven renonce does to the hand (the FFB's page: hand lost, 160 to the others).
+    renonce_penalty: str = "hand-lost"
+    # House rule: a capot made without being bid scores this flat (0: its points, 252).
+    unannounced_capot: int = 0
+    # FFB 10.3: hand scores rounded to the nearest ten (85 -> 90, 84 -> 80).
+    rounding: bool = True
+    # FFB 11.3: Tout Atout points brought back to 162 (x 162/258) for judging and scoring.
+    tout_atout_convert: bool = True
+    # Contrée bids range (FFB 4.2.2).
+    min_bid: int = 80
+    max_bid: int = 160
+    # Classic belote: a fall ("dedans") gives the defence this many points.
+    dedans_points: int = 162
+    # Classic belote: a capot scores this (252 = 162 + 90).
+    capot_points: int = 252
+    # Classic belote: takers need "more" than the defence; 81-81 is a litige held over.
+    classic_taker_wins: str = "more"
+    litige_held_over: bool = True
+
+    @classmethod
+    def from_preset(cls, name: str | None = "ffb", overrides: dict[str, Any] | None = None
+                    ) -> Rules:
+        """A preset with ``overrides`` on top; unknown names are rejected."""
+        key = name or "ffb"
+        if key not in PRESETS:
+            raise UnknownSettingError(
+                f"unknown rule preset {key!r} (known: {', '.join(PRESETS)})")
+        settings = dict(PRESETS[key])
+        settings.update(overrides or {})
+        return cls.from_settings(settings)
+
+    @classmethod
+    def from_settings(cls, settings: dict[str, Any]) -> Rules:
+        """Build from plain settings, checking each name, type and choice."""
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        defaults = cls()
+        clean: dict[str, Any] = {}
+        for name, value in settings.items():
+            if name not in fields:
+                raise UnknownSettingError(
+                    f"unknown setting {name!r} (known: {', '.join(sorted(fields))})")
+            clean[name] = _coerce(name, value, getattr(defaults, name))
+        return cls(**clean)
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _coerce(name: str, value: Any, default: Any) -> Any:
+    """Accept a value of the default's type, or its text form (``--set target=1500``)."""
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "yes", "1", "on"):
+            return True
+        if isinstance(value, str) and value.lower() in ("false", "no", "0", "off"):
+            return False
+        raise UnknownSettingError(f"setting {name!r}: expected true or false, got {value!r}")
+    if isinstance(default, int):
+        if isinstance(value, int) and not isinstance(value, bool):
+            out = value
+        elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            out = int(value)
+        else:
+            raise UnknownSettingError(f"setting {name!r}: expected a whole number, got {value!r}")
+        if out < 0:
+            raise UnknownSettingError(f"setting {name!r}: must not be negative, got {out}")
+        return out
+    if not isinstance(value, str) or value not in CHOICES.get(name, (value,)):
+        raise UnknownSettingError(
+            f"setting {name!r}: {value!r} is not one of {', '.join(CHOICES.get(name, ()))}")
+    return value
+
+
+PRESETS: Final[dict[str, dict[str, Any]]] = {
+    # Règles officielles de la belote contrée, FFB, 27.01.2016.
+    "ffb": {},
+    # The same with Sans Atout / Tout Atout bids (FFB 11).
+    "ffb-sata": {"sans_tout_atout": True},
+    # FFB 10.2, second method: points faits + points demandés.
+    "ffb-pfd": {"scoring": "points-faits-demandes"},
+    # FFB 10.2 note 1 (tournaments): a contre adds 160 rather than 320 in pfd.
+    "ffb-pfd-note1": {"scoring": "points-faits-demandes", "contre_160": True},
+    # Classic belote with a turned card (summary of the official rules).
+    "classic": {"game": "classic", "belote": "auto", "rounding": False, "target": 1000},
+    # Classic belote, the other text: must undertrump, clockwise play.
+    "classic-pisser": {"game": "classic", "belote": "auto", "rounding": False,
+                       "must_undertrump": True},
+    # The club's summary of contrée: unannounced capot 250, must undertrump, 1500 games.
+    "club": {"unannounced_capot": 250, "must_undertrump": True, "target": 1500,
+             "belote": "auto"},
+    "club-pfd": {"scoring": "points-faits-demandes", "unannounced_capot": 250,
+                 "target": 1500, "belote": "auto"},
+    "clockwise": {"clockwise": True},
+}
