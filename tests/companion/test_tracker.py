@@ -1,0 +1,134 @@
+"""The play tracker turns noisy per-frame reads into plays: a card counts once it
+has lain still and been read for the settle time, and hands passing over, glare,
+nudges, slides and cards seen again neither create, remove nor duplicate one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from vision.calibration import Calibration
+from vision.tracker import PlayTracker
+
+FPS = 20
+CAL = Calibration.default(640, 480)
+SPOT = {"N": (320, 120), "S": (320, 360), "W": (120, 240), "E": (520, 240)}
+
+
+@dataclass
+class Det:
+    code: str | None
+    confidence: float
+    center: tuple[float, float]
+
+
+def run(tracker, frames, to_play="N", played=(), start=0.0):
+    """Feed ``frames`` (a list of detection lists) at FPS; return (time, output) pairs."""
+    out = []
+    for i, dets in enumerate(frames):
+        ts = start + i / FPS
+        out += [(ts, o) for o in tracker.update(ts, dets, to_play, played)]
+    return out
+
+
+def still(code, seat, seconds, conf=0.95):
+    return [[Det(code, conf, SPOT[seat])] for _ in range(round(seconds * FPS))]
+
+
+def test_a_card_counts_once_after_the_settle_time():
+    tracker = PlayTracker(CAL, settle=0.3)
+    out = run(tracker, still("TH", "N", 2.0))
+    assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "N", "TH")]
+    ts, play = out[0]
+    assert 0.3 <= ts <= 0.3 + 2 / FPS
+    assert play.settled_at == pytest.approx(0.3)
+    assert play.confidence == pytest.approx(0.95)
+
+
+def test_a_card_read_for_less_than_the_settle_time_is_not_played():
+    tracker = PlayTracker(CAL, settle=0.3)
+    assert run(tracker, still("TH", "N", 0.25) + [[]] * 40) == []
+
+
+def test_a_hand_passing_over_neither_removes_nor_duplicates_a_card():
+    tracker = PlayTracker(CAL, settle=0.3, gone_after=1.0)
+    # Put down, hidden by a hand for 0.6 s before and after it settled, seen again.
+    frames = still("9S", "N", 0.2) + [[]] * 12 + still("9S", "N", 0.6) + [[]] * 12 \
+        + still("9S", "N", 1.0)
+    out = run(tracker, frames)
+    assert [(o.kind, o.card) for _, o in out] == [("play", "9S")]
+    assert [t["code"] for t in tracker.on_table()] == ["9S"]
+
+
+def test_glare_and_stray_misreads_create_nothing():
+    tracker = PlayTracker(CAL, settle=0.3)
+    frames = still("AS", "N", 1.5)
+    for i in range(3, 30, 4):   # every 4th frame: glare (unread) or a wrong read
+        frames[i] = [Det(None, 0.2, SPOT["N"])] if i % 8 == 3 else [Det("AC", 0.7, SPOT["N"])]
+    frames[10].append(Det("KD", 0.8, SPOT["W"]))  # one stray read elsewhere
+    out = run(tracker, frames)
+    assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "N", "AS")]
+
+
+def test_a_sliding_card_counts_where_it_stops_and_a_nudge_changes_nothing():
+    tracker = PlayTracker(CAL, settle=0.3)
+    slide = [[Det("JH", 0.9, (320, 118 - 12 * (11 - i)))] for i in range(12)]  # slides into N
+    rest = [[Det("JH", 0.9, (320, 118))] for _ in range(10)]
+    nudged = [[Det("JH", 0.9, (340, 130))] for _ in range(20)]
+    out = run(tracker, slide + rest + nudged)
+    assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "N", "JH")]
+    ts, _ = out[0]
+    assert ts >= 11 / FPS + 0.3  # not before it stopped sliding
+
+
+def test_a_card_put_down_out_of_turn_is_reported_not_given_to_the_player_to_play():
+    tracker = PlayTracker(CAL, settle=0.3, out_of_turn_after=0.5)
+    out = run(tracker, still("8D", "E", 1.5), to_play="N")
+    assert [(o.kind, o.seat, o.card, o.to_play) for _, o in out] == [
+        ("out_of_turn", "E", "8D", "N")]
+    # When E's turn comes and the card is still there, it is E's play.
+    later = run(tracker, still("8D", "E", 0.2), to_play="E", start=2.0)
+    assert [(o.kind, o.seat, o.card) for _, o in later] == [("play", "E", "8D")]
+
+
+def test_one_play_per_frame_in_turn_order():
+    tracker = PlayTracker(CAL, settle=0.3)
+    both = [[Det("7C", 0.9, SPOT["N"]), Det("8C", 0.9, SPOT["W"])] for _ in range(10)]
+    out = run(tracker, both, to_play="N")
+    assert [(o.kind, o.seat) for _, o in out] == [("play", "N")]
+    out = run(tracker, both[:2], to_play="W", start=1.0)
+    assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "W", "8C")]
+
+
+def test_a_card_never_read_surely_becomes_an_unknown_play_then_is_named():
+    tracker = PlayTracker(CAL, settle=0.3, unknown_after=1.0)
+    out = run(tracker, still(None, "S", 1.5, conf=0.3), to_play="S")
+    assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "S", None)]
+    assert out[0][0] == pytest.approx(1.0, abs=1.5 / FPS)
+    out = run(tracker, still("QS", "S", 1.0), to_play="W", start=1.5)
+    assert [(o.kind, o.seat, o.card) for _, o in out] == [("identified", "S", "QS")]
+
+
+def test_a_card_already_played_is_not_played_again_when_seen_anew():
+    tracker = PlayTracker(CAL, settle=0.3, gone_after=0.5)
+    out = run(tracker, still("KH", "W", 1.0), to_play="W", played=["KH"])
+    assert out == []
+
+
+def test_gathering_the_trick_is_reported_once_its_cards_are_gone():
+    tracker = PlayTracker(CAL, settle=0.3, gone_after=0.5)
+    frames = still("TC", "N", 1.0) + [[]] * 20
+    out = run(tracker, frames, to_play="N")
+    assert [o.kind for _, o in out] == ["play", "gathered"]
+    assert tracker.on_table() == []
+
+
+def test_cards_off_the_play_area_are_ignored():
+    tracker = PlayTracker(CAL, settle=0.3)
+    assert run(tracker, [[Det("AH", 0.99, (3, 3))]] * 30) == []
+
+
+def test_nonsense_settings_are_refused():
+    with pytest.raises(ValueError, match="settle > 0"):
+        PlayTracker(CAL, settle=0)

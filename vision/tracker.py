@@ -1,0 +1,264 @@
+"""The play tracker: from per-frame card reads to the plays of a game.
+
+The card reader says, frame by frame, which cards it sees where and how sure
+it is. Frames lie: a hand passes over the cards, glare hides an index, a card
+is nudged or slid, a gathered trick is turned up again. The tracker keeps a
+*track* for each card lying on the table and says a card was played only once
+it has stayed still in one seat's zone, read the same way in most frames, for
+the settle time (about 0.3 s). So none of those lies creates, removes or
+duplicates a card:
+
+* a frame without the card (hand over it, glare) neither ends its track (that
+  takes ``gone_after`` seconds unseen) nor counts as a read;
+* a nudged or slid card keeps its track (a card's code is unique in the deck)
+  and, if not yet played, starts settling again where it stops;
+* a card already played is never played again, whether its track lived on or
+  it was seen anew (``played``, from the service, lists the hand's cards).
+
+The seat comes from where the card lies (``Calibration.seat_of``) and is
+checked against whose turn it is (``to_play``, from the service): a card that
+settles in another seat's zone is reported ``out_of_turn`` and is *not* given
+to the seat whose turn it is; it is played for its own seat when that seat's
+turn comes, if it is still there. A card that stays on the table without a
+sure read for ``unknown_after`` seconds is played as unknown (``card=None``),
+and named later (``identified``) if a sure read comes. When the cards of the
+trick leave the table, ``gathered`` says so.
+
+The tracker does no image work and imports nothing heavy: it is fed
+``Detection``-like objects (``code``, ``confidence``, ``center``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from vision.calibration import Calibration
+
+DEFAULT_SETTLE_S = 0.3
+
+
+class DetectionLike(Protocol):
+    code: str | None
+    confidence: float
+    center: Any  # (x, y)
+
+
+@dataclass(frozen=True)
+class TrackerOutput:
+    """What the tracker saw happen.
+
+    ``kind``: ``play`` (``card`` None for an unknown card), ``out_of_turn``
+    (a card settled in ``seat``'s zone while ``to_play`` was to play),
+    ``identified`` (an unknown card played by ``seat`` is now read as ``card``),
+    ``gathered`` (the played cards left the table). ``ts`` is the time of the
+    frame in which it was decided; ``settled_at`` when the card had been still
+    and read for the settle time.
+    """
+
+    kind: str
+    seat: str | None = None
+    card: str | None = None
+    confidence: float | None = None
+    ts: float = 0.0
+    settled_at: float | None = None
+    to_play: str | None = None
+
+
+@dataclass
+class _Track:
+    code: str | None
+    center: tuple[float, float]
+    anchor: tuple[float, float]  # where the card has lain since still_since
+    seat: str
+    born: float
+    still_since: float
+    last_seen: float
+    hits: deque[float] = field(default_factory=deque)  # times it was read as ``code``
+    confidences: deque[float] = field(default_factory=deque)
+    played: bool = False  # counted (or known) as played: never played again
+    unknown_played: bool = False  # played as an unknown card, not named yet
+    reported: bool = False  # out_of_turn already reported
+    settled_at: float | None = None
+
+
+class PlayTracker:
+    """Feed it ``update(ts, detections, to_play, played)`` once per frame.
+
+    Settings (seconds unless said): ``settle`` still-and-read time before a card
+    counts; ``min_ratio`` share of the frames in the settle window that must
+    read the card; ``gone_after`` unseen time after which a card has left the
+    table; ``unknown_after`` time a card may stay unread before it is played as
+    unknown; ``out_of_turn_after`` grace before a settled card of the wrong
+    seat is reported; ``still_px`` how far a card may move and still be still;
+    ``match_px`` how far an unread detection may lie from a track to be it.
+    """
+
+    def __init__(self, calibration: Calibration, settle: float = DEFAULT_SETTLE_S,
+                 min_ratio: float = 0.6, gone_after: float = 1.0, unknown_after: float = 2.0,
+                 out_of_turn_after: float = 0.6, still_px: float | None = None,
+                 match_px: float | None = None) -> None:
+        if settle <= 0 or not 0 < min_ratio <= 1 or gone_after <= 0 or unknown_after <= settle:
+            raise ValueError("PlayTracker: settle > 0, 0 < min_ratio <= 1, gone_after > 0 "
+                             "and unknown_after > settle are required")
+        self.calibration = calibration
+        self.settle = settle
+        self.min_ratio = min_ratio
+        self.gone_after = gone_after
+        self.unknown_after = unknown_after
+        self.out_of_turn_after = out_of_turn_after
+        size = min(calibration.width, calibration.height)
+        self.still_px = size * 0.02 if still_px is None else still_px
+        self.match_px = size * 0.08 if match_px is None else match_px
+        self.tracks: list[_Track] = []
+        self._frames: deque[float] = deque()  # times of recent frames (settle window)
+
+    # -- the frame loop ------------------------------------------------------------------
+
+    def update(self, ts: float, detections: Iterable[DetectionLike], to_play: str | None,
+               played: Iterable[str] = ()) -> list[TrackerOutput]:
+        """Take one frame's reads (time ``ts``); return what happened, in order."""
+        played_now = set(played)
+        self._frames.append(ts)
+        while self._frames and self._frames[0] < ts - self.settle:
+            self._frames.popleft()
+        seen = self._match(ts, detections)
+        out = self._forget(ts)
+        out += self._decide(ts, seen, to_play, played_now)
+        return out
+
+    def _match(self, ts: float, detections: Iterable[DetectionLike]) -> set[int]:
+        """Attach this frame's detections to tracks; return the ids of tracks seen."""
+        best: dict[str, tuple[float, tuple[float, float], str]] = {}
+        unread: list[tuple[tuple[float, float], str]] = []
+        for d in detections:
+            center = (float(d.center[0]), float(d.center[1]))
+            seat = self.calibration.seat_of(center)
+            if seat is None:
+                continue  # off the play area: in a player's hand, the stock, a gathered trick
+            if d.code is None:
+                unread.append((center, seat))
+            elif d.code not in best or d.confidence > best[d.code][0]:
+                # A code appears once in a deck: two places at once is a misread.
+                best[d.code] = (float(d.confidence), center, seat)
+        seen: set[int] = set()
+        for code, (conf, center, seat) in best.items():
+            track = next((t for t in self.tracks if t.code == code), None)
+            if track is None:
+                # A card read for the first time where an unread card lay is that card.
+                track = self._nearest(center, seen, unread_only=True)
+                if track is not None:
+                    track.code = code
+                    track.hits.clear()
+                    track.confidences.clear()
+            if track is None:
+                track = _Track(code, center, center, seat, ts, ts, ts)
+                self.tracks.append(track)
+            self._place(track, ts, center, seat)
+            track.hits.append(ts)
+            track.confidences.append(conf)
+            seen.add(id(track))
+        for center, seat in unread:
+            track = self._nearest(center, seen, unread_only=False)
+            if track is None:
+                track = _Track(None, center, center, seat, ts, ts, ts)
+                self.tracks.append(track)
+            self._place(track, ts, center, seat)
+            seen.add(id(track))
+        for track in self.tracks:
+            while track.hits and track.hits[0] < ts - self.settle:
+                track.hits.popleft()
+                track.confidences.popleft()
+        return seen
+
+    def _nearest(self, center: tuple[float, float], seen: set[int],
+                 unread_only: bool) -> _Track | None:
+        near = [(math.dist(t.center, center), i) for i, t in enumerate(self.tracks)
+                if id(t) not in seen and (t.code is None or not unread_only)]
+        near = [(d, i) for d, i in near if d <= self.match_px]
+        return self.tracks[min(near)[1]] if near else None
+
+    def _place(self, track: _Track, ts: float, center: tuple[float, float], seat: str) -> None:
+        track.center = center
+        track.last_seen = ts
+        if math.dist(center, track.anchor) > self.still_px:
+            # Moved (nudged, slid, picked up): it must settle again where it stops.
+            track.anchor = center
+            track.still_since = ts
+            track.seat = seat
+            track.settled_at = None
+
+    def _forget(self, ts: float) -> list[TrackerOutput]:
+        """End the tracks of cards unseen for ``gone_after``: they left the table."""
+        out = []
+        gone = [t for t in self.tracks if ts - t.last_seen > self.gone_after]
+        if not gone:
+            return out
+        self.tracks = [t for t in self.tracks if ts - t.last_seen <= self.gone_after]
+        if any(t.played for t in gone) and not any(t.played for t in self.tracks):
+            out.append(TrackerOutput("gathered", ts=ts))
+        return out
+
+    def _decide(self, ts: float, seen: set[int], to_play: str | None,
+                played: set[str]) -> list[TrackerOutput]:
+        out: list[TrackerOutput] = []
+        window = max(1, len(self._frames))
+        ready: list[tuple[_Track, bool]] = []  # (track, read surely)
+        for track in self.tracks:
+            if id(track) not in seen:
+                continue
+            if track.code is not None and track.code in played and not track.unknown_played:
+                track.played = True  # seen again: already counted
+                continue
+            still_for = ts - track.still_since
+            if (track.code is not None and still_for >= self.settle
+                    and len(track.hits) >= self.min_ratio * window):
+                if track.settled_at is None:
+                    track.settled_at = track.still_since + self.settle
+                if track.unknown_played:
+                    track.unknown_played = False
+                    track.played = True
+                    out.append(TrackerOutput("identified", track.seat, track.code,
+                                             self._confidence(track), ts, track.settled_at))
+                elif not track.played:
+                    ready.append((track, True))
+            elif (not track.played and not track.unknown_played
+                  and still_for >= self.unknown_after):
+                ready.append((track, False))
+        # One play per frame: the next seat's turn is known only once the service
+        # has taken this one, and the next frame comes soon enough.
+        mine = [(t, sure) for t, sure in ready if t.seat == to_play]
+        if to_play is not None and mine:
+            track, sure = min(mine, key=lambda ts_: (not ts_[1], ts_[0].still_since))
+            if not sure:
+                track.unknown_played = True
+                out.append(TrackerOutput("play", track.seat, None, None, ts,
+                                         track.still_since + self.unknown_after))
+            else:
+                track.played = True
+                out.append(TrackerOutput("play", track.seat, track.code,
+                                         self._confidence(track), ts, track.settled_at))
+            return out
+        if to_play is None:
+            return out  # bidding, or no game: cards wait for the play to start
+        for track, sure in ready:
+            if (sure and not track.reported
+                    and ts - track.still_since >= self.settle + self.out_of_turn_after):
+                track.reported = True
+                out.append(TrackerOutput("out_of_turn", track.seat, track.code,
+                                         self._confidence(track), ts, track.settled_at,
+                                         to_play=to_play))
+        return out
+
+    @staticmethod
+    def _confidence(track: _Track) -> float:
+        return round(sum(track.confidences) / len(track.confidences), 4) \
+            if track.confidences else 0.0
+
+    def on_table(self) -> Sequence[dict[str, Any]]:
+        """The cards the tracker believes lie on the table (for status and tests)."""
+        return [{"code": t.code, "seat": t.seat, "center": t.center, "played": t.played}
+                for t in self.tracks]
