@@ -145,7 +145,6 @@ class GameState:
             "played": [_code(c) for c in self.played],
             "hands": [dict(h) for h in self.hands],
             "winner": self.winner,
-            "held_over": self.held_over,
         }
 
     def legal_plays(self, hand: Iterable[str]) -> list[str]:

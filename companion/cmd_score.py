@@ -1,0 +1,77 @@
+"""``belote-table score FILE...|-``: score hand records (DESIGN.md) and print
+one JSON result per line, in the order of the files.
+
+Every file is read and scored before anything is printed, so that a malformed
+record leaves stdout empty: the message goes to stderr with the file, the place
+and the reason, and the exit status is 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from scorer.record import InvalidRecordError, score_record
+from scorer.rules import PRESETS, Rules, UnknownSettingError
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="belote-table score",
+        description="Score hand records (JSON, DESIGN.md format); '-' reads stdin.")
+    p.add_argument("files", nargs="+", metavar="FILE", help="hand record files, or -")
+    p.add_argument("--rules", metavar="PRESET", choices=list(PRESETS),
+                   help=f"rule preset instead of the record's ({', '.join(PRESETS)})")
+    p.add_argument("--set", dest="settings", action="append", default=[],
+                   metavar="KEY=VALUE", help="override one setting (repeatable)")
+    return p
+
+
+def _overrides(pairs: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UnknownSettingError(f"--set {pair!r}: expected KEY=VALUE")
+        out[key.strip()] = value.strip()
+    # Names and values are checked here, once, rather than per record.
+    Rules.from_settings(out)
+    return out
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        overrides = _overrides(args.settings)
+    except UnknownSettingError as exc:
+        print(f"belote-table score: {exc}", file=sys.stderr)
+        return 2
+    lines: list[str] = []
+    for name in args.files:
+        label = "<stdin>" if name == "-" else name
+        try:
+            if name == "-":
+                text = sys.stdin.read()
+            else:
+                with open(name, encoding="utf-8") as f:
+                    text = f.read()
+        except OSError as exc:
+            print(f"{label}: cannot read: {exc.strerror}", file=sys.stderr)
+            return 2
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as exc:
+            print(f"{label}: line {exc.lineno} column {exc.colno}: not JSON: {exc.msg}",
+                  file=sys.stderr)
+            return 2
+        try:
+            result = score_record(record, args.rules, overrides)
+        except InvalidRecordError as exc:
+            print(f"{label}: {exc}", file=sys.stderr)
+            return 2
+        lines.append(json.dumps(result, ensure_ascii=False))
+    for line in lines:
+        print(line)
+    return 0

@@ -1,0 +1,228 @@
+"""Hand records (the JSON exchange format of DESIGN.md) to events and scores,
+and a finished hand back to a record.
+
+>>> rec = {"dealer": "N", "bids": ["80H", "pass", "pass", "pass"],
+...        "plays": ["W:7H", "S:AH", "E:8H", "N:TH", "W:7S"]}
+>>> score_record(rec)
+Traceback (most recent call last):
+...
+scorer.record.InvalidRecordError: plays[4]: W played out of turn, S to play
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scorer.bidding import InvalidBidError
+from scorer.cards import SEATS, InvalidCardError
+from scorer.events import (
+    BeloteAnnounced,
+    BidMade,
+    CardPlayed,
+    CardTurned,
+    ContractSet,
+    Event,
+    GameStarted,
+    InvalidEventError,
+    TallyEntered,
+)
+from scorer.game import GameState, IllegalEventError, verify_event
+from scorer.rules import PRESETS, Rules, UnknownSettingError
+
+_KEYS = {"rules", "dealer", "bids", "plays", "belote", "turned", "tally", "contract"}
+
+
+class InvalidRecordError(ValueError):
+    """A hand record that is malformed or breaks the rules; the message names
+    the place (``plays[7]``) and the reason."""
+
+
+def _rules_of(record: dict[str, Any], rules: str | None,
+              overrides: dict[str, Any] | None) -> tuple[str, dict[str, Any]]:
+    spec = record.get("rules", "ffb")
+    settings: dict[str, Any] = {}
+    if isinstance(spec, str):
+        preset = spec
+    elif isinstance(spec, dict):
+        preset = spec.get("preset", "ffb")
+        if not isinstance(preset, str):
+            raise InvalidRecordError(f"rules.preset: not a preset name: {preset!r}")
+        settings = {k: v for k, v in spec.items() if k != "preset"}
+    else:
+        raise InvalidRecordError(f"rules: a preset name or an object of settings, not {spec!r}")
+    if rules is not None:
+        preset = rules
+    settings.update(overrides or {})
+    if preset not in PRESETS:
+        raise InvalidRecordError(f"rules: unknown preset {preset!r} "
+                                 f"(known: {', '.join(PRESETS)})")
+    try:
+        Rules.from_preset(preset, settings)
+    except UnknownSettingError as exc:
+        raise InvalidRecordError(f"rules: {exc}") from None
+    return preset, settings
+
+
+def _list(record: dict[str, Any], key: str) -> list[Any]:
+    value = record.get(key, [])
+    if not isinstance(value, list):
+        raise InvalidRecordError(f"{key}: expected a list, got {type(value).__name__}")
+    return value
+
+
+def record_to_events(record: Any, rules: str | None = None,
+                     overrides: dict[str, Any] | None = None) -> list[Event]:
+    """The events of one hand record, each checked against the rules on the way.
+
+    Raises ``InvalidRecordError`` naming the first bad place.
+    """
+    events, _ = _fold_record(record, rules, overrides)
+    return events
+
+
+def _fold_record(record: Any, rules: str | None, overrides: dict[str, Any] | None
+                 ) -> tuple[list[Event], GameState]:
+    if not isinstance(record, dict):
+        raise InvalidRecordError(f"a hand record is a JSON object, not {type(record).__name__}")
+    extra = set(record) - _KEYS
+    if extra:
+        raise InvalidRecordError(f"{sorted(extra)[0]}: unknown key (known: "
+                                 f"{', '.join(sorted(_KEYS))})")
+    preset, settings = _rules_of(record, rules, overrides)
+    dealer = record.get("dealer", "N")
+    if dealer not in SEATS:
+        raise InvalidRecordError(f"dealer: not a seat: {dealer!r} (one of N E S W)")
+    # One hand is scored alone: the game target must not stop it early.
+    state = GameState()
+    events: list[Event] = []
+
+    def add(place: str, event: Event) -> None:
+        nonlocal state
+        try:
+            verify_event(state, event)
+        except IllegalEventError as exc:
+            raise InvalidRecordError(f"{place}: {exc}") from None
+        events.append(event)
+        state._fold(event)
+
+    add("rules", GameStarted(rules=preset, settings=settings, dealer=dealer))
+    classic = state.rules.game == "classic"
+    if classic:
+        if "turned" not in record:
+            raise InvalidRecordError("turned: a classic belote record names the turned card")
+        try:
+            add("turned", CardTurned(card=record["turned"]))
+        except InvalidEventError as exc:
+            raise InvalidRecordError(f"turned: {exc}") from None
+    elif "turned" in record:
+        raise InvalidRecordError("turned: only classic belote turns a card")
+    bids = _list(record, "bids")
+    if "contract" in record:
+        c = record["contract"]
+        if bids:
+            raise InvalidRecordError("contract: give bids or a contract, not both")
+        if not isinstance(c, dict) or not {"taker", "value", "trump"} <= set(c):
+            raise InvalidRecordError("contract: an object with taker, value, trump (double)")
+        try:
+            add("contract", ContractSet(taker=c["taker"], value=c["value"], trump=c["trump"],
+                                        double=c.get("double", 1)))
+        except InvalidEventError as exc:
+            raise InvalidRecordError(f"contract: {exc}") from None
+    for i, bid in enumerate(bids):
+        if state.phase != "bidding" or state.hand_no != 1:
+            raise InvalidRecordError(f"bids[{i}]: the auction is already over")
+        seat = state.to_speak
+        assert seat is not None
+        if not isinstance(bid, str):
+            raise InvalidRecordError(f"bids[{i}]: not a bid: {bid!r}")
+        try:
+            add(f"bids[{i}]", BidMade(seat=seat, bid=bid))
+        except InvalidBidError as exc:
+            raise InvalidRecordError(f"bids[{i}]: {exc}") from None
+    passed_out = state.hand_no > 1
+    if state.phase == "bidding" and not passed_out:
+        raise InvalidRecordError(f"bids: the auction is not over ({state.to_speak} to speak)")
+    plays = _list(record, "plays")
+    belote = _list(record, "belote")
+    if passed_out:
+        if plays or "tally" in record:
+            raise InvalidRecordError("plays: every player passed, there is no play")
+        return events, state
+    for i, seat in enumerate(belote):
+        try:
+            add(f"belote[{i}]", BeloteAnnounced(seat=seat))
+        except InvalidEventError as exc:
+            raise InvalidRecordError(f"belote[{i}]: {exc}") from None
+    if "tally" in record:
+        if plays:
+            raise InvalidRecordError("tally: give plays or a tally, not both")
+        add("tally", _tally(record["tally"]))
+        return events, state
+    for i, play in enumerate(plays):
+        if state.hand_no != 1:
+            raise InvalidRecordError(f"plays[{i}]: the hand is over after 32 cards")
+        if not isinstance(play, str) or play.count(":") != 1:
+            raise InvalidRecordError(f"plays[{i}]: expected 'seat:card' such as 'W:7H', "
+                                     f"got {play!r}")
+        seat, card = play.split(":")
+        try:
+            event = CardPlayed(seat=seat.strip().upper(), card=card.strip())
+        except InvalidEventError as exc:
+            raise InvalidRecordError(f"plays[{i}]: {str(exc).split(': ', 1)[1]}") from None
+        add(f"plays[{i}]", event)
+    if state.hand_no == 1:
+        raise InvalidRecordError(f"plays: {len(plays)} cards, a hand has 32")
+    return events, state
+
+
+def _tally(data: Any) -> TallyEntered:
+    if not isinstance(data, dict):
+        raise InvalidRecordError("tally: an object such as {'NS': 117, 'EW': 45, "
+                                 "'tricks': {'NS': 6, 'EW': 2}}")
+    try:
+        points = {t: data[t] for t in ("NS", "EW")}
+        tricks = data["tricks"]
+    except KeyError as exc:
+        raise InvalidRecordError(f"tally.{exc.args[0]}: missing") from None
+    for name, group in (("", points), ("tricks.", tricks)):
+        if not isinstance(group, dict):
+            raise InvalidRecordError(f"tally.{name.rstrip('.')}: expected an object")
+        for team in ("NS", "EW"):
+            v = group.get(team)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise InvalidRecordError(f"tally.{name}{team}: expected a whole number, "
+                                         f"got {v!r}")
+    belote = data.get("belote")
+    if belote not in (None, "NS", "EW"):
+        raise InvalidRecordError(f"tally.belote: NS, EW or null, not {belote!r}")
+    return TallyEntered(points=dict(points), tricks={t: tricks[t] for t in ("NS", "EW")},
+                        belote=belote)
+
+
+def score_record(record: Any, rules: str | None = None,
+                 overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Score one hand record: the result object of DESIGN.md.
+
+    ``rules`` replaces the record's preset, ``overrides`` goes on top of its settings.
+    """
+    try:
+        _, state = _fold_record(record, rules, overrides)
+    except InvalidCardError as exc:  # pragma: no cover - events report card errors first
+        raise InvalidRecordError(str(exc)) from None
+    result = dict(state.hands[0]["result"])
+    tricks = result.get("tricks", [])
+    last = tricks[-1]["winner"] if len(tricks) == 8 else None
+    result["dix_de_der"] = "NS" if last in ("N", "S") else "EW" if last else None
+    return result
+
+
+def hand_record(state: GameState, hand_no: int | None = None) -> dict[str, Any]:
+    """The DESIGN.md record of a finished hand of ``state`` (the last one by default)."""
+    if not state.hands:
+        raise ValueError("no finished hand to export")
+    if hand_no is None:
+        return dict(state.hands[-1]["record"])
+    for h in state.hands:
+        if h["hand_no"] == hand_no:
+            return dict(h["record"])
+    raise ValueError(f"no finished hand number {hand_no}")
