@@ -1,0 +1,173 @@
+"""Tests of the synthetic card and table renderer (vision.render): seeded determinism,
+every card in every deck style, annotations that agree with the pixels, French
+indices (R D V) against English ones (K Q J), and negatives never marked belote."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import render
+from vision.render import (
+    BELOTE_CODES,
+    CARD_H,
+    CARD_W,
+    INDEX_BOX,
+    NEGATIVE_CODES,
+    STYLES,
+    RenderError,
+    TableScene,
+    english_styles,
+    french_styles,
+    glyph,
+    hand_occluder,
+    render_card,
+    render_scene,
+)
+
+
+def test_same_seed_gives_same_pixels_and_annotations():
+    f1, a1 = render_scene(np.random.default_rng(11), n_cards=6)
+    f2, a2 = render_scene(np.random.default_rng(11), n_cards=6)
+    f3, _ = render_scene(np.random.default_rng(12), n_cards=6)
+    assert np.array_equal(f1, f2)
+    assert a1 == a2
+    assert not np.array_equal(f1, f3)
+
+
+def test_every_code_renders_in_every_style():
+    rng = np.random.default_rng(0)
+    for style in STYLES:
+        faces = {}
+        for code in BELOTE_CODES + NEGATIVE_CODES:
+            face = render_card(code, style, rng)
+            assert face.shape == (CARD_H, CARD_W, 3) and face.dtype == np.uint8
+            # Something is printed on the paper: a face is not blank.
+            assert face.std() > 10, (style.name, code)
+            faces[code] = face
+        # Cards of the same deck differ from one another.
+        assert not np.array_equal(faces["7S"], faces["8S"])
+        assert not np.array_equal(faces["KH"], faces["QH"])
+
+
+def test_styles_are_split_into_french_and_english():
+    assert french_styles() and english_styles()
+    assert {s.name for s in french_styles()} | {s.name for s in english_styles()} == {
+        s.name for s in STYLES}
+    assert len({s.font for s in STYLES}) >= 5
+
+
+def _rank_ink(face: np.ndarray, style) -> np.ndarray:
+    """The ink of the top-left rank index, as a tight binary mask."""
+    top = INDEX_BOX[1] + 4
+    crop = face[top - 2:top + style.index_height + 2, INDEX_BOX[0]:INDEX_BOX[2]]
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    ink = (grey < 150).astype(np.uint8) * 255
+    ys, xs = np.nonzero(ink)
+    return ink[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    b = cv2.resize(b, (a.shape[1], a.shape[0]), interpolation=cv2.INTER_AREA)
+    a, b = a > 127, b > 127
+    return float((a & b).sum() / max((a | b).sum(), 1))
+
+
+@pytest.mark.parametrize("rank,french,english", [("K", "R", "K"), ("Q", "D", "Q"),
+                                                  ("J", "V", "J")])
+def test_french_decks_print_r_d_v_and_english_decks_k_q_j(rank, french, english):
+    rng = np.random.default_rng(3)
+    for style in STYLES:
+        ink = _rank_ink(render_card(rank + "S", style, rng), style)
+        want, other = (french, english) if style.indices == "french" else (english, french)
+        assert _iou(ink, glyph(style.font, want)) > _iou(ink, glyph(style.font, other)) + 0.1, (
+            style.name, rank)
+
+
+def test_ten_is_printed_as_10():
+    style = STYLES[0]
+    ink = _rank_ink(render_card("TD", style, np.random.default_rng(0)), style)
+    assert _iou(ink, glyph(style.font, "10")) > 0.6
+
+
+def test_scene_annotations_agree_with_pixels():
+    rng = np.random.default_rng(5)
+    table = TableScene(rng, background="felt", light=0.5)
+    codes = ["7H", "AS", "KD", "TC", "QH", "JS", "9D", "8C"]
+    for k, code in enumerate(codes):
+        table.place(code, (160 + 140 * k, 200 + 300 * (k % 2)), 25 * k, STYLES[k % len(STYLES)])
+    frame = table.draw()
+    notes = table.annotations()
+    assert [a["code"] for a in notes] == codes
+    for a in notes:
+        quad = np.array(a["quad"], np.float32)
+        mask = np.zeros(frame.shape[:2], np.uint8)
+        cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 1)
+        inside = mask.astype(bool)
+        # Where a card lies, the frame is not the bare table.
+        diff = np.abs(frame.astype(int) - table.background.astype(int)).sum(2)
+        assert diff[inside].mean() > 40, a["code"]
+        assert a["belote"] is True
+        assert 0 < a["visible_fraction"] <= 1
+        # The quad runs clockwise (positive area in image coordinates, y down).
+        x, y = quad[:, 0], quad[:, 1]
+        assert 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) > 0
+        assert a["index_boxes"], a["code"]
+        for x1, y1, x2, y2 in a["index_boxes"]:
+            assert x1 < x2 and y1 < y2
+            centre = ((x1 + x2) / 2, (y1 + y2) / 2)
+            assert cv2.pointPolygonTest(quad, centre, False) > 0
+    # The last card placed is on top and fully visible; nothing outside quads changed.
+    assert notes[-1]["visible_fraction"] > 0.97
+    outside = np.ones(frame.shape[:2], bool)
+    for a in notes:
+        cv2.fillConvexPoly(outside.view(np.uint8), np.round(np.array(a["quad"])).astype(
+            np.int32), 0)
+    far = cv2.erode(outside.astype(np.uint8), np.ones((21, 21), np.uint8)).astype(bool)
+    assert np.array_equal(frame[far], table.background[far])
+
+
+def test_hand_hides_cards_and_lowers_visible_fraction():
+    rng = np.random.default_rng(8)
+    table = TableScene(rng, background="wood")
+    table.place("AH", (640, 360), 0)
+    hand = hand_occluder(rng, table.size, target=(640, 360), edge="S")
+    alone = table.annotations()[0]["visible_fraction"]
+    covered = table.annotations([hand])[0]["visible_fraction"]
+    assert alone > 0.97 and covered < alone - 0.05
+    assert not np.array_equal(table.draw(), table.draw([hand]))
+
+
+def test_render_scene_index_boxes_lie_in_quads_and_negatives_are_not_belote():
+    seen_negative = False
+    for seed in range(4):
+        frame, notes = render_scene(np.random.default_rng(seed), n_cards=8)
+        assert frame.shape == (720, 1280, 3)
+        assert sum(a["belote"] for a in notes) == 8
+        for a in notes:
+            assert a["belote"] == (a["code"] in BELOTE_CODES)
+            if not a["belote"]:
+                seen_negative = True
+            quad = np.array(a["quad"], np.float32)
+            for x1, y1, x2, y2 in a["index_boxes"]:
+                assert cv2.pointPolygonTest(quad, ((x1 + x2) / 2, (y1 + y2) / 2), False) >= 0
+    assert seen_negative
+
+
+def test_french_and_english_scenes_use_the_asked_style():
+    _, notes = render_scene(np.random.default_rng(1), n_cards=5, style="fr-grimaud",
+                            negatives=False)
+    assert {a["style"] for a in notes} == {"fr-grimaud"}
+
+
+def test_bad_input_says_what_and_where():
+    rng = np.random.default_rng(0)
+    with pytest.raises(RenderError, match="card code '1H'"):
+        render_card("1H", "fr-grimaud", rng)
+    with pytest.raises(RenderError, match="style 'nope'"):
+        render_card("7H", "nope", rng)
+    table = TableScene(rng)
+    with pytest.raises(RenderError, match="remove 'AS'"):
+        table.remove("AS")
+    assert render.is_belote("JS") and not render.is_belote("BACK")

@@ -1,0 +1,1025 @@
+"""Synthetic belote cards and card-table frames, for training the card reader and for
+the virtual table.
+
+Everything here needs only numpy and OpenCV (the virtual table runs on the Pi): the
+index and suit glyphs come from small pre-rendered atlases in ``vision/assets/``
+(rebuilt by ``vision/make_assets.py``) and from OpenCV's Hershey fonts; pips, court
+art, backs, table cloths, hands and clutter are drawn procedurally.
+
+Every random choice comes from the numpy ``Generator`` passed in, so the same seed
+gives the same pixels.
+
+>>> import numpy as np
+>>> face = render_card("TH", "fr-grimaud", np.random.default_rng(1))
+>>> face.shape, face.dtype
+((350, 250, 3), dtype('uint8'))
+>>> frame, cards = render_scene(np.random.default_rng(2), n_cards=4, negatives=False)
+>>> frame.shape, len(cards), sorted(cards[0])[:4]
+((720, 1280, 3), 4, ['belote', 'code', 'id', 'index_boxes'])
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+ASSETS = Path(__file__).with_name("assets")
+
+CARD_W, CARD_H = 250, 350
+CARD_SIZE = (CARD_W, CARD_H)
+RANKS = "789TJQKA"
+SUITS = "SHDC"
+BELOTE_CODES = tuple(r + s for s in SUITS for r in RANKS)
+#: Codes of things that are not belote cards: the reader must answer "no belote card".
+NEGATIVE_CODES = ("BACK", "JOKER") + tuple(r + s for s in SUITS for r in "23456")
+CLUTTER_KINDS = ("COASTER", "SCOREPAD", "PHONE", "COIN")
+
+_FRENCH_COURT = {"J": "V", "Q": "D", "K": "R"}
+_RED = {"H", "D"}
+
+
+class RenderError(ValueError):
+    """A card code or style the renderer does not know."""
+
+
+@dataclass(frozen=True)
+class DeckStyle:
+    """How one deck looks: its indices (French R/D/V or English K/Q/J), font, colours."""
+
+    name: str
+    indices: str  # "french" or "english"
+    font: str  # an atlas in vision/assets, or "hershey-<name>" for OpenCV's fonts
+    index_height: int = 38
+    paper: tuple[int, int, int] = (238, 243, 246)
+    red: tuple[int, int, int] = (40, 30, 200)
+    black: tuple[int, int, int] = (25, 20, 20)
+    back: str = "lattice"
+    back_color: tuple[int, int, int] = (150, 60, 30)
+    frame_color: tuple[int, int, int] = (60, 40, 20)
+    pip_height: int = 50
+    suit_font: str | None = None  # atlas for suit signs (hershey styles borrow one)
+
+    def rank_label(self, rank: str) -> str:
+        """The index text printed for ``rank`` ("10" for T, R/D/V on French decks)."""
+        if rank == "T":
+            return "10"
+        if self.indices == "french":
+            return _FRENCH_COURT.get(rank, rank)
+        return rank
+
+
+STYLES: list[DeckStyle] = [
+    DeckStyle("fr-grimaud", "french", "dejavu-serif-bold", 40, back="lattice",
+              back_color=(140, 50, 30)),
+    DeckStyle("fr-ducale", "french", "liberation-serif-bold", 36, paper=(228, 240, 246),
+              back="rings", back_color=(40, 40, 150), red=(50, 40, 190)),
+    DeckStyle("fr-club", "french", "liberation-sans-bold", 38, back="stripes",
+              back_color=(50, 110, 40), pip_height=46),
+    DeckStyle("fr-narrow", "french", "liberation-sans-narrow-bold", 42, back="dots",
+              back_color=(120, 40, 110), red=(30, 20, 215)),
+    DeckStyle("fr-hershey", "french", "hershey-triplex", 36, suit_font="dejavu-sans-bold",
+              back="plain", back_color=(30, 30, 160), pip_height=48),
+    DeckStyle("en-bicycle", "english", "dejavu-serif-bold", 38, back="lattice",
+              back_color=(40, 30, 170)),
+    DeckStyle("en-sans", "english", "dejavu-sans-bold", 36, back="dots",
+              back_color=(150, 70, 20), paper=(242, 242, 240)),
+    DeckStyle("en-condensed", "english", "dejavu-sans-condensed-bold", 42, back="rings",
+              back_color=(60, 60, 60), pip_height=54),
+    DeckStyle("en-mono", "english", "liberation-mono-bold", 34, back="stripes",
+              back_color=(30, 100, 150), red=(45, 45, 185)),
+    DeckStyle("en-hershey", "english", "hershey-duplex", 38, suit_font="liberation-serif-bold",
+              back="plain", back_color=(120, 60, 20)),
+]
+_STYLE_BY_NAME = {s.name: s for s in STYLES}
+
+
+def french_styles() -> list[DeckStyle]:
+    """Deck styles with French indices (R, D, V)."""
+    return [s for s in STYLES if s.indices == "french"]
+
+
+def english_styles() -> list[DeckStyle]:
+    """Deck styles with English indices (K, Q, J)."""
+    return [s for s in STYLES if s.indices == "english"]
+
+
+def get_style(style: DeckStyle | str | None, rng: np.random.Generator | None = None) -> DeckStyle:
+    """A style by name (or a random one when ``style`` is None and ``rng`` is given)."""
+    if isinstance(style, DeckStyle):
+        return style
+    if style is None:
+        if rng is None:
+            return STYLES[0]
+        return STYLES[int(rng.integers(len(STYLES)))]
+    try:
+        return _STYLE_BY_NAME[style]
+    except KeyError:
+        raise RenderError(f"style {style!r}: unknown, expected one of "
+                          f"{', '.join(_STYLE_BY_NAME)}") from None
+
+
+def is_belote(code: str) -> bool:
+    """True for the 32 cards of a belote deck, False for backs, jokers, 2..6 and clutter."""
+    return code in BELOTE_CODES
+
+
+def _check_code(code: str) -> None:
+    if code not in BELOTE_CODES and code not in NEGATIVE_CODES:
+        raise RenderError(f"card code {code!r}: unknown, expected a rank of 7 8 9 T J Q K A "
+                          "(or 2..6) then a suit of S H D C, or BACK or JOKER")
+
+
+# --------------------------------------------------------------------------- glyphs
+
+@lru_cache(maxsize=1)
+def _atlas_meta() -> dict[str, Any]:
+    path = ASSETS / "atlases.json"
+    if not path.exists():
+        raise RenderError(f"{path}: missing glyph atlases (run python -m vision.make_assets)")
+    return json.loads(path.read_text())
+
+
+@cache
+def _atlas(font: str) -> np.ndarray:
+    path = ASSETS / f"{font}.png"
+    img = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
+    if img is None:
+        raise RenderError(f"{path}: cannot read glyph atlas for font {font!r}")
+    return img
+
+
+def _tight(mask: np.ndarray) -> np.ndarray:
+    ys, xs = np.nonzero(mask > 8)
+    return mask[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+
+
+@cache
+def glyph(font: str, name: str) -> np.ndarray:
+    """Tight greyscale mask (uint8, ink = 255) of one index character or a suit sign.
+
+    ``name`` is a rank label ("10", "R", "K", "7"...) or "suit-S" / "suit-H" / ...
+    ``font`` is an atlas name or "hershey-simplex/duplex/triplex/complex" (index
+    characters only: suit signs always come from an atlas).
+    """
+    if font.startswith("hershey-"):
+        faces = {"simplex": cv2.FONT_HERSHEY_SIMPLEX, "duplex": cv2.FONT_HERSHEY_DUPLEX,
+                 "triplex": cv2.FONT_HERSHEY_TRIPLEX, "complex": cv2.FONT_HERSHEY_COMPLEX}
+        face = faces[font.split("-", 1)[1]]
+        canvas = np.zeros((140, 220), np.uint8)
+        # Hershey strokes are thin: a thickness of 6 at scale 3 gives a printed look.
+        cv2.putText(canvas, name, (10, 110), face, 3.0, 255, 7, cv2.LINE_AA)
+        return _tight(canvas)
+    meta = _atlas_meta()
+    if font not in meta["fonts"]:
+        raise RenderError(f"font {font!r}: no atlas, expected one of {', '.join(meta['fonts'])}")
+    try:
+        i = meta["glyphs"].index(name)
+    except ValueError:
+        raise RenderError(f"glyph {name!r}: not in the atlases") from None
+    cell = meta["cell"]
+    return _tight(_atlas(font)[:, i * cell:(i + 1) * cell])
+
+
+def _stamp(img: np.ndarray, mask: np.ndarray, x: float, y: float, h: float,
+           color: tuple[int, int, int], *, rot180: bool = False,
+           max_w: float | None = None, center: bool = True) -> tuple[int, int, int, int]:
+    """Paint ``mask`` scaled to height ``h`` at (x, y) (its centre, or top-left corner);
+    return the painted box (x1, y1, x2, y2)."""
+    mh, mw = mask.shape
+    w = mw * h / mh
+    if max_w is not None and w > max_w:
+        w = max_w
+    w, hh = max(1, round(w)), max(1, round(h))
+    m = cv2.resize(mask, (w, hh), interpolation=cv2.INTER_AREA)
+    if rot180:
+        m = m[::-1, ::-1]
+    x1 = round(x - w / 2) if center else round(x)
+    y1 = round(y - hh / 2) if center else round(y)
+    x2, y2 = x1 + w, y1 + hh
+    cx1, cy1 = max(x1, 0), max(y1, 0)
+    cx2, cy2 = min(x2, img.shape[1]), min(y2, img.shape[0])
+    if cx2 > cx1 and cy2 > cy1:
+        a = m[cy1 - y1:cy2 - y1, cx1 - x1:cx2 - x1].astype(np.float32)[..., None] / 255.0
+        roi = img[cy1:cy2, cx1:cx2].astype(np.float32)
+        img[cy1:cy2, cx1:cx2] = (roi * (1 - a) + np.array(color, np.float32) * a).astype(np.uint8)
+    return x1, y1, x2, y2
+
+
+# --------------------------------------------------------------------------- card faces
+
+# Pip positions as (column, row) in the pip area: columns 0 / 0.5 / 1, rows 0..1.
+_PIPS: dict[int, list[tuple[float, float]]] = {
+    2: [(0.5, 0), (0.5, 1)],
+    3: [(0.5, 0), (0.5, 0.5), (0.5, 1)],
+    4: [(0, 0), (1, 0), (0, 1), (1, 1)],
+    5: [(0, 0), (1, 0), (0.5, 0.5), (0, 1), (1, 1)],
+    6: [(0, 0), (1, 0), (0, 0.5), (1, 0.5), (0, 1), (1, 1)],
+    7: [(0, 0), (1, 0), (0.5, 0.25), (0, 0.5), (1, 0.5), (0, 1), (1, 1)],
+    8: [(0, 0), (1, 0), (0.5, 0.25), (0, 0.5), (1, 0.5), (0.5, 0.75), (0, 1), (1, 1)],
+    9: [(0, 0), (1, 0), (0, 1 / 3), (1, 1 / 3), (0.5, 0.5), (0, 2 / 3), (1, 2 / 3),
+        (0, 1), (1, 1)],
+    10: [(0, 0), (1, 0), (0.5, 1 / 6), (0, 1 / 3), (1, 1 / 3), (0, 2 / 3), (1, 2 / 3),
+         (0.5, 5 / 6), (0, 1), (1, 1)],
+}
+_PIP_AREA = (72, 48, 178, 302)  # x1, y1, x2, y2 of pip centres
+_COURT_FRAME = (48, 40, 202, 310)
+
+#: Where the corner indices sit on a face, for every style (x1, y1, x2, y2); the other
+#: index is this box turned 180 degrees about the card's centre.
+INDEX_BOX = (3, 6, 47, 112)
+
+
+def _suit_font(style: DeckStyle) -> str:
+    return style.suit_font or style.font
+
+
+def _suit_color(style: DeckStyle, suit: str) -> tuple[int, int, int]:
+    return style.red if suit in _RED else style.black
+
+
+def _corner_index(img: np.ndarray, style: DeckStyle, label: str, suit: str) -> None:
+    color = _suit_color(style, suit)
+    rh = style.index_height
+    sh = round(rh * 0.68)
+    cx = (INDEX_BOX[0] + INDEX_BOX[2]) / 2
+    top = INDEX_BOX[1] + 4
+    for rot in (False, True):
+        target = img if not rot else img[::-1, ::-1]
+        # Drawing on the 180-degree view paints the opposite corner turned round.
+        view = np.ascontiguousarray(target)
+        mask = glyph(style.font, label)
+        w = min(mask.shape[1] * rh / mask.shape[0], 40)
+        _stamp(view, mask, cx - w / 2, top, rh, color, max_w=40, center=False)
+        smask = glyph(_suit_font(style), "suit-" + suit)
+        sw = smask.shape[1] * sh / smask.shape[0]
+        _stamp(view, smask, cx - sw / 2, top + rh + 6, sh, color, center=False)
+        if rot:
+            img[:] = view[::-1, ::-1]
+        else:
+            img[:] = view
+
+
+def _pips(img: np.ndarray, style: DeckStyle, n: int, suit: str) -> None:
+    color = _suit_color(style, suit)
+    mask = glyph(_suit_font(style), "suit-" + suit)
+    x1, y1, x2, y2 = _PIP_AREA
+    for col, row in _PIPS[n]:
+        x = x1 + col * (x2 - x1)
+        y = y1 + row * (y2 - y1)
+        _stamp(img, mask, x, y, style.pip_height, color, rot180=row > 0.5)
+
+
+def _ace(img: np.ndarray, style: DeckStyle, suit: str, rng: np.random.Generator) -> None:
+    color = _suit_color(style, suit)
+    mask = glyph(_suit_font(style), "suit-" + suit)
+    h = float(rng.uniform(95, 130))
+    if rng.random() < 0.4:
+        # Some decks ring the ace's pip with a thin ornament.
+        cv2.circle(img, (CARD_W // 2, CARD_H // 2), int(h * 0.85), color, 2, cv2.LINE_AA)
+    _stamp(img, mask, CARD_W / 2, CARD_H / 2, h, color)
+
+
+_ROBES = [(40, 40, 190), (160, 70, 30), (40, 170, 220), (60, 130, 40), (30, 30, 30),
+          (120, 50, 120)]
+_SKIN = [(170, 200, 235), (140, 180, 225), (110, 150, 200), (80, 110, 160)]
+_HAIR = [(40, 170, 220), (30, 60, 110), (20, 20, 20), (200, 200, 200), (40, 90, 160)]
+
+
+def _court(img: np.ndarray, style: DeckStyle, rank: str, suit: str,
+           rng: np.random.Generator) -> None:
+    """A double-headed court figure: the top half is drawn, then turned into the bottom."""
+    fx1, fy1, fx2, fy2 = _COURT_FRAME
+    mid = (fy1 + fy2) // 2
+    half = img[fy1:mid, fx1:fx2].copy()
+    hh, hw = half.shape[:2]
+    cx = hw // 2 + int(rng.integers(-6, 7))
+
+    def pick(options: list[tuple[int, int, int]]) -> tuple[int, int, int]:
+        return options[int(rng.integers(len(options)))]
+
+    robe, robe2 = pick(_ROBES), pick(_ROBES)
+    skin, hair = pick(_SKIN), pick(_HAIR)
+    # Body: shoulders to the middle line, with the robe's trim and pattern.
+    sy = int(rng.integers(62, 76))
+    body = np.array([[cx - 52, hh], [cx - 40, sy], [cx + 40, sy], [cx + 52, hh]], np.int32)
+    cv2.fillConvexPoly(half, body, robe, cv2.LINE_AA)
+    for k in range(int(rng.integers(2, 6))):
+        y = sy + 12 + k * 14
+        if y < hh:
+            cv2.line(half, (cx - 48, y), (cx + 48, y), robe2, int(rng.integers(2, 5)),
+                     cv2.LINE_AA)
+    cv2.fillConvexPoly(half, np.array([[cx - 10, sy], [cx + 10, sy], [cx, hh]], np.int32),
+                       robe2, cv2.LINE_AA)
+    # Head, hair, face.
+    hy, hr = sy - 22, int(rng.integers(15, 20))
+    cv2.ellipse(half, (cx, hy), (hr + 3, hr + 5), 0, 180, 360, hair, -1, cv2.LINE_AA)
+    cv2.circle(half, (cx, hy), hr, skin, -1, cv2.LINE_AA)
+    for ex in (-6, 6):
+        cv2.circle(half, (cx + ex, hy - 2), 2, (40, 30, 30), -1, cv2.LINE_AA)
+    cv2.line(half, (cx - 4, hy + 8), (cx + 4, hy + 8), (40, 40, 150), 2, cv2.LINE_AA)
+    gold = (40, 180, 230)
+    if rank == "K":
+        pts = [[cx - hr, hy - hr + 2], [cx - hr, hy - hr - 12], [cx - hr // 2, hy - hr - 4],
+               [cx, hy - hr - 16], [cx + hr // 2, hy - hr - 4], [cx + hr, hy - hr - 12],
+               [cx + hr, hy - hr + 2]]
+        cv2.fillPoly(half, [np.array(pts, np.int32)], gold, cv2.LINE_AA)
+        cv2.ellipse(half, (cx, hy + 10), (hr - 3, 10), 0, 0, 180, hair, -1, cv2.LINE_AA)
+        sx = cx + int(rng.choice([-1, 1])) * 34
+        cv2.line(half, (sx, sy - 30), (sx, hh), gold, 4, cv2.LINE_AA)
+        cv2.circle(half, (sx, sy - 32), 6, robe2, -1, cv2.LINE_AA)
+    elif rank == "Q":
+        cv2.ellipse(half, (cx, hy - hr), (hr - 2, 7), 0, 180, 360, gold, -1, cv2.LINE_AA)
+        cv2.line(half, (cx - hr - 2, hy), (cx - hr - 6, sy + 10), hair, 6, cv2.LINE_AA)
+        cv2.line(half, (cx + hr + 2, hy), (cx + hr + 6, sy + 10), hair, 6, cv2.LINE_AA)
+        fx = cx + int(rng.choice([-1, 1])) * 26
+        cv2.circle(half, (fx, sy + 18), 8, pick(_ROBES), -1, cv2.LINE_AA)
+        cv2.line(half, (fx, sy + 26), (fx, sy + 50), (40, 120, 40), 3, cv2.LINE_AA)
+    else:
+        hat = pick(_ROBES)
+        cv2.ellipse(half, (cx, hy - hr + 4), (hr + 10, 9), 0, 180, 360, hat, -1, cv2.LINE_AA)
+        cv2.line(half, (cx + hr, hy - hr), (cx + hr + 14, hy - hr - 18), robe2, 3, cv2.LINE_AA)
+        wx = cx + int(rng.choice([-1, 1])) * 40
+        cv2.line(half, (wx, 6), (wx, hh), (90, 90, 90), 3, cv2.LINE_AA)
+        cv2.fillConvexPoly(half, np.array([[wx - 7, 14], [wx, 2], [wx + 7, 14]], np.int32),
+                           (150, 150, 150), cv2.LINE_AA)
+    # A small suit sign in the figure's upper corner, as on French and English courts.
+    smask = glyph(_suit_font(style), "suit-" + suit)
+    side = 16 if rng.random() < 0.5 else hw - 16
+    _stamp(half, smask, side, 18, 22, _suit_color(style, suit))
+    img[fy1:mid, fx1:fx2] = half
+    img[mid:mid + hh, fx1:fx2] = half[::-1, ::-1][: fy2 - mid]
+    cv2.line(img, (fx1, mid), (fx2, mid), style.frame_color, 1, cv2.LINE_AA)
+    cv2.rectangle(img, (fx1, fy1), (fx2, fy2), style.frame_color, 2, cv2.LINE_AA)
+
+
+def _back(img: np.ndarray, style: DeckStyle, rng: np.random.Generator) -> None:
+    color = np.array(style.back_color, np.float32)
+    color = tuple(int(c) for c in np.clip(color + rng.normal(0, 8, 3), 0, 255))
+    m = 12
+    inner = img[m:CARD_H - m, m:CARD_W - m]
+    inner[:] = color
+    light = tuple(min(255, c + 90) for c in color)
+    h, w = inner.shape[:2]
+    if style.back == "lattice":
+        step = 16
+        for k in range(-h, w + h, step):
+            cv2.line(inner, (k, 0), (k + h, h), light, 2, cv2.LINE_AA)
+            cv2.line(inner, (k + h, 0), (k, h), light, 2, cv2.LINE_AA)
+    elif style.back == "dots":
+        for y in range(8, h, 18):
+            for x in range(8 + (y // 18 % 2) * 9, w, 18):
+                cv2.circle(inner, (x, y), 4, light, -1, cv2.LINE_AA)
+    elif style.back == "rings":
+        for r in range(8, 260, 14):
+            cv2.circle(inner, (w // 2, h // 2), r, light, 3, cv2.LINE_AA)
+    elif style.back == "stripes":
+        for x in range(0, w, 10):
+            cv2.line(inner, (x, 0), (x, h), light, 3)
+        cv2.ellipse(inner, (w // 2, h // 2), (60, 90), 0, 0, 360, color, -1, cv2.LINE_AA)
+        cv2.ellipse(inner, (w // 2, h // 2), (60, 90), 0, 0, 360, light, 3, cv2.LINE_AA)
+    else:  # plain with a double frame
+        cv2.rectangle(inner, (10, 10), (w - 11, h - 11), light, 3, cv2.LINE_AA)
+        cv2.rectangle(inner, (18, 18), (w - 19, h - 19), light, 1, cv2.LINE_AA)
+
+
+def _joker(img: np.ndarray, style: DeckStyle, rng: np.random.Generator) -> None:
+    color = style.red if rng.random() < 0.5 else style.black
+    for rot in (False, True):
+        view = np.ascontiguousarray(img[::-1, ::-1]) if rot else img
+        for k, ch in enumerate("JOKER"):
+            cv2.putText(view, ch, (10, 30 + k * 24), cv2.FONT_HERSHEY_DUPLEX, 0.8, color, 2,
+                        cv2.LINE_AA)
+        if rot:
+            img[:] = view[::-1, ::-1]
+    cx, cy = CARD_W // 2, CARD_H // 2
+    hat = [(40, 40, 190), (40, 170, 220), (160, 70, 30)]
+    for k, dx in enumerate((-30, 0, 30)):
+        cv2.fillConvexPoly(img, np.array([[cx - 20, cy - 40], [cx + dx, cy - 95],
+                                          [cx + 20, cy - 40]], np.int32), hat[k], cv2.LINE_AA)
+        cv2.circle(img, (cx + dx, cy - 95), 6, (40, 180, 230), -1, cv2.LINE_AA)
+    cv2.circle(img, (cx, cy - 20), 24, _SKIN[int(rng.integers(len(_SKIN)))], -1, cv2.LINE_AA)
+    cv2.ellipse(img, (cx, cy + 60), (50, 70), 0, 180, 360, hat[int(rng.integers(3))], -1,
+                cv2.LINE_AA)
+
+
+def render_card(code: str, style: DeckStyle | str | None, rng: np.random.Generator) -> np.ndarray:
+    """The face of one card, BGR uint8 of CARD_H x CARD_W (350 x 250), flat and square-on.
+
+    ``code`` is a belote card ("TH", "JS"), or a negative: "BACK", "JOKER", "2C".."6S".
+    """
+    _check_code(code)
+    st = get_style(style, rng)
+    tint = rng.normal(0, 4, 3)
+    paper = np.clip(np.array(st.paper, np.float32) + tint, 0, 255).astype(np.uint8)
+    img = np.empty((CARD_H, CARD_W, 3), np.uint8)
+    img[:] = paper
+    if code == "BACK":
+        _back(img, st, rng)
+        return img
+    if code == "JOKER":
+        _joker(img, st, rng)
+        return img
+    rank, suit = code[0], code[1]
+    if rank in "23456789T":
+        n = 10 if rank == "T" else int(rank)
+        _pips(img, st, n, suit)
+    elif rank == "A":
+        _ace(img, st, suit, rng)
+    else:
+        _court(img, st, rank, suit, rng)
+    _corner_index(img, st, st.rank_label(rank), suit)
+    return img
+
+
+def card_mask(radius: int = 14) -> np.ndarray:
+    """Rounded-rectangle mask (uint8, 255 inside) of a card face."""
+    return _card_mask(radius).copy()
+
+
+@lru_cache(maxsize=4)
+def _card_mask(radius: int) -> np.ndarray:
+    m = np.zeros((CARD_H, CARD_W), np.uint8)
+    r = radius
+    cv2.rectangle(m, (r, 0), (CARD_W - 1 - r, CARD_H - 1), 255, -1)
+    cv2.rectangle(m, (0, r), (CARD_W - 1, CARD_H - 1 - r), 255, -1)
+    for x, y in ((r, r), (CARD_W - 1 - r, r), (r, CARD_H - 1 - r),
+                 (CARD_W - 1 - r, CARD_H - 1 - r)):
+        cv2.circle(m, (x, y), r, 255, -1, cv2.LINE_AA)
+    return m
+
+
+def index_quads() -> list[np.ndarray]:
+    """The two corner-index regions of a face, each as a 4x2 array in face pixels."""
+    x1, y1, x2, y2 = INDEX_BOX
+    tl = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32)
+    br = np.array([CARD_W, CARD_H], np.float32) - tl
+    return [tl, br]
+
+
+# --------------------------------------------------------------------------- tables
+
+def render_background(rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
+                      kind: str | None = None) -> np.ndarray:
+    """A table top seen from above: "felt" (greens), "wood", "cloth" or "white"."""
+    w, h = size
+    kinds = ("felt", "felt", "wood", "cloth", "white")
+    kind = kind or kinds[int(rng.integers(len(kinds)))]
+    if kind == "felt":
+        greens = [(40, 100, 25), (50, 120, 40), (30, 80, 20), (60, 110, 30), (80, 90, 30),
+                  (35, 70, 45)]
+        base = np.array(greens[int(rng.integers(len(greens)))], np.float32)
+        base += rng.normal(0, 8, 3)
+        img = np.empty((h, w, 3), np.float32)
+        img[:] = base
+        fine = rng.normal(0, float(rng.uniform(4, 12)), (h, w, 1)).astype(np.float32)
+        fine = cv2.GaussianBlur(fine, (0, 0), float(rng.uniform(0.6, 1.5)))[..., None]
+        low = cv2.resize(rng.normal(0, 6, (6, 10)).astype(np.float32), (w, h),
+                         interpolation=cv2.INTER_CUBIC)[..., None]
+        img += fine + low
+    elif kind == "wood":
+        browns = [(40, 80, 130), (50, 100, 160), (30, 55, 90), (70, 120, 170)]
+        base = np.array(browns[int(rng.integers(len(browns)))], np.float32)
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        angle = float(rng.uniform(0, np.pi))
+        u = xx * np.cos(angle) + yy * np.sin(angle)
+        v = -xx * np.sin(angle) + yy * np.cos(angle)
+        warp = cv2.resize(rng.normal(0, 1, (8, 12)).astype(np.float32), (w, h),
+                          interpolation=cv2.INTER_CUBIC)
+        grain = np.sin(v / float(rng.uniform(3, 8)) + warp * 3 + np.sin(u / 90.0))
+        plank = np.floor(v / float(rng.uniform(120, 220)))
+        shade = (plank % 3 - 1) * 8
+        img = base[None, None, :] * (1 + 0.12 * grain[..., None]) + shade[..., None]
+        img += rng.normal(0, 3, (h, w, 1)).astype(np.float32)
+    elif kind == "cloth":
+        img = np.empty((h, w, 3), np.float32)
+        if rng.random() < 0.5:
+            # Gingham: two crossed stripe sets of a colour on white.
+            col = np.array([(40, 40, 180), (150, 80, 30), (40, 120, 40)][int(rng.integers(3))],
+                           np.float32)
+            p = int(rng.integers(24, 48))
+            yy, xx = np.mgrid[0:h, 0:w]
+            a = ((xx // p) % 2).astype(np.float32) + ((yy // p) % 2)
+            white = np.array([235, 235, 235], np.float32)
+            img[:] = white - (white - col)[None, None, :] * (a[..., None] * 0.45)
+        else:
+            img[:] = np.array([(60, 60, 140), (130, 90, 50), (90, 140, 170), (70, 70, 70)]
+                              [int(rng.integers(4))], np.float32)
+        yy, xx = np.mgrid[0:h, 0:w]
+        weave = ((xx % 4 < 2) ^ (yy % 4 < 2)).astype(np.float32) * 6 - 3
+        img += weave[..., None] + rng.normal(0, 3, (h, w, 1)).astype(np.float32)
+    elif kind == "white":
+        img = np.empty((h, w, 3), np.float32)
+        img[:] = np.array([225, 228, 230], np.float32) + rng.normal(0, 5, 3)
+        img += rng.normal(0, 2, (h, w, 1)).astype(np.float32)
+    else:
+        raise RenderError(f"background {kind!r}: unknown, expected felt, wood, cloth or white")
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def lighting(rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
+             strength: float = 1.0) -> np.ndarray:
+    """Per-pixel BGR gain (float32 HxWx3): uneven light times a white-balance shift."""
+    w, h = size
+    low = rng.normal(0, 0.12 * strength, (3, 4)).astype(np.float32)
+    gain = cv2.resize(low, (w, h), interpolation=cv2.INTER_CUBIC)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    gx, gy = rng.normal(0, 0.15 * strength, 2)
+    gain = 1.0 + gain + gx * (xx / w - 0.5) + gy * (yy / h - 0.5)
+    # A lamp: a soft bright spot somewhere over the table.
+    lx, ly = rng.uniform(0, w), rng.uniform(0, h)
+    r2 = ((xx - lx) ** 2 + (yy - ly) ** 2) / (0.6 * w) ** 2
+    gain += float(rng.uniform(0, 0.25 * strength)) * np.exp(-r2)
+    wb = 1.0 + rng.normal(0, 0.06 * strength, 3).astype(np.float32)
+    return np.clip(gain[..., None] * wb[None, None, :], 0.35, 1.6).astype(np.float32)
+
+
+# --------------------------------------------------------------------------- hands, clutter
+
+@dataclass
+class Occluder:
+    """Something above the cards (a hand and arm): its pixels, its opacity, its shadow."""
+
+    x0: int
+    y0: int
+    patch: np.ndarray  # BGR uint8
+    alpha: np.ndarray  # float32 0..1, same height and width as patch
+    shadow: np.ndarray = field(repr=False)  # float32 0..1, same size
+    shadow_strength: float = 0.45
+
+
+def hand_occluder(rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
+                  target: tuple[float, float] | None = None,
+                  edge: str | None = None) -> Occluder:
+    """A skin-coloured hand and sleeved arm reaching from a table edge towards ``target``."""
+    w, h = size
+    if target is None:
+        target = (float(rng.uniform(0.2, 0.8) * w), float(rng.uniform(0.2, 0.8) * h))
+    edge = edge or "NESW"[int(rng.integers(4))]
+    tx, ty = target
+    start = {"N": (tx + rng.uniform(-200, 200), -60), "S": (tx + rng.uniform(-200, 200), h + 60),
+             "W": (-60, ty + rng.uniform(-150, 150)), "E": (w + 60, ty + rng.uniform(-150, 150))}
+    sx, sy = start[edge]
+    canvas = np.zeros((h, w, 3), np.uint8)
+    alpha = np.zeros((h, w), np.uint8)
+    skin = np.array(_SKIN[int(rng.integers(len(_SKIN)))], np.float32) + rng.normal(0, 8, 3)
+    skin_c = tuple(int(c) for c in np.clip(skin, 0, 255))
+    sleeve = tuple(int(c) for c in rng.integers(20, 220, 3))
+    d = np.array([tx - sx, ty - sy], np.float64)
+    length = float(np.hypot(*d)) or 1.0
+    d /= length
+    n = np.array([-d[1], d[0]])
+    arm_w = float(rng.uniform(38, 55))
+    wrist = np.array([tx, ty]) - d * 70
+    cuff = np.array([sx, sy]) + d * max(40.0, (length - 70) * float(rng.uniform(0.3, 0.7)))
+    # The sleeve from the edge to the cuff, the bare forearm from the cuff to the wrist.
+    for a, b, col, wa, wb in ((np.array([sx, sy]), cuff, sleeve, arm_w * 1.25, arm_w * 1.1),
+                              (cuff, wrist, skin_c, arm_w * 0.9, arm_w * 0.7)):
+        poly = np.array([a + n * wa, b + n * wb, b - n * wb, a - n * wa], np.int32)
+        cv2.fillConvexPoly(canvas, poly, col, cv2.LINE_AA)
+        cv2.fillConvexPoly(alpha, poly, 255, cv2.LINE_AA)
+    palm = wrist + d * 40
+    ang = math.degrees(math.atan2(d[1], d[0]))
+    cv2.ellipse(canvas, (int(palm[0]), int(palm[1])), (55, 42), ang, 0, 360, skin_c, -1,
+                cv2.LINE_AA)
+    cv2.ellipse(alpha, (int(palm[0]), int(palm[1])), (55, 42), ang, 0, 360, 255, -1, cv2.LINE_AA)
+    for k in range(4):
+        off = (k - 1.5) * 18
+        base = palm + d * 40 + n * off
+        tip = base + d * float(rng.uniform(30, 50)) + n * off * 0.2
+        for img, col in ((canvas, skin_c), (alpha, 255)):
+            cv2.line(img, (int(base[0]), int(base[1])), (int(tip[0]), int(tip[1])), col, 15,
+                     cv2.LINE_AA)
+    thumb = palm + n * 45 * float(rng.choice([-1, 1])) + d * 10
+    for img, col in ((canvas, skin_c), (alpha, 255)):
+        cv2.line(img, (int(palm[0]), int(palm[1])), (int(thumb[0]), int(thumb[1])), col, 18,
+                 cv2.LINE_AA)
+    # Light falls on the arm's middle more than on its sides.
+    ys, xs = np.nonzero(alpha)
+    if len(xs) == 0:
+        x0 = y0 = 0
+        x1, y1 = 1, 1
+    else:
+        x0, y0, x1, y1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
+    pad = 40
+    x0, y0 = max(0, x0 - pad), max(0, y0 - pad)
+    x1, y1 = min(w, x1 + pad), min(h, y1 + pad)
+    a = alpha[y0:y1, x0:x1].astype(np.float32) / 255.0
+    shade = cv2.GaussianBlur(a, (0, 0), 9)
+    patch = np.clip(canvas[y0:y1, x0:x1].astype(np.float32) * (0.75 + 0.3 * shade[..., None]),
+                    0, 255).astype(np.uint8)
+    # The hand is above the table: its shadow falls offset and soft.
+    dx, dy = int(rng.integers(10, 35)), int(rng.integers(10, 35))
+    shifted = np.zeros_like(a)
+    shifted[dy:, dx:] = a[:a.shape[0] - dy, :a.shape[1] - dx]
+    shadow = cv2.GaussianBlur(shifted, (0, 0), float(rng.uniform(8, 16)))
+    return Occluder(int(x0), int(y0), patch, a, shadow, float(rng.uniform(0.3, 0.55)))
+
+
+def _clutter_face(kind: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A flat object seen from above: (BGR image, uint8 mask)."""
+    if kind == "COIN":
+        r = int(rng.integers(28, 45))
+        img = np.zeros((2 * r + 2, 2 * r + 2, 3), np.uint8)
+        mask = np.zeros(img.shape[:2], np.uint8)
+        col = (60, 170, 200) if rng.random() < 0.5 else (180, 180, 175)
+        cv2.circle(img, (r + 1, r + 1), r, col, -1, cv2.LINE_AA)
+        cv2.circle(img, (r + 1, r + 1), r - 5, tuple(c - 40 for c in col), 2, cv2.LINE_AA)
+        cv2.putText(img, str(int(rng.integers(1, 3))), (r - 8, r + 12), cv2.FONT_HERSHEY_DUPLEX,
+                    1.0, tuple(c - 60 for c in col), 2, cv2.LINE_AA)
+        cv2.circle(mask, (r + 1, r + 1), r, 255, -1, cv2.LINE_AA)
+    elif kind == "COASTER":
+        r = int(rng.integers(70, 100))
+        img = np.zeros((2 * r + 2, 2 * r + 2, 3), np.uint8)
+        mask = np.zeros(img.shape[:2], np.uint8)
+        cork = np.array((90, 140, 190), np.float32) + rng.normal(0, 10, 3)
+        cv2.circle(img, (r + 1, r + 1), r, tuple(int(c) for c in cork), -1, cv2.LINE_AA)
+        img = np.clip(img + rng.normal(0, 10, img.shape), 0, 255).astype(np.uint8)
+        cv2.circle(img, (r + 1, r + 1), r - 14, tuple(int(c) for c in rng.integers(20, 200, 3)),
+                   5, cv2.LINE_AA)
+        cv2.circle(mask, (r + 1, r + 1), r, 255, -1, cv2.LINE_AA)
+    elif kind == "SCOREPAD":
+        w, h = int(rng.integers(200, 260)), int(rng.integers(280, 360))
+        img = np.full((h, w, 3), 245, np.uint8)
+        for y in range(40, h, 22):
+            cv2.line(img, (8, y), (w - 8, y), (200, 170, 140), 1)
+        cv2.line(img, (w // 2, 10), (w // 2, h - 10), (120, 120, 200), 1)
+        cv2.putText(img, "NS", (30, 30), cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, 0.9, (120, 60, 20), 2,
+                    cv2.LINE_AA)
+        cv2.putText(img, "EW", (w // 2 + 30, 30), cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, 0.9,
+                    (120, 60, 20), 2, cv2.LINE_AA)
+        for k, y in enumerate(range(58, h - 10, 22)):
+            if rng.random() < 0.8:
+                for x in (20, w // 2 + 20):
+                    cv2.putText(img, str(int(rng.integers(0, 17)) * 10 + 2 * (k % 2)), (x, y),
+                                cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, 0.7, (110, 50, 20), 1,
+                                cv2.LINE_AA)
+        mask = np.full((h, w), 255, np.uint8)
+    elif kind == "PHONE":
+        w, h = int(rng.integers(140, 170)), int(rng.integers(290, 330))
+        img = np.zeros((h, w, 3), np.uint8)
+        mask = np.zeros((h, w), np.uint8)
+        cv2.rectangle(mask, (0, 0), (w - 1, h - 1), 255, -1)
+        body = tuple(int(c) for c in rng.integers(10, 60, 3))
+        img[:] = body
+        screen = (50, 45, 40) if rng.random() < 0.6 else tuple(int(c) for c in rng.integers(80,
+                                                                                         220, 3))
+        cv2.rectangle(img, (8, 16), (w - 9, h - 17), screen, -1)
+        cv2.rectangle(img, (w // 2 - 20, 6), (w // 2 + 20, 10), (5, 5, 5), -1)
+    else:
+        raise RenderError(f"clutter {kind!r}: unknown, expected one of {', '.join(CLUTTER_KINDS)}")
+    return img, mask
+
+
+# --------------------------------------------------------------------------- the table
+
+@dataclass
+class _Placed:
+    id: int
+    code: str
+    style: str
+    kind: str  # "card" or "clutter"
+    H: np.ndarray  # face -> frame homography
+    corners: np.ndarray  # 4x2 quad in the frame
+    x0: int
+    y0: int
+    patch: np.ndarray  # lit BGR, in the ROI
+    alpha: np.ndarray  # float32 ROI
+    shadow: np.ndarray  # float32 ROI
+    face_size: tuple[int, int]
+
+
+def _warp(face: np.ndarray, mask: np.ndarray, H: np.ndarray, frame_size: tuple[int, int],
+          pad: int) -> tuple[int, int, np.ndarray, np.ndarray] | None:
+    """Warp ``face`` into the smallest frame region that holds it (plus ``pad``)."""
+    fw, fh = frame_size
+    h, w = face.shape[:2]
+    corners = cv2.perspectiveTransform(
+        np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float32), H)[0]
+    x0 = max(0, int(np.floor(corners[:, 0].min())) - pad)
+    y0 = max(0, int(np.floor(corners[:, 1].min())) - pad)
+    x1 = min(fw, int(np.ceil(corners[:, 0].max())) + pad + 1)
+    y1 = min(fh, int(np.ceil(corners[:, 1].max())) + pad + 1)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    T = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64) @ H
+    size = (x1 - x0, y1 - y0)
+    patch = cv2.warpPerspective(face, T, size, flags=cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_REPLICATE)
+    alpha = cv2.warpPerspective(mask, T, size, flags=cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    return x0, y0, patch, alpha.astype(np.float32) / 255.0
+
+
+def _tilt(rng: np.random.Generator, size: tuple[int, int], amount: float) -> np.ndarray:
+    """A mild camera tilt: a homography moving the frame's corners by up to ``amount``."""
+    w, h = size
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    dst = src + rng.uniform(-amount, amount, (4, 2)).astype(np.float32) * np.array([w, h],
+                                                                                   np.float32)
+    return cv2.getPerspectiveTransform(src, dst).astype(np.float64)
+
+
+class TableScene:
+    """A table seen by a fixed camera: one background, light and tilt for a whole game.
+
+    Faces are rendered once per (code, style) and warped once when placed, so
+    ``draw`` only composes cached pixels: fast enough for a live virtual table.
+
+    >>> import numpy as np
+    >>> table = TableScene(np.random.default_rng(0))
+    >>> cid = table.place("AS", (640, 360), 30, "en-sans")
+    >>> frame = table.draw()
+    >>> frame.shape, [a["code"] for a in table.annotations()]
+    ((720, 1280, 3), ['AS'])
+    >>> table.remove("AS"); len(table.annotations())
+    0
+    """
+
+    def __init__(self, rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
+                 background: str | np.ndarray | None = None, light: float = 1.0,
+                 tilt: float = 0.0, card_height: float | None = None,
+                 style: DeckStyle | str | None = None) -> None:
+        self.size = (int(size[0]), int(size[1]))
+        self.rng = rng
+        if isinstance(background, np.ndarray):
+            if background.shape[:2] != (self.size[1], self.size[0]):
+                raise RenderError(f"background: shape {background.shape}, expected "
+                                  f"{self.size[1]}x{self.size[0]}")
+            bg = background
+        else:
+            bg = render_background(rng, self.size, background)
+        self.light = lighting(rng, self.size, light) if light > 0 else np.ones(
+            (self.size[1], self.size[0], 3), np.float32)
+        self.background = np.clip(bg.astype(np.float32) * self.light, 0, 255).astype(np.uint8)
+        self.tilt = _tilt(rng, self.size, tilt) if tilt > 0 else np.eye(3)
+        self.card_height = float(card_height or rng.uniform(0.24, 0.32) * self.size[1])
+        self.style = get_style(style, rng)
+        self._face_seed = int(rng.integers(2**31))
+        self._faces: dict[tuple[str, str], np.ndarray] = {}
+        self._items: list[_Placed] = []
+        self._next_id = 0
+
+    # faces are cached so a card keeps the same look all game long
+    def face(self, code: str, style: DeckStyle | str | None = None) -> np.ndarray:
+        st = get_style(style) if style is not None else self.style
+        key = (code, st.name)
+        if key not in self._faces:
+            _check_code(code)
+            seed = [self._face_seed, *code.encode(), *st.name.encode()]
+            self._faces[key] = render_card(code, st, np.random.default_rng(seed))
+        return self._faces[key]
+
+    def _homography(self, face_size: tuple[int, int], center: tuple[float, float],
+                    angle_deg: float, height: float) -> np.ndarray:
+        w, h = face_size
+        s = height / CARD_H
+        a = math.radians(angle_deg)
+        c, si = math.cos(a) * s, math.sin(a) * s
+        # Rotate and scale about the face's centre, then move it to ``center``.
+        A = np.array([[c, -si, center[0] - (c * w / 2 - si * h / 2)],
+                      [si, c, center[1] - (si * w / 2 + c * h / 2)],
+                      [0, 0, 1]], np.float64)
+        return self.tilt @ A
+
+    def _add(self, code: str, style: str, kind: str, face: np.ndarray, mask: np.ndarray,
+             center: tuple[float, float], angle_deg: float, height: float,
+             below: bool = False) -> int:
+        H = self._homography((face.shape[1], face.shape[0]), center, angle_deg, height)
+        pad = 6
+        warped = _warp(face, mask, H, self.size, pad)
+        if warped is None:
+            raise RenderError(f"place {code} at {center}: outside the frame")
+        x0, y0, patch, alpha = warped
+        ph, pw = alpha.shape
+        light = self.light[y0:y0 + ph, x0:x0 + pw]
+        patch = np.clip(patch.astype(np.float32) * light, 0, 255).astype(np.uint8)
+        # Cards lie flat: a thin, close shadow down and to the right.
+        shadow = np.zeros_like(alpha)
+        shadow[2:, 2:] = alpha[:-2, :-2]
+        shadow = cv2.GaussianBlur(shadow, (0, 0), 2.0)
+        h, w = face.shape[:2]
+        corners = cv2.perspectiveTransform(
+            np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float32), H)[0]
+        item = _Placed(self._next_id, code, style, kind, H, corners, x0, y0, patch, alpha,
+                       shadow, (w, h))
+        self._next_id += 1
+        if below:
+            self._items.insert(0, item)
+        else:
+            self._items.append(item)
+        return item.id
+
+    def place(self, code: str, center: tuple[float, float], angle_deg: float = 0.0,
+              style: DeckStyle | str | None = None, height: float | None = None) -> int:
+        """Put a card face up on top of the others; returns its placement id.
+
+        ``angle_deg`` turns the card clockwise in the image; ``height`` is the card's
+        long side in frame pixels (the scene's default otherwise).
+        """
+        st = get_style(style) if style is not None else self.style
+        face = self.face(code, st)
+        return self._add(code, st.name, "card", face, _card_mask(14), center, angle_deg,
+                         height or self.card_height)
+
+    def place_clutter(self, kind: str, center: tuple[float, float], angle_deg: float = 0.0,
+                      rng: np.random.Generator | None = None) -> int:
+        """Put a non-card object (coin, coaster, score pad, phone) under the cards."""
+        face, mask = _clutter_face(kind, rng or self.rng)
+        # Clutter keeps its own pixel size (scaled like the cards).
+        scale = self.card_height / 260.0
+        return self._add(kind, "", "clutter", face, mask, center, angle_deg,
+                         face.shape[0] * scale, below=True)
+
+    def remove(self, what: int | str) -> None:
+        """Take away a placement by id, or the top-most card with that code."""
+        for item in reversed(self._items):
+            if item.id == what or item.code == what:
+                self._items.remove(item)
+                return
+        raise RenderError(f"remove {what!r}: not on the table")
+
+    def clear(self) -> None:
+        self._items.clear()
+
+    def draw(self, occluders: list[Occluder] | tuple[Occluder, ...] = (),
+             rng: np.random.Generator | None = None, noise: float = 2.0) -> np.ndarray:
+        """The frame the camera sees now (BGR uint8); sensor noise only when ``rng`` is given."""
+        frame = self.background.copy()
+        for item in self._items:
+            ph, pw = item.alpha.shape
+            roi = frame[item.y0:item.y0 + ph, item.x0:item.x0 + pw]
+            f = roi.astype(np.float32)
+            f *= (1.0 - 0.35 * item.shadow)[..., None]
+            a = item.alpha[..., None]
+            f += (item.patch.astype(np.float32) - f) * a
+            # Round, not truncate, or the faint shadow tail darkens the whole region.
+            roi[:] = np.clip(f + 0.5, 0, 255).astype(np.uint8)
+        for occ in occluders:
+            ph, pw = occ.alpha.shape
+            roi = frame[occ.y0:occ.y0 + ph, occ.x0:occ.x0 + pw]
+            f = roi.astype(np.float32)
+            f *= (1.0 - occ.shadow_strength * occ.shadow)[..., None]
+            light = self.light[occ.y0:occ.y0 + ph, occ.x0:occ.x0 + pw]
+            a = occ.alpha[..., None]
+            f += (occ.patch.astype(np.float32) * light - f) * a
+            roi[:] = np.clip(f + 0.5, 0, 255).astype(np.uint8)
+        if rng is not None and noise > 0:
+            n = np.empty(frame.shape, np.int16)
+            cv2.randn(n, 0, noise)
+            frame = cv2.add(frame, n, dtype=cv2.CV_8U)
+        return frame
+
+    def annotations(self, occluders: list[Occluder] | tuple[Occluder, ...] = (),
+                    min_index_visible: float = 0.6) -> list[dict[str, Any]]:
+        """One dict per placed thing, bottom to top: code, quad, index_boxes,
+        visible_fraction, belote (see ``render_scene``)."""
+        w, h = self.size
+        owner = np.full((h, w), -1, np.int32)
+        for k, item in enumerate(self._items):
+            ph, pw = item.alpha.shape
+            sub = owner[item.y0:item.y0 + ph, item.x0:item.x0 + pw]
+            sub[item.alpha > 0.5] = k
+        for occ in occluders:
+            ph, pw = occ.alpha.shape
+            sub = owner[occ.y0:occ.y0 + ph, occ.x0:occ.x0 + pw]
+            sub[occ.alpha > 0.5] = -2
+        out = []
+        for k, item in enumerate(self._items):
+            ph, pw = item.alpha.shape
+            inside = item.alpha > 0.5
+            area = int(inside.sum())
+            mine = owner[item.y0:item.y0 + ph, item.x0:item.x0 + pw] == k
+            full_area = float(cv2.contourArea(item.corners.astype(np.float32)))
+            visible = float(mine.sum() / max(full_area, area, 1))
+            boxes = []
+            if item.kind == "card" and item.code != "BACK":
+                for quad in index_quads():
+                    pts = cv2.perspectiveTransform(quad[None], item.H)[0]
+                    region = np.zeros((h, w), np.uint8)
+                    cv2.fillConvexPoly(region, np.round(pts).astype(np.int32), 1)
+                    n_in = int(region.sum())
+                    if n_in == 0:
+                        continue
+                    # Share of the index that is in the frame and not covered.
+                    poly_area = float(cv2.contourArea(pts.astype(np.float32)))
+                    seen = int((owner[region > 0] == k).sum())
+                    if seen >= min_index_visible * max(poly_area, 1.0):
+                        x1, y1 = np.clip(pts.min(0), 0, [w - 1, h - 1])
+                        x2, y2 = np.clip(pts.max(0), 0, [w - 1, h - 1])
+                        boxes.append([float(x1), float(y1), float(x2), float(y2)])
+            out.append({"code": item.code, "quad": item.corners.astype(float).tolist(),
+                        "index_boxes": boxes, "visible_fraction": round(visible, 4),
+                        "belote": item.kind == "card" and is_belote(item.code),
+                        "kind": item.kind if item.code != "BACK" else "back",
+                        "style": item.style, "id": item.id})
+        return out
+
+
+# --------------------------------------------------------------------------- scenes
+
+def degrade(frame: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
+    """Camera faults: blur (focus or motion), sensor noise and JPEG compression."""
+    out = frame
+    r = rng.random()
+    if r < 0.35 * strength:
+        out = cv2.GaussianBlur(out, (0, 0), float(rng.uniform(0.5, 1.8) * strength))
+    elif r < 0.5 * strength:
+        k = int(rng.integers(3, 9))
+        kern = np.zeros((k, k), np.float32)
+        kern[k // 2, :] = 1.0 / k
+        M = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), float(rng.uniform(0, 180)), 1)
+        kern = cv2.warpAffine(kern, M, (k, k))
+        kern /= max(kern.sum(), 1e-6)
+        out = cv2.filter2D(out, -1, kern)
+    sigma = float(rng.uniform(0, 7) * strength)
+    if sigma > 0.5:
+        n = rng.normal(0, sigma, out.shape).astype(np.float32)
+        out = np.clip(out.astype(np.float32) + n, 0, 255).astype(np.uint8)
+    if rng.random() < 0.8:
+        q = int(rng.integers(int(95 - 55 * min(strength, 1)), 96))
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])
+        if ok:
+            out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out
+
+
+def _spread_positions(rng: np.random.Generator, n: int, size: tuple[int, int],
+                      margin: float, min_dist: float) -> list[tuple[float, float]]:
+    w, h = size
+    pts: list[tuple[float, float]] = []
+    for _ in range(n):
+        best, best_d = None, -1.0
+        for _try in range(30):
+            p = (float(rng.uniform(margin, w - margin)), float(rng.uniform(margin, h - margin)))
+            d = min((math.dist(p, q) for q in pts), default=1e9)
+            if d >= min_dist:
+                best = p
+                break
+            if d > best_d:
+                best, best_d = p, d
+        assert best is not None
+        pts.append(best)
+    return pts
+
+
+def render_scene(rng: np.random.Generator, n_cards: int = 8,
+                 style: DeckStyle | str | None = None, size: tuple[int, int] = (1280, 720),
+                 negatives: bool = True, codes: list[str] | None = None,
+                 hands: int | None = None, overlap: float = 0.6, degrade_strength: float = 1.0,
+                 background: str | None = None) -> tuple[np.ndarray, list[dict[str, Any]]]:
+    """A synthetic camera frame of cards on a table, and what is in it.
+
+    Returns ``(frame_bgr, annotations)``; each annotation is a dict:
+    ``code`` ("TH", or a negative "BACK", "5C", "JOKER", "COIN"...), ``quad`` (4x2 face
+    corners in frame pixels, clockwise from the face's top-left), ``index_boxes``
+    ([x1, y1, x2, y2] of each corner index that can be seen), ``visible_fraction``
+    (share of the card not hidden by others, hands or the frame edge), ``belote``
+    (True only for the 32 cards). ``style`` None mixes decks; ``codes`` fixes the
+    cards (otherwise ``n_cards`` distinct belote cards are drawn at random);
+    ``overlap`` near 0 spreads cards apart, near 1 lets them pile up.
+    """
+    if codes is None:
+        picked = rng.choice(len(BELOTE_CODES), size=min(n_cards, 32), replace=False)
+        codes = [BELOTE_CODES[int(i)] for i in picked]
+    for c in codes:
+        _check_code(c)
+    scene = TableScene(rng, size, background=background, light=float(rng.uniform(0.3, 1.3)),
+                       tilt=float(rng.uniform(0.0, 0.06)),
+                       card_height=float(rng.uniform(0.22, 0.36) * size[1]), style=style)
+    w, h = size
+    extra: list[str] = []
+    if negatives:
+        for _ in range(int(rng.integers(0, 4))):
+            extra.append(NEGATIVE_CODES[int(rng.integers(len(NEGATIVE_CODES)))])
+        for _ in range(int(rng.integers(0, 3))):
+            kind = CLUTTER_KINDS[int(rng.integers(len(CLUTTER_KINDS)))]
+            c = (float(rng.uniform(0.1, 0.9) * w), float(rng.uniform(0.1, 0.9) * h))
+            scene.place_clutter(kind, c, float(rng.uniform(0, 360)), rng)
+    all_codes = list(codes) + extra
+    order = rng.permutation(len(all_codes))
+    min_dist = scene.card_height * (1.0 - overlap) * 0.9
+    centers = _spread_positions(rng, len(all_codes), size, scene.card_height * 0.45, min_dist)
+    mixed = style is None and rng.random() < 0.3
+    for i, c in zip(order, centers, strict=True):
+        code = all_codes[int(i)]
+        st = get_style(None, rng) if mixed or code in NEGATIVE_CODES and style is None else (
+            scene.style)
+        scene.place(code, c, float(rng.uniform(0, 360)), st,
+                    scene.card_height * float(rng.uniform(0.95, 1.05)))
+    n_hands = int(rng.integers(0, 3)) if hands is None else hands
+    occ = [hand_occluder(rng, size) for _ in range(n_hands)]
+    frame = scene.draw(occ)
+    frame = degrade(frame, rng, degrade_strength)
+    return frame, scene.annotations(occ)
+
+
+def with_style(style: DeckStyle, **changes: Any) -> DeckStyle:
+    """A variant of a deck style (e.g. another font), for experiments."""
+    return replace(style, **changes)
