@@ -30,7 +30,8 @@ class UnknownSettingError(ValueError):
 # The allowed values of each enumerated setting, so that a typo is caught by name.
 CHOICES: Final[dict[str, tuple[str, ...]]] = {
     "game": ("contree", "classic"),
-    "scoring": ("points-faits", "points-faits-demandes"),
+    "scoring": ("points-faits", "points-faits-demandes", "contract", "contract-only"),
+    "contre_scoring": ("table", "multiply"),
     "belote": ("announced", "auto"),
     "renonce_penalty": ("hand-lost", "flat-162", "contract", "cancel"),
     "classic_taker_wins": ("more", "half"),
@@ -47,8 +48,15 @@ class Rules:
     target: int = 1000
     # Play and speech go counterclockwise (FFB 3.4, 5.1) unless set.
     clockwise: bool = False
-    # FFB 10.2: the organiser's choice of counting method.
+    # FFB 10.2: the organiser's choice of counting method ("points-faits",
+    # "points-faits-demandes"); clubs: "contract" (made: the takers score the
+    # contract, the defence its points), "contract-only" (the defence scores nothing).
     scoring: str = "points-faits"
+    # "table": contre and surcontre as FFB 10.2 (320/640 ...); "multiply": the
+    # contract x2 / x4 (club variant).
+    contre_scoring: str = "table"
+    # English rendering of FFB 10.1.1: the takers must also score more than the defence.
+    made_needs_more: bool = False
     # FFB 10.2 note 1: in points faits + demandés, a contre adds 160 instead of 320/640.
     contre_160: bool = False
     # FFB 11: Sans Atout and Tout Atout bids allowed.
@@ -70,11 +78,13 @@ class Rules:
     # Contrée bids range (FFB 4.2.2).
     min_bid: int = 80
     max_bid: int = 160
-    # Classic belote: a fall ("dedans") gives the defence this many points.
+    # Classic belote: a fall ("dedans") gives the defence this many points
+    # (0: the defence scores only its own points, as the other classic text says).
     dedans_points: int = 162
     # Classic belote: a capot scores this (252 = 162 + 90).
     capot_points: int = 252
-    # Classic belote: takers need "more" than the defence; 81-81 is a litige held over.
+    # Classic belote: takers need "more" than the defence (81-81 a litige held over),
+    # or "half": at least 82 of the 162 (the other classic text).
     classic_taker_wins: str = "more"
     litige_held_over: bool = True
 
@@ -142,15 +152,24 @@ PRESETS: Final[dict[str, dict[str, Any]]] = {
     "ffb-pfd": {"scoring": "points-faits-demandes"},
     # FFB 10.2 note 1 (tournaments): a contre adds 160 rather than 320 in pfd.
     "ffb-pfd-note1": {"scoring": "points-faits-demandes", "contre_160": True},
-    # Classic belote with a turned card (summary of the official rules).
-    "classic": {"game": "classic", "belote": "auto", "rounding": False, "target": 1000},
-    # Classic belote, the other text: must undertrump, clockwise play.
-    "classic-pisser": {"game": "classic", "belote": "auto", "rounding": False,
-                       "must_undertrump": True},
-    # The club's summary of contrée: unannounced capot 250, must undertrump, 1500 games.
-    "club": {"unannounced_capot": 250, "must_undertrump": True, "target": 1500,
-             "belote": "auto"},
-    "club-pfd": {"scoring": "points-faits-demandes", "unannounced_capot": 250,
-                 "target": 1500, "belote": "auto"},
-    "clockwise": {"clockwise": True},
+    # The English rendering's departures (10.1.1: more points than the defence too).
+    "ffb-en": {"made_needs_more": True},
+    # Classic belote with a turned card (summary of the official rules): a player who
+    # must trump and cannot go higher plays a lower trump; 162 to the defence on a fall.
+    "classic": {"game": "classic", "belote": "auto", "rounding": False,
+                "must_undertrump": True},
+    # Classic belote, the other text: at least 82 points, a fall leaves the defence
+    # its own points; play clockwise with --set clockwise=true.
+    "classic-82": {"game": "classic", "belote": "auto", "rounding": False,
+                   "must_undertrump": True, "classic_taker_wins": "half", "dedans_points": 0},
+    # The club's summary of contrée: the takers score their contract, 160 on a fall,
+    # 320/640 on a contre, unannounced capot 250, a renonce gives the contract to the
+    # others, games to 2000.
+    "club": {"scoring": "contract", "unannounced_capot": 250, "target": 2000,
+             "renonce_penalty": "contract"},
+    # The same club's variants: contre x2 / x4 the contract, the defence scores nothing
+    # on a made contract, must undertrump, games to 1500.
+    "club-variant": {"scoring": "contract-only", "contre_scoring": "multiply",
+                     "unannounced_capot": 250, "target": 1500, "must_undertrump": True,
+                     "renonce_penalty": "contract"},
 }

@@ -49,14 +49,19 @@ def contract_made(rules: Rules, taker_team: str, value: int | str | None, trump:
     """
     defence = other_team(taker_team)
     if rules.game == "classic":
-        return (points[taker_team] + 20 * belote[taker_team]
-                > points[defence] + 20 * belote[defence])
+        total = points[taker_team] + 20 * belote[taker_team]
+        if rules.classic_taker_wins == "half":
+            return total >= 82
+        return total > points[defence] + 20 * belote[defence]
     if value == "capot":
         return tricks[taker_team] == 8
     assert isinstance(value, int)
     pts: int | Fraction = points[taker_team]
     if trump == "AT" and rules.tout_atout_convert:
         pts = tout_atout_points(points[taker_team])
+    if rules.made_needs_more and (points[taker_team] + 20 * belote[taker_team]
+                                  <= points[defence] + 20 * belote[defence]):
+        return False
     return pts + 20 * belote[taker_team] >= value
 
 
@@ -90,23 +95,32 @@ def score_hand(rules: Rules, taker: str, value: int | str | None, trump: str, do
         else:
             score[defence] = base + both
         return {"made": made, "score": score}
+    scoring = rules.scoring
     if double == 1:
         if made:
             if tricks[taker_team] == 8 and rules.unannounced_capot:
-                score[taker_team] = rules.unannounced_capot
+                # Club rule: a capot made without being bid scores a flat amount.
+                taker_points = rules.unannounced_capot
+            elif scoring in ("contract", "contract-only"):
+                taker_points = int_value
             else:
-                score[taker_team] = _hand_points(rules, trump, points[taker_team])
-            score[taker_team] += bel[taker_team] + (int_value if pfd else 0)
-            score[defence] = _hand_points(rules, trump, points[defence]) + bel[defence]
+                taker_points = _hand_points(rules, trump, points[taker_team])
+            score[taker_team] = taker_points + bel[taker_team] + (int_value if pfd else 0)
+            score[defence] = bel[defence]
+            if scoring != "contract-only":
+                score[defence] += _hand_points(rules, trump, points[defence])
         else:
             score[defence] = 160 + (int_value if pfd else 0) + both
         return {"made": made, "score": score}
-    base = 160 * double
-    if pfd and rules.contre_160:
-        base = 160  # FFB 10.2 note 1
-    extra = int_value * double if pfd else 0
-    if made and not pfd and tricks[taker_team] == 8:
-        base += 100  # FFB 10.2 note 2: a capot made by the contré team, 320 + 100
+    if rules.contre_scoring == "multiply":
+        base, extra = int_value * double, 0
+    else:
+        base = 160 * double
+        if pfd and rules.contre_160:
+            base = 160  # FFB 10.2 note 1
+        extra = int_value * double if pfd else 0
+        if made and scoring == "points-faits" and tricks[taker_team] == 8:
+            base += 100  # FFB 10.2 note 2: a capot made by the contré team, 320 + 100
     score[taker_team if made else defence] = base + extra + both
     return {"made": made, "score": score}
 
@@ -133,11 +147,11 @@ def _classic_score(rules: Rules, taker_team: str, defence: str, points: Scores,
         score[winner] = rules.capot_points + bel[winner]
         score[other_team(winner)] = bel[other_team(winner)]
         out["made"] = winner == taker_team
-    elif total_t > total_d:
+    elif (total_t >= 82 if rules.classic_taker_wins == "half" else total_t > total_d):
         winner = taker_team
         score[taker_team], score[defence] = total_t, total_d
         out["made"] = True
-    elif total_t == total_d and rules.litige_held_over:
+    elif total_t == total_d and rules.litige_held_over and rules.classic_taker_wins == "more":
         # Litige: the defence scores, the takers' points wait for the next hand's winners.
         winner = None
         score[defence] = total_d
@@ -147,7 +161,7 @@ def _classic_score(rules: Rules, taker_team: str, defence: str, points: Scores,
     else:
         # Dedans: the defence takes the whole deal; the belote stays with its holder.
         winner = defence
-        score[defence] = rules.dedans_points + bel[defence]
+        score[defence] = (rules.dedans_points or points[defence]) + bel[defence]
         score[taker_team] = bel[taker_team]
         out["made"] = False
     if winner is not None and held_over:
