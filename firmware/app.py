@@ -32,12 +32,13 @@ class DisplayApp:
     """One score display: two 4-digit displays (NS, EW) and an alert LED."""
 
     def __init__(self, ns_display, ew_display, led, now, ticks_diff=None,
-                 firmware_version=FIRMWARE_VERSION):
+                 firmware_version=FIRMWARE_VERSION, **timings):
         self.ns_display = ns_display
         self.ew_display = ew_display
         self.led = led
         self.firmware_version = firmware_version
-        self.board = Scoreboard(now, ticks_diff)
+        # timings: banner_ms, silence_ms (shorter in tests)
+        self.board = Scoreboard(now, ticks_diff, **timings)
         self.reader = protocol.LineReader()
         self.seq = 0
         self.frames = 0  # frames accepted

@@ -51,8 +51,10 @@ def team_of(seat):
 class Scoreboard:
     """The display state: fed with what the host says, asked what to show."""
 
-    def __init__(self, now, ticks_diff=None):
+    def __init__(self, now, ticks_diff=None, banner_ms=BANNER_MS, silence_ms=SILENCE_MS):
         self.diff = ticks_diff or _plain_diff
+        self.banner_ms = banner_ms
+        self.silence_ms = silence_ms
         self.boot = now
         self.last_heard = None
         self.state = None
@@ -104,13 +106,13 @@ class Scoreboard:
 
     def view(self, now):
         """``(ns_text, ew_text, ns_colon, ew_colon, led)`` to show at ``now``."""
-        if self._within(self.boot, BANNER_MS, now):
+        if self._within(self.boot, self.banner_ms, now):
             return ("bELo", "tE", False, False, True)
         if self.pin is not None and self._within(self.pin_since, PIN_MS, now):
             if len(self.pin) <= 4:
                 return ("PIn", self.pin, False, False, False)
             return (self.pin[:-4], self.pin[-4:], False, False, False)
-        silent = self.last_heard is None or not self._within(self.last_heard, SILENCE_MS, now)
+        silent = self.last_heard is None or not self._within(self.last_heard, self.silence_ms, now)
         if silent or self.state is None:
             return ("----", "----", False, False, False)
         state = self.state
