@@ -1,0 +1,343 @@
+"""The JSON API: the table's state, the entries the organiser makes, the history.
+
+Every write needs the table's PIN (``X-Table-PIN`` header, or the organiser's
+session with its CSRF token), is read by ``web.entries`` and then checked by
+the rules engine through ``TableService.submit``: a bad request is answered
+4xx with ``{"error": "field: reason"}`` and changes nothing. The OpenAPI
+description (``/api/openapi.json``) is generated from the ``@doc`` notes on
+these views.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+from flask_wtf.csrf import CSRFError
+from werkzeug.exceptions import HTTPException
+
+from companion.store import StoreError
+from scorer.events import Event
+from web import access, entries, gamebook
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+ERROR = {"type": "object", "properties": {"error": {"type": "string"},
+                                          "field": {"type": "string"}},
+         "required": ["error"]}
+SEAT = {"type": "string", "enum": ["N", "E", "S", "W"]}
+CARD = {"type": "string", "pattern": "^(10|[789TJQKA])[SHDC]$", "example": "TH"}
+STATE = {"type": "object", "description": "GameState.to_json() plus game_id, events, status",
+         "properties": {"phase": {"type": "string"}, "teams": {"type": "object"},
+                        "scores": {"type": "object"}, "contract": {"type": "object",
+                                                                   "nullable": True},
+                        "current_trick": {"type": "object"}, "renonces": {"type": "array"}}}
+WRITE_RESPONSES = {
+    "200": {"description": "accepted", "content": {"application/json": {"schema": {
+        "type": "object", "properties": {"seq": {"type": "integer"}, "state": STATE}}}}},
+    "400": {"description": "malformed request", "content": {
+        "application/json": {"schema": ERROR}}},
+    "403": {"description": "no PIN or a wrong PIN", "content": {
+        "application/json": {"schema": ERROR}}},
+    "409": {"description": "refused by the rules (out of turn, card already played...)",
+            "content": {"application/json": {"schema": ERROR}}},
+    "429": {"description": "too many wrong PINs", "content": {
+        "application/json": {"schema": ERROR}}},
+}
+
+
+def doc(method: str, summary: str, body: dict[str, Any] | None = None,
+        responses: dict[str, Any] | None = None, write: bool = False
+        ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Note how a view is called, for the generated OpenAPI description."""
+    def wrap(view: Callable[..., Any]) -> Callable[..., Any]:
+        operation: dict[str, Any] = {"summary": summary, "description": view.__doc__ or ""}
+        if body is not None:
+            operation["requestBody"] = {"required": True, "content": {
+                "application/json": {"schema": body}}}
+        operation["responses"] = responses or (
+            WRITE_RESPONSES if write else {"200": {"description": "OK"}})
+        if write:
+            operation["security"] = [{"tablePin": []}]
+        notes = getattr(view, "openapi", {})
+        notes[method.lower()] = operation
+        view.openapi = notes  # type: ignore[attr-defined]
+        return view
+    return wrap
+
+
+def _error(status: int, message: str, field: str | None = None) -> tuple[Response, int]:
+    body: dict[str, Any] = {"error": message}
+    if field:
+        body["field"] = field
+    return jsonify(body), status
+
+
+@bp.errorhandler(entries.EntryError)
+def _bad_entry(exc: entries.EntryError) -> tuple[Response, int]:
+    return _error(400, str(exc), exc.field)
+
+
+@bp.errorhandler(access.AccessDenied)
+def _denied(exc: access.AccessDenied) -> tuple[Response, int]:
+    return _error(403, str(exc))
+
+
+@bp.errorhandler(CSRFError)
+def _csrf(exc: CSRFError) -> tuple[Response, int]:
+    return _error(400, f"CSRF: {exc.description}")
+
+
+@bp.errorhandler(HTTPException)
+def _http(exc: HTTPException) -> tuple[Response, int]:
+    return _error(exc.code or 500, exc.description or exc.name)
+
+
+def _service() -> Any:
+    return current_app.config["SERVICE"]
+
+
+def _body() -> dict[str, Any]:
+    data = request.get_json(silent=True)
+    if data is None:
+        if request.form:
+            return request.form.to_dict()
+        if not request.get_data():
+            return {}
+        raise entries.EntryError("body", "not valid JSON")
+    if not isinstance(data, dict):
+        raise entries.EntryError("body", "expected a JSON object")
+    return data
+
+
+def _submit(build: Callable[[dict[str, Any], dict[str, Any]], Event]) -> tuple[Response, int]:
+    """Check the PIN, read the entry, hand it to the service (which asks the rules)."""
+    author = access.authorise()
+    service = _service()
+    if service.game_id is None:
+        return _error(409, "no game is open: start a game first")
+    event = build(_body(), service.state_json())
+    try:
+        stored = service.submit(event, source="web", author=author)
+    except ValueError as exc:
+        return _error(409, str(exc))
+    return jsonify({"seq": stored.seq, "event": event.to_json(),
+                    "state": service.state_json()}), 200
+
+
+# -- reading -----------------------------------------------------------------------------
+
+@bp.get("/state")
+@doc("get", "The table now", responses={"200": {"description": "the state", "content": {
+    "application/json": {"schema": STATE}}}})
+def state() -> Response:
+    """Teams, scores, target, dealer, contract, the trick in progress, whose turn,
+    tricks won, card points, renonces with proof, unknown cards, camera and display."""
+    return jsonify(_service().state_json())
+
+
+@bp.get("/games")
+@doc("get", "Every game, oldest first")
+def games() -> Response:
+    """Each game with its teams, scores, winner and number of hands."""
+    return jsonify(gamebook.list_games(_service()))
+
+
+@bp.get("/games/<int:game_id>")
+@doc("get", "One game and its hands")
+def game(game_id: int) -> Any:
+    """The game's settings, final or running scores, and each hand's score."""
+    try:
+        return jsonify(gamebook.game(_service(), game_id))
+    except (StoreError, LookupError) as exc:
+        return _error(404, str(exc))
+
+
+@bp.get("/games/<int:game_id>/hands/<int:hand_no>")
+@doc("get", "One hand in full")
+def hand(game_id: int, hand_no: int) -> Any:
+    """The auction, the eight tricks (leader, cards, winner, points), the score
+    step by step, renonces with proof, and every correction with who and when."""
+    try:
+        return jsonify(gamebook.hand(_service(), game_id, hand_no))
+    except (StoreError, LookupError) as exc:
+        return _error(404, str(exc))
+
+
+@bp.get("/games/<int:game_id>/hands/<int:hand_no>/record.json")
+@doc("get", "A hand record (DESIGN.md exchange format)")
+def hand_record(game_id: int, hand_no: int) -> Any:
+    """The hand as a record that ``belote-table score`` reads."""
+    try:
+        detail = gamebook.hand(_service(), game_id, hand_no)
+    except (StoreError, LookupError) as exc:
+        return _error(404, str(exc))
+    response = jsonify(detail["record"])
+    response.headers["Content-Disposition"] = (
+        f'attachment; filename="game{game_id}-hand{hand_no}.json"')
+    return response
+
+
+@bp.get("/games/<int:game_id>/scores.csv")
+@doc("get", "The game's scores, one line per hand (CSV)", responses={
+    "200": {"description": "CSV", "content": {"text/csv": {"schema": {"type": "string"}}}}})
+def scores_csv(game_id: int) -> Any:
+    """hand, dealer, contract, each team's score for the hand and running totals."""
+    try:
+        text = gamebook.scores_csv(_service(), game_id)
+    except (StoreError, LookupError) as exc:
+        return _error(404, str(exc))
+    return Response(text, mimetype="text/csv", headers={
+        "Content-Disposition": f'attachment; filename="game{game_id}-scores.csv"'})
+
+
+@bp.get("/games/<int:game_id>/events")
+@doc("get", "A game's stored events with source, time, confidence and author")
+def game_events(game_id: int) -> Any:
+    """Every event as stored, in order (corrections and undos included)."""
+    try:
+        return jsonify([s.to_json() for s in _service().store.events(game_id)])
+    except StoreError as exc:
+        return _error(404, str(exc))
+
+
+# -- writing -----------------------------------------------------------------------------
+
+START = {"type": "object", "required": ["pin"], "properties": {
+    "teams": {"type": "object", "properties": {"NS": {"type": "string"},
+                                               "EW": {"type": "string"}}},
+    "players": {"type": "object", "properties": {s: {"type": "string"} for s in "NESW"}},
+    "target": {"type": "integer", "example": 1000},
+    "rules": {"type": "string", "example": "ffb"},
+    "settings": {"type": "object", "description": "overrides of the preset's settings"},
+    "clockwise": {"type": "boolean"}, "dealer": SEAT,
+    "pin": {"type": "string", "pattern": "^[0-9]{4,8}$"}}}
+
+
+@bp.post("/games")
+@doc("post", "Start a game (needs the current game's PIN if there is one)", START, write=True)
+def start_game() -> tuple[Response, int]:
+    """Team and player names, target, rule preset and settings, direction,
+    first dealer and the new table PIN."""
+    author = access.authorise()
+    started, pin = entries.read_start(_body())
+    try:
+        game_id = _service().start_game(started, source="web", author=author)
+    except ValueError as exc:
+        return _error(409, str(exc))
+    access.pins().set(game_id, pin)
+    return jsonify({"game_id": game_id, "state": _service().state_json()}), 201
+
+
+@bp.post("/bid")
+@doc("post", "One bid of the auction", {"type": "object", "required": ["bid"], "properties": {
+    "seat": SEAT, "bid": {"type": "string", "example": "80H"}}}, write=True)
+def bid() -> tuple[Response, int]:
+    """``pass``, ``80H``...``160H``, ``capotH``, ``contre``, ``surcontre``; classic:
+    ``take``, ``take:S``. The seat defaults to whoever is to speak."""
+    return _submit(entries.read_bid)
+
+
+@bp.post("/contract")
+@doc("post", "The final contract, without the auction", {
+    "type": "object", "required": ["taker", "value", "trump"], "properties": {
+        "taker": SEAT, "value": {"oneOf": [{"type": "integer"}, {"type": "string",
+                                                                 "enum": ["capot"]}]},
+        "trump": {"type": "string", "enum": list(entries.TRUMPS)},
+        "double": {"type": "integer", "enum": [1, 2, 4]}}}, write=True)
+def contract() -> tuple[Response, int]:
+    """Taker, value (or capot), trump, and 2 for contré, 4 for surcontré."""
+    return _submit(lambda data, _state: entries.read_contract(data))
+
+
+@bp.post("/belote")
+@doc("post", "Belote announced", {"type": "object", "required": ["seat"],
+                                  "properties": {"seat": SEAT}}, write=True)
+def belote() -> tuple[Response, int]:
+    """The seat that announced belote (and rebelote)."""
+    return _submit(lambda data, _state: entries.read_belote(data))
+
+
+@bp.post("/turned")
+@doc("post", "Classic belote: the turned card", {"type": "object", "required": ["card"],
+                                                 "properties": {"card": CARD}}, write=True)
+def turned() -> tuple[Response, int]:
+    """The card turned up after the deal."""
+    return _submit(lambda data, _state: entries.read_turned(data))
+
+
+@bp.post("/play")
+@doc("post", "A card put down (hand entry when the camera is off)", {
+    "type": "object", "properties": {"seat": SEAT, "card": {**CARD, "nullable": True}}},
+    write=True)
+def play() -> tuple[Response, int]:
+    """The seat defaults to whoever is to play; a null card is an unknown card,
+    to be named later with a correction."""
+    return _submit(entries.read_play)
+
+
+@bp.post("/correct")
+@doc("post", "Confirm or correct a card played this hand", {
+    "type": "object", "required": ["seat", "trick", "card"], "properties": {
+        "seat": SEAT, "trick": {"type": "integer", "minimum": 1, "maximum": 8}, "card": CARD,
+        "hand": {"type": "integer"}}}, write=True)
+def correct() -> tuple[Response, int]:
+    """The card ``seat`` played in ``trick`` was ``card``; everything after is re-derived."""
+    return _submit(entries.read_correction)
+
+
+@bp.post("/tally")
+@doc("post", "The hand's outcome as a tally", {"type": "object", "properties": {
+    "points": {"type": "object"}, "tricks": {"type": "object"},
+    "belote": {"type": "string", "enum": ["NS", "EW"], "nullable": True}}}, write=True)
+def tally() -> tuple[Response, int]:
+    """Card points and tricks of each team, and the team with belote, for scoring alone."""
+    return _submit(lambda data, _state: entries.read_tally(data))
+
+
+@bp.post("/undo")
+@doc("post", "Undo the last entry", {"type": "object"}, write=True)
+def undo() -> tuple[Response, int]:
+    """Cancels the latest entry not yet undone (the game's start cannot be undone)."""
+    return _submit(lambda _data, _state: entries.read_undo(_service().events()))
+
+
+# -- description ---------------------------------------------------------------------------
+
+@bp.get("/openapi.json")
+@doc("get", "This description")
+def openapi() -> Response:
+    """The OpenAPI 3 description of this API, generated from the views."""
+    return jsonify(build_spec(current_app).to_dict())
+
+
+_CONVERTER_TYPES = {"integer": "integer", "float": "number"}
+
+
+def build_spec(app: Any) -> Any:
+    """An ``apispec.APISpec`` with every view that carries ``@doc`` notes."""
+    import re
+
+    from apispec import APISpec
+
+    spec = APISpec(title="Belote Table", version="1", openapi_version="3.0.3",
+                   info={"description": __doc__})
+    spec.components.security_scheme(
+        "tablePin", {"type": "apiKey", "in": "header", "name": access.PIN_HEADER})
+    paths: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
+    for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
+        view = app.view_functions.get(rule.endpoint)
+        notes = getattr(view, "openapi", None)
+        if not notes:
+            continue
+        path = re.sub(r"<(?:(\w+):)?(\w+)>", r"{\2}", rule.rule)
+        parameters = [{"in": "path", "name": name, "required": True, "schema": {
+            "type": _CONVERTER_TYPES.get(type(conv).__name__.replace("Converter", "").lower(),
+                                         "string")}}
+            for name, conv in rule._converters.items()]
+        operations, _ = paths.setdefault(path, ({}, parameters))
+        operations.update(notes)
+    for path, (operations, parameters) in paths.items():
+        spec.path(path=path, operations=operations, parameters=parameters or None)
+    return spec

@@ -1,0 +1,300 @@
+"""What the organiser may enter, read from a form or a JSON body into events.
+
+The one place where the web page and the JSON API check their input: both
+call these functions, so a bad request gets the same message either way.
+Input that is malformed in itself raises ``EntryError`` naming the field and
+the reason; whether the event may happen now is the rules engine's question
+(``TableService.submit`` asks it).
+
+>>> read_play({"seat": "w", "card": "10h"}, {"to_play": "W"})
+CardPlayed(seat='W', card='TH')
+>>> read_play({"card": "5H"}, {"to_play": "W"})
+Traceback (most recent call last):
+...
+web.entries.EntryError: card: not a belote card: '5H'
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from scorer.cards import SEATS, TEAMS, Card, InvalidCardError
+from scorer.events import (
+    BeloteAnnounced,
+    BidMade,
+    CardCorrected,
+    CardPlayed,
+    CardTurned,
+    ContractSet,
+    EntryUndone,
+    Event,
+    GameStarted,
+    InvalidEventError,
+    TallyEntered,
+)
+from scorer.rules import PRESETS, Rules, UnknownSettingError
+
+TRUMPS = ("S", "H", "D", "C", "NT", "AT")
+DOUBLES = (1, 2, 4)
+NAME_MAX = 40
+PIN_RE = re.compile(r"^[0-9]{4,8}$")
+
+
+class EntryError(ValueError):
+    """Bad input: ``field`` names where, the message says why."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(f"{field}: {reason}")
+        self.field = field
+        self.reason = reason
+
+
+def _text(data: Mapping[str, Any], field: str, default: str = "") -> str:
+    value = data.get(field, default)
+    if value is None:
+        return default
+    if not isinstance(value, str | int):
+        raise EntryError(field, f"expected text, got {value!r}")
+    return str(value).strip()
+
+
+def _seat(data: Mapping[str, Any], field: str, default: str | None = None) -> str:
+    value = _text(data, field).upper() or default
+    if value is None:
+        raise EntryError(field, "missing (one of N E S W)")
+    if value not in SEATS:
+        raise EntryError(field, f"not a seat: {value!r} (one of N E S W)")
+    return value
+
+
+def _card(data: Mapping[str, Any], field: str) -> str:
+    value = data.get(field)
+    if value is None or value == "":
+        raise EntryError(field, "missing (a card such as TH)")
+    try:
+        return str(Card.parse(value))
+    except InvalidCardError as exc:
+        raise EntryError(field, str(exc)) from None
+
+
+def _int(data: Mapping[str, Any], field: str, low: int, high: int,
+         default: int | None = None) -> int:
+    value = data.get(field)
+    if value is None or value == "":
+        if default is None:
+            raise EntryError(field, "missing (a whole number)")
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise EntryError(field, f"expected a whole number, got {value!r}")
+    text = str(value).strip()
+    if not re.fullmatch(r"-?[0-9]+", text):
+        raise EntryError(field, f"expected a whole number, got {value!r}")
+    number = int(text)
+    if not low <= number <= high:
+        raise EntryError(field, f"{number} is out of range ({low} to {high})")
+    return number
+
+
+def _bool(data: Mapping[str, Any], field: str) -> bool:
+    value = data.get(field, False)
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("", "0", "false", "no", "off"):
+        return False
+    if isinstance(value, str) and value.lower() in ("1", "true", "yes", "on"):
+        return True
+    raise EntryError(field, f"expected true or false, got {value!r}")
+
+
+def _event(field: str, build: Any, *args: Any, **kw: Any) -> Any:
+    """Build an event; a field the event itself refuses is reported under ``field``."""
+    try:
+        return build(*args, **kw)
+    except InvalidEventError as exc:
+        raise EntryError(field, str(exc)) from None
+
+
+def read_settings(value: Any) -> dict[str, Any]:
+    """Rule overrides: a JSON object, or text with one ``name=value`` per line.
+
+    >>> read_settings("must_undertrump=true\\nunannounced_capot = 250")
+    {'must_undertrump': True, 'unannounced_capot': 250}
+    """
+    if value is None or value == "":
+        return {}
+    if isinstance(value, dict):
+        return dict(value)
+    if not isinstance(value, str):
+        raise EntryError("settings", f"expected an object or name=value lines, got {value!r}")
+    out: dict[str, Any] = {}
+    for n, line in enumerate(value.replace(";", "\n").splitlines(), start=1):
+        line = line.strip()
+        if not line:
+            continue
+        name, sep, raw = line.partition("=")
+        if not sep or not name.strip():
+            raise EntryError("settings", f"line {n}: expected name=value, got {line!r}")
+        raw = raw.strip()
+        try:
+            out[name.strip()] = json.loads(raw)
+        except ValueError:
+            out[name.strip()] = raw
+    return out
+
+
+def read_start(data: Mapping[str, Any]) -> tuple[GameStarted, str]:
+    """A new game and its PIN from the set-up form (flat fields ``team_NS``,
+    ``player_N``...) or JSON (``teams``/``players`` objects)."""
+    teams_in = data.get("teams") if isinstance(data.get("teams"), dict) else {}
+    players_in = data.get("players") if isinstance(data.get("players"), dict) else {}
+    teams: dict[str, str] = {}
+    for team in TEAMS:
+        name = _text(teams_in, team) if teams_in else _text(data, f"team_{team}")
+        if len(name) > NAME_MAX:
+            raise EntryError(f"teams.{team}", f"longer than {NAME_MAX} characters")
+        teams[team] = name or team
+    players: dict[str, str] = {}
+    for seat in SEATS:
+        name = _text(players_in, seat) if players_in else _text(data, f"player_{seat}")
+        if len(name) > NAME_MAX:
+            raise EntryError(f"players.{seat}", f"longer than {NAME_MAX} characters")
+        if name:
+            players[seat] = name
+    preset = _text(data, "rules", "ffb") or "ffb"
+    if preset not in PRESETS:
+        raise EntryError("rules", f"unknown rule preset {preset!r} (known: {', '.join(PRESETS)})")
+    settings = read_settings(data.get("settings"))
+    if data.get("target") not in (None, ""):
+        settings["target"] = _int(data, "target", 100, 100000)
+    if "clockwise" in data or data.get("direction") not in (None, ""):
+        direction = _text(data, "direction").lower()
+        if direction and direction not in ("clockwise", "counterclockwise"):
+            raise EntryError("direction", f"{direction!r} is not clockwise or counterclockwise")
+        settings["clockwise"] = direction == "clockwise" if direction else _bool(data, "clockwise")
+    try:
+        Rules.from_preset(preset, settings)
+    except UnknownSettingError as exc:
+        raise EntryError("settings", str(exc)) from None
+    dealer = _seat(data, "dealer", "N")
+    pin = _text(data, "pin")
+    if not PIN_RE.match(pin):
+        raise EntryError("pin", "the table's PIN must be 4 to 8 digits")
+    started = _event("rules", GameStarted, rules=preset, settings=settings, dealer=dealer,
+                     teams=teams, players=players)
+    return started, pin
+
+
+def read_bid(data: Mapping[str, Any], state: Mapping[str, Any]) -> BidMade:
+    """One spoken bid; the seat defaults to whoever is to speak."""
+    seat = _seat(data, "seat", state.get("to_speak"))
+    bid = _text(data, "bid")
+    if not bid:
+        raise EntryError("bid", "missing (pass, 80H ... 160H, capotH, contre, surcontre)")
+    if len(bid) > 12 or not re.fullmatch(r"[A-Za-z0-9:]+", bid):
+        raise EntryError("bid", f"not a bid: {bid!r}")
+    low = bid.lower()
+    if low in ("pass", "contre", "surcontre", "take"):
+        bid = low
+    elif low.startswith("take:"):
+        bid = "take:" + bid[5:].upper()
+    elif low.startswith("capot"):
+        bid = "capot" + bid[5:].upper()
+    else:
+        bid = bid.upper()
+    return _event("bid", BidMade, seat=seat, bid=bid)
+
+
+def read_contract(data: Mapping[str, Any]) -> ContractSet:
+    """The final contract entered directly: taker, value (or capot), trump, double."""
+    taker = _seat(data, "taker")
+    raw = _text(data, "value").lower()
+    value: int | str
+    if raw == "capot":
+        value = "capot"
+    else:
+        value = _int(data, "value", 80, 500)
+        if value % 10:
+            raise EntryError("value", f"{value} is not a multiple of 10")
+    trump = _text(data, "trump").upper()
+    if trump not in TRUMPS:
+        raise EntryError("trump", f"not a trump: {trump!r} (one of {' '.join(TRUMPS)})")
+    double = _int(data, "double", 1, 4, default=1)
+    if double not in DOUBLES:
+        raise EntryError("double", f"{double} is not 1, 2 (contré) or 4 (surcontré)")
+    return _event("contract", ContractSet, taker=taker, value=value, trump=trump, double=double)
+
+
+def read_belote(data: Mapping[str, Any]) -> BeloteAnnounced:
+    return _event("seat", BeloteAnnounced, seat=_seat(data, "seat"))
+
+
+def read_turned(data: Mapping[str, Any]) -> CardTurned:
+    return _event("card", CardTurned, card=_card(data, "card"))
+
+
+def read_play(data: Mapping[str, Any], state: Mapping[str, Any]) -> CardPlayed:
+    """A card put down; the seat defaults to whoever is to play; no card (or
+    ``"?"``) records an unknown card to be named later."""
+    seat = _seat(data, "seat", state.get("to_play"))
+    raw = data.get("card")
+    if raw is None or raw in ("", "?"):
+        return _event("card", CardPlayed, seat=seat, card=None)
+    return _event("card", CardPlayed, seat=seat, card=_card(data, "card"))
+
+
+def read_correction(data: Mapping[str, Any], state: Mapping[str, Any]) -> CardCorrected:
+    """The card ``seat`` played in ``trick`` (of ``hand``, default the current
+    one) was ``card``: confirms an unknown card or fixes a misread one."""
+    seat = _seat(data, "seat")
+    trick = _int(data, "trick", 1, 8)
+    card = _card(data, "card")
+    hand = data.get("hand")
+    hand_no = None if hand in (None, "") else _int(data, "hand", 1, 10000)
+    return _event("card", CardCorrected, seat=seat, trick=trick, new=card, hand=hand_no)
+
+
+def read_tally(data: Mapping[str, Any]) -> TallyEntered:
+    """The hand's outcome as a tally: card points and tricks per team, belote team."""
+    points = data.get("points") if isinstance(data.get("points"), dict) else None
+    tricks = data.get("tricks") if isinstance(data.get("tricks"), dict) else None
+    if points is None:
+        points = {t: data.get(f"points_{t}") for t in TEAMS}
+    if tricks is None:
+        tricks = {t: data.get(f"tricks_{t}") for t in TEAMS}
+    clean_points = {t: _int(points, t, 0, 500) for t in TEAMS}
+    clean_tricks = {t: _int(tricks, t, 0, 8) for t in TEAMS}
+    if sum(clean_tricks.values()) != 8:
+        raise EntryError("tricks", f"the two teams' tricks add up to "
+                                   f"{sum(clean_tricks.values())}, not 8")
+    belote = _text(data, "belote").upper() or None
+    if belote is not None and belote not in TEAMS:
+        raise EntryError("belote", f"not a team: {belote!r} (NS or EW)")
+    return _event("tally", TallyEntered, points=clean_points, tricks=clean_tricks, belote=belote)
+
+
+def last_entry(stored: list[Any]) -> int | None:
+    """Index of the latest entry that can still be undone: not the game's
+    start, not an undo, not already undone."""
+    undone = {s.event.index for s in stored if isinstance(s.event, EntryUndone)}
+    for s in reversed(stored):
+        if isinstance(s.event, GameStarted | EntryUndone) or s.seq in undone:
+            continue
+        return int(s.seq)
+    return None
+
+
+def read_undo(stored: list[Any]) -> EntryUndone:
+    index = last_entry(stored)
+    if index is None:
+        raise EntryError("undo", "nothing to undo")
+    return EntryUndone(index=index)
+
+
+def describe(event: Event) -> str:
+    """A short line for logs and the history's list of entries."""
+    data = event.to_json()
+    kind = data.pop("type")
+    return kind + " " + " ".join(f"{k}={v}" for k, v in data.items() if v is not None)

@@ -1,0 +1,82 @@
+"""Words the pages show, in the visitor's language (French by default).
+
+The page script draws the table from the state JSON, so it gets its words
+from here, translated on the server by Flask-Babel, in one JSON object.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask_babel import get_locale
+from flask_babel import gettext as _
+
+from scorer.cards import RANK_INDEX_EN, RANK_INDEX_FR, SUIT_SYMBOLS
+
+
+def seat_names() -> dict[str, str]:
+    return {"N": _("North"), "E": _("East"), "S": _("South"), "W": _("West")}
+
+
+def trump_names() -> dict[str, str]:
+    return {"S": _("spades"), "H": _("hearts"), "D": _("diamonds"), "C": _("clubs"),
+            "NT": _("no trump"), "AT": _("all trump")}
+
+
+def rule_names() -> dict[str, str]:
+    """What each kind of renonce means (DESIGN.md's ``rule`` values)."""
+    return {"follow": _("did not follow suit"), "trump": _("did not trump"),
+            "overtrump": _("did not overtrump"), "undertrump": _("did not undertrump"),
+            "turn": _("played out of turn")}
+
+
+def rank_index() -> dict[str, str]:
+    """Card indices: R D V (roi, dame, valet) in French, K Q J in English."""
+    return dict(RANK_INDEX_EN if str(get_locale()) == "en" else RANK_INDEX_FR)
+
+
+def card_label(code: str | None) -> str:
+    """``TH`` -> ``10♥``, ``KS`` -> ``R♠`` in French; ``?`` for an unknown card."""
+    if not code:
+        return "?"
+    return rank_index()[code[0]] + SUIT_SYMBOLS[code[1]]
+
+
+def words() -> dict[str, Any]:
+    return {
+        "seats": seat_names(),
+        "trumps": trump_names(),
+        "rules": rule_names(),
+        "ranks": rank_index(),
+        "suits": dict(SUIT_SYMBOLS),
+        "phases": {"setup": _("no game yet"), "bidding": _("auction"), "play": _("play"),
+                   "over": _("game over")},
+        "dealer": _("Dealer"),
+        "target": _("Target"),
+        "hand": _("Hand"),
+        "trick": _("Trick"),
+        "contract": _("Contract"),
+        "no_contract": _("no contract yet"),
+        "contre": _("contré"),
+        "surcontre": _("surcontré"),
+        "capot": _("capot"),
+        "to_play": _("to play"),
+        "to_speak": _("to speak"),
+        "tricks_won": _("Tricks won"),
+        "card_points": _("Card points"),
+        "renonce": _("Renonce"),
+        "renonce_by": _("%(seat)s in trick %(trick)s: %(rule)s, proved by %(card)s in trick "
+                        "%(proof)s"),
+        "unknown": _("Unknown card at %(seat)s (trick %(trick)s): name it on the control page"),
+        "camera": _("camera"),
+        "display": _("display"),
+        "connected": _("live"),
+        "disconnected": _("connection lost, reconnecting…"),
+        "winner": _("%(team)s wins the game"),
+        "pass": _("pass"),
+        "bids": _("Bids"),
+        "belote": _("belote"),
+        "last_trick": _("Last trick"),
+        "won_by": _("won by"),
+        "played": _("played"),
+    }

@@ -1,0 +1,102 @@
+"""The live table page (``/``) and its event stream (``/events``, Server-Sent Events).
+
+The page draws itself from the state JSON: once from the copy embedded in the
+page, then from every ``state`` message of the stream. The stream is a plain
+streaming response fed by a bus subscription; each message carries the bus
+sequence number as its SSE id, so a browser that lost the connection comes
+back (EventSource retries by itself) with ``Last-Event-ID`` and is sent the
+current state at once if it missed any.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Blueprint, Response, current_app, redirect, render_template, request, session
+from flask_babel import get_locale
+
+from web import i18n
+
+bp = Blueprint("live", __name__)
+
+# Topics forwarded to browsers; the display's own topic (the PIN) is not.
+TOPICS = ("state", "status", "alert", "event")
+KEEPALIVE_S = 15.0
+RETRY_MS = 1000
+
+
+def _sse(topic: str, data: Any, msg_id: int | None = None) -> str:
+    # One JSON line: data never holds a newline, so no SSE field splitting is needed.
+    head = f"id: {msg_id}\n" if msg_id is not None else ""
+    return f"{head}event: {topic}\ndata: {json.dumps(data, default=str)}\n\n"
+
+
+def _last_event_id() -> int:
+    raw = request.headers.get("Last-Event-ID") or request.args.get("last_id") or ""
+    return int(raw) if raw.strip().isdigit() else 0
+
+
+@bp.get("/")
+def table() -> str:
+    service = current_app.config["SERVICE"]
+    return render_template("live.html", state=service.state_json(), status=service.status(),
+                           words=i18n.words(), lang=str(get_locale()))
+
+
+@bp.get("/lang/<code>")
+def choose_language(code: str) -> Any:
+    """Remember the visitor's language (French unless English is chosen)."""
+    if code in ("fr", "en"):
+        session["lang"] = code
+    back = request.referrer or "/"
+    # Only go back within this site.
+    return redirect(back if back.startswith(request.host_url) else "/")
+
+
+@bp.get("/events")
+def events() -> Response:
+    service = current_app.config["SERVICE"]
+    bus = service.bus
+    stop = current_app.extensions["belote_stop"]
+    seen = _last_event_id()
+    # Subscribe before reading the snapshot, so nothing published in between is lost.
+    sub = bus.subscribe()
+    newest = max((m.seq for m in list(bus.last.values())), default=0)
+    if seen > newest:
+        seen = 0  # an id from before a server restart: the bus counts afresh
+    last_state = bus.last.get("state")
+    snapshot_id = last_state.seq if last_state is not None else 0
+    snapshot = service.state_json() if snapshot_id > seen or seen == 0 else None
+    status = service.status()
+
+    def stream() -> Iterator[str]:
+        sent = max(seen, snapshot_id)
+        try:
+            yield f"retry: {RETRY_MS}\n\n"
+            if snapshot is not None:
+                yield _sse("state", snapshot, sent)
+            yield _sse("status", status)
+            quiet_since = time.monotonic()
+            while not stop.is_set():
+                msg = sub.get(timeout=1.0)
+                if msg is None:
+                    if sub.closed:
+                        return
+                    if time.monotonic() - quiet_since > KEEPALIVE_S:
+                        # A comment line: keeps proxies open and finds dead clients.
+                        yield ": keepalive\n\n"
+                        quiet_since = time.monotonic()
+                    continue
+                if msg.topic not in TOPICS or msg.seq <= sent:
+                    continue
+                sent = msg.seq
+                quiet_since = time.monotonic()
+                yield _sse(msg.topic, msg.data, msg.seq)
+        finally:
+            sub.close()
+
+    return Response(stream(), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -1,0 +1,116 @@
+/* The organiser's buttons: each one sends one entry to the JSON API (session
+   cookie + CSRF token) and shows the answer; the table itself follows the
+   event stream (table.js). */
+"use strict";
+
+const CSRF = document.querySelector('meta[name="csrf-token"]').content;
+const message = document.getElementById("message");
+let chosenCard = null;
+let chosenPlay = null;   // {seat, trick} of a card played this hand
+let bidTrump = null;
+
+function say(text, isError) {
+  message.textContent = text;
+  message.className = "message" + (isError ? " error" : "");
+}
+
+async function send(path, body) {
+  try {
+    const r = await fetch("/api/" + path, {
+      method: "POST", credentials: "same-origin",
+      headers: {"Content-Type": "application/json", "X-CSRFToken": CSRF},
+      body: JSON.stringify(body || {}),
+    });
+    const answer = await r.json().catch(() => ({error: r.statusText}));
+    if (!r.ok) { say(answer.error || r.statusText, true); return null; }
+    say(answer.message || "✓", false);
+    if (answer.state) { window.beloteState = answer.state; renderTable(answer.state); }
+    return answer;
+  } catch (e) {
+    say(String(e), true);
+    return null;
+  }
+}
+
+function pickCard(code) {
+  chosenCard = code;
+  for (const b of document.querySelectorAll("#picker button")) {
+    b.setAttribute("aria-pressed", String(b.dataset.card === code));
+  }
+}
+
+/* Cards played this hand, as buttons to pick the one to confirm or correct. */
+function renderPlayed(s) {
+  const list = document.getElementById("played-list");
+  const played = new Set(s.played || []);
+  for (const b of document.querySelectorAll("#picker button")) {
+    b.classList.toggle("played", played.has(b.dataset.card));
+  }
+  const items = [];
+  (s.tricks || []).forEach((t, i) => {
+    const seats = t.seats || [];
+    (t.cards || []).forEach((c, j) => items.push({trick: i + 1, seat: seats[j], card: c}));
+  });
+  for (const c of ((s.current_trick || {}).cards || [])) {
+    items.push({trick: s.trick_no, seat: c.seat, card: c.card});
+  }
+  list.replaceChildren(...items.map(it => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.dataset.trick = it.trick;
+    b.dataset.seat = it.seat;
+    b.textContent = it.trick + "·" + it.seat + " " + cardLabel(it.card);
+    if (it.card === null) b.classList.add("danger");
+    const on = chosenPlay && chosenPlay.trick === it.trick && chosenPlay.seat === it.seat;
+    b.setAttribute("aria-pressed", String(Boolean(on)));
+    b.addEventListener("click", () => { chosenPlay = {trick: it.trick, seat: it.seat}; renderPlayed(window.beloteState); });
+    return b;
+  }));
+  const speak = document.getElementById("c-to-speak");
+  speak.textContent = s.to_speak ? W.seats[s.to_speak] + " " + W.to_speak : "";
+  const classic = ((s.rules || {}).game) === "classic";
+  for (const el of document.querySelectorAll(".classic-only")) el.hidden = !classic;
+  const sata = Boolean((s.rules || {}).sans_tout_atout);
+  for (const b of document.querySelectorAll('[data-trump="NT"], [data-trump="AT"]')) b.hidden = !sata;
+}
+
+document.addEventListener("belote:state", e => renderPlayed(e.detail));
+document.addEventListener("belote:alert", e => { if (e.detail.message) say(e.detail.message, e.detail.kind === "renonce"); });
+
+for (const b of document.querySelectorAll("#picker button")) {
+  b.addEventListener("click", () => pickCard(b.dataset.card));
+}
+for (const b of document.querySelectorAll("button.bid")) {
+  b.addEventListener("click", () => send("bid", {bid: b.dataset.bid}));
+}
+for (const b of document.querySelectorAll("button.bid-trump")) {
+  b.addEventListener("click", () => {
+    const value = document.getElementById("bid-value").value;
+    send("bid", {bid: (value === "capot" ? "capot" : value) + b.dataset.trump});
+  });
+}
+document.getElementById("set-contract").addEventListener("click", () => send("contract", {
+  taker: document.getElementById("k-taker").value,
+  value: document.getElementById("k-value").value,
+  trump: document.getElementById("k-trump").value,
+  double: Number(document.getElementById("k-double").value),
+}));
+for (const b of document.querySelectorAll("button[data-belote]")) {
+  b.addEventListener("click", () => send("belote", {seat: b.dataset.belote}));
+}
+function playSeat() { return document.getElementById("play-seat").value || undefined; }
+document.getElementById("play-card").addEventListener("click", async () => {
+  if (!chosenCard) { say(document.getElementById("picker").dataset.hint || "?", true); return; }
+  if (await send("play", {seat: playSeat(), card: chosenCard})) pickCard(null);
+});
+document.getElementById("play-unknown").addEventListener("click", () => send("play", {seat: playSeat(), card: null}));
+document.getElementById("turned-card").addEventListener("click", () => send("turned", {card: chosenCard}));
+document.getElementById("correct-card").addEventListener("click", async () => {
+  const target = chosenPlay || ((window.beloteState.unknown || [])[0]);
+  if (!target || !chosenCard) { say("?", true); return; }
+  if (await send("correct", {seat: target.seat, trick: target.trick, card: chosenCard})) {
+    chosenPlay = null; pickCard(null);
+  }
+});
+document.getElementById("undo").addEventListener("click", () => send("undo", {}));
+renderPlayed(window.beloteState);

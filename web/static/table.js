@@ -1,0 +1,129 @@
+/* Draws the live table from the state JSON and keeps it current through the
+   event stream (/events). Words come translated from the server (#words). */
+"use strict";
+
+const W = JSON.parse(document.getElementById("words").textContent);
+
+function cardLabel(code) {
+  return code ? W.ranks[code[0]] + W.suits[code[1]] : "?";
+}
+
+/* A card picture: index at two corners and a large pip, all in CSS. */
+function cardEl(code, small) {
+  const el = document.createElement("div");
+  el.className = "card" + (small ? " small" : "");
+  if (code === undefined) { el.classList.add("empty"); return el; }
+  if (code === null) {
+    el.classList.add("unknown");
+    el.dataset.card = "?";
+    el.innerHTML = '<span class="pip">?</span>';
+    el.setAttribute("aria-label", "?");
+    return el;
+  }
+  if (code[1] === "H" || code[1] === "D") el.classList.add("red");
+  el.dataset.card = code;
+  const idx = W.ranks[code[0]] + "<br>" + W.suits[code[1]];
+  el.innerHTML = '<span class="idx">' + idx + '</span><span class="pip">' + W.suits[code[1]] +
+    '</span><span class="idx br">' + idx + "</span>";
+  el.setAttribute("aria-label", cardLabel(code));
+  return el;
+}
+
+function fmt(template, values) {
+  return template.replace(/%\((\w+)\)s/g, (_, k) => values[k] ?? "");
+}
+
+function contractText(c) {
+  if (!c) return W.no_contract;
+  let text = W.seats[c.taker] + " " + (c.value === "capot" ? W.capot : c.value) + " " +
+    (W.trumps[c.trump] || c.trump);
+  if (c.double === 2) text += " " + W.contre;
+  if (c.double === 4) text += " " + W.surcontre;
+  return text;
+}
+
+function setText(id, text) {
+  const el = document.getElementById(id);
+  if (el && el.textContent !== String(text)) el.textContent = text;
+}
+
+function renderStatus(status) {
+  for (const part of ["camera", "display"]) {
+    const value = (status && status[part]) || "off";
+    const el = document.getElementById(part + "-status");
+    if (!el) continue;
+    el.querySelector(".dot").className = "dot " + (value === "ok" ? "ok" : value === "off" ? "off" : "error");
+    el.querySelector(".value").textContent = W[part] + ": " + value;
+  }
+}
+
+function renderTable(s) {
+  const teams = s.teams || {NS: "NS", EW: "EW"};
+  for (const t of ["NS", "EW"]) {
+    setText("team-" + t, teams[t] || t);
+    setText("score-" + t, (s.scores || {})[t] ?? 0);
+    setText("tricks-" + t, (s.tricks_won || {})[t] ?? 0);
+    setText("points-" + t, (s.card_points || {})[t] ?? 0);
+    const box = document.getElementById("box-" + t);
+    if (box) box.classList.toggle("winner", s.winner === t);
+  }
+  setText("target", s.target ?? "");
+  setText("hand-no", s.hand_no ?? "");
+  setText("dealer", s.dealer ? W.seats[s.dealer] : "");
+  setText("contract", contractText(s.contract));
+  setText("phase", (W.phases[s.phase] || s.phase || "") +
+    (s.winner ? " — " + fmt(W.winner, {team: teams[s.winner] || s.winner}) : ""));
+  setText("trick-no", s.trick_no ?? "");
+  const turn = s.phase === "bidding" ? s.to_speak : s.to_play;
+  setText("to-play", turn ? W.seats[turn] + " " + (s.phase === "bidding" ? W.to_speak : W.to_play) : "");
+  const bids = (s.bids || []).map(b => W.seats[b.seat][0] + ": " + (b.bid === "pass" ? W.pass : b.bid));
+  setText("bids", bids.length ? W.bids + " — " + bids.join(", ") : "");
+
+  const played = {};
+  for (const c of ((s.current_trick || {}).cards || [])) played[c.seat] = c.card;
+  for (const seat of ["N", "E", "S", "W"]) {
+    const box = document.getElementById("seat-" + seat);
+    if (!box) continue;
+    const name = (s.players || {})[seat];
+    box.querySelector(".who").textContent = W.seats[seat] + (name ? " · " + name : "");
+    box.classList.toggle("turn", turn === seat);
+    const slot = box.querySelector(".slot");
+    const code = seat in played ? played[seat] : undefined;
+    if (slot.dataset.shown !== String(code)) {
+      slot.replaceChildren(cardEl(code));
+      slot.dataset.shown = String(code);
+    }
+  }
+
+  const banner = document.getElementById("renonce-banner");
+  const renonces = s.renonces || [];
+  banner.hidden = renonces.length === 0;
+  banner.textContent = renonces.map(r => W.renonce + " ! " + fmt(W.renonce_by, {
+    seat: W.seats[r.seat], trick: r.trick, rule: W.rules[r.rule] || r.rule,
+    card: cardLabel((r.proof || {}).card), proof: (r.proof || {}).trick})).join(" · ");
+
+  const unknown = document.getElementById("unknown-prompt");
+  const missing = s.unknown || [];
+  unknown.hidden = missing.length === 0;
+  unknown.textContent = missing.map(u => fmt(W.unknown, {seat: W.seats[u.seat], trick: u.trick})).join(" · ");
+  if (s.status) renderStatus(s.status);
+  document.dispatchEvent(new CustomEvent("belote:state", {detail: s}));
+}
+
+/* EventSource reconnects by itself and sends Last-Event-ID; the server then
+   sends the current state if anything was missed. */
+function connect() {
+  const conn = document.getElementById("conn");
+  const source = new EventSource("/events");
+  source.addEventListener("open", () => { conn.textContent = W.connected; conn.className = "dot-label ok"; });
+  source.addEventListener("error", () => { conn.textContent = W.disconnected; conn.className = "dot-label error"; });
+  source.addEventListener("state", e => { window.beloteState = JSON.parse(e.data); renderTable(window.beloteState); });
+  source.addEventListener("status", e => renderStatus(JSON.parse(e.data)));
+  source.addEventListener("alert", e => document.dispatchEvent(new CustomEvent("belote:alert", {detail: JSON.parse(e.data)})));
+  window.beloteSource = source;
+}
+
+window.beloteState = JSON.parse(document.getElementById("initial-state").textContent);
+renderTable(window.beloteState);
+renderStatus(JSON.parse(document.getElementById("initial-status").textContent));
+connect();
