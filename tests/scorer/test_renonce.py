@@ -1,0 +1,142 @@
+"""Renonce proof from the cards played (hands unknown): each rule of FFB 5.2
+broken once, reported at the first play that proves it with the proving card;
+what a renonce does to the score (the penalty settings).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from scorer.events import CardPlayed
+from scorer.game import GameState, replay
+from scorer.record import record_to_events, score_record
+
+CONTRACT_N = {"taker": "N", "value": 80, "trump": "H"}
+
+
+def first_flag(record):
+    """(trick number, play number from 0, renonce) at the first play that flags one."""
+    events = record_to_events(record)
+    state = GameState()
+    plays = 0
+    for e in events:
+        trick_no = state.trick_no
+        state = state.apply(e)
+        if isinstance(e, CardPlayed):
+            if state.renonces or (state.hands and state.hands[-1]["result"]["renonces"]):
+                found = state.renonces or state.hands[-1]["result"]["renonces"]
+                return trick_no, plays, found[0]
+            plays += 1
+    return None
+
+
+def test_5_2_2_1_failing_to_trump_is_proven_when_the_trump_appears(play_out, deal_a):
+    # N leads AS; W has no spade but holds 7H 8H and discards 9C instead of cutting.
+    rec = play_out(deal_a, dealer="E", contract=CONTRACT_N,
+                   force={(1, "N"): "AS", (1, "W"): "9C", (2, "N"): "JH"})
+    trick, play_no, renonce = first_flag(rec)
+    # Proven in trick 2, when W follows N's jack of trumps with 7H
+    assert (trick, play_no) == (2, 5)
+    assert renonce == {"seat": "W", "trick": 1, "rule": "trump",
+                       "proof": {"trick": 2, "card": "7H"}}
+
+
+def test_5_2_1_failing_to_follow_is_proven_by_a_later_card_of_that_suit(play_out, deal_a):
+    # N leads AS; E holds six spades but plays 7D.
+    rec = play_out(deal_a, dealer="E", contract=CONTRACT_N,
+                   force={(1, "N"): "AS", (1, "E"): "7D", (2, "N"): "TS"})
+    trick, _, renonce = first_flag(rec)
+    assert trick == 2
+    assert renonce["seat"] == "E" and renonce["trick"] == 1 and renonce["rule"] == "follow"
+    assert renonce["proof"]["trick"] == 2 and renonce["proof"]["card"][1] == "S"
+
+
+def test_5_2_1_not_going_higher_on_a_trump_lead(play_out):
+    hands = {"N": "9H 7S 8S 9S 7D 8D 9D TD", "E": "AH JH TS JS QS KS AS JD",
+             "S": "7H 8H QD KD AD 7C 8C 9C", "W": "TH KH QH TC JC QC KC AC"}
+    # dealer N: W leads TH; S (7H/8H) follows; E must beat TH: AH or JH.
+    rec = play_out(hands, dealer="N", contract={"taker": "W", "value": 80, "trump": "H"},
+                   force={(1, "W"): "TH", (1, "S"): "7H", (1, "E"): "TS"})
+    # E played no heart at all on a heart lead while holding AH JH: not following.
+    trick, _, renonce = first_flag(rec)
+    assert renonce["seat"] == "E" and renonce["rule"] == "follow"
+    rec = play_out(hands, dealer="N", contract={"taker": "W", "value": 80, "trump": "H"},
+                   force={(1, "W"): "KH", (1, "S"): "7H", (1, "E"): "JH", (1, "N"): "9H"})
+    assert first_flag(rec) is None  # N could not beat JH: any trump is fine
+
+
+def test_5_2_2_2_failing_to_overtrump_an_opponent(play_out):
+    hands = {"N": "JH 7S 8S 9S TS JS QS KS", "E": "9H AH 7D 8D 9D TD JD QD",
+             "S": "7H 8H KD AD AS 7C 8C 9C", "W": "TH KH QH TC JC QC KC AC"}
+    contract = {"taker": "W", "value": 80, "trump": "H"}
+    # Dealer N: W leads AC, S follows, E (partner master) discards, N cuts: all legal.
+    rec = play_out(hands, dealer="N", contract=contract,
+                   force={(1, "W"): "AC", (1, "S"): "7C", (1, "E"): "7D", (1, "N"): "JH"})
+    assert first_flag(rec) is None
+    # E cuts with 9H (allowed: partner master); N, void in clubs, holds JH but discards.
+    rec = play_out(hands, dealer="N", contract=contract,
+                   force={(1, "W"): "AC", (1, "S"): "7C", (1, "E"): "9H", (1, "N"): "7S"})
+    trick, _, renonce = first_flag(rec)
+    assert renonce["seat"] == "N" and renonce["trick"] == 1 and renonce["rule"] == "overtrump"
+    assert renonce["proof"] == {"trick": trick, "card": "JH"}
+
+
+def test_house_rule_undertrump_obligation_is_checked(play_out):
+    hands = {"N": "7H 7S 8S 9S TS JS QS KS", "E": "9H AH 7D 8D 9D TD JD QD",
+             "S": "8H JH KD AD AS 7C 8C 9C", "W": "TH KH QH TC JC QC KC AC"}
+    force = {(1, "W"): "AC", (1, "S"): "7C", (1, "E"): "9H", (1, "N"): "7S"}
+    rec = play_out(hands, dealer="N", contract={"taker": "W", "value": 80, "trump": "H"},
+                   force=force)
+    assert first_flag(rec) is None  # N cannot beat 9H: free discard (FFB)
+    rec["rules"] = {"preset": "ffb", "must_undertrump": True}
+    trick, _, renonce = first_flag(rec)
+    assert renonce["seat"] == "N" and renonce["rule"] == "undertrump"
+    assert renonce["proof"]["card"] == "7H"
+
+
+def test_the_end_of_hand_check_is_complete_every_renonce_is_in_the_result(play_out, deal_a):
+    rec = play_out(deal_a, dealer="E", contract=CONTRACT_N,
+                   force={(1, "N"): "AS", (1, "W"): "9C", (1, "E"): "7D"})
+    r = score_record(rec)
+    assert sorted((x["seat"], x["trick"], x["rule"]) for x in r["renonces"]) == [
+        ("E", 1, "follow"), ("W", 1, "trump")]
+
+
+@pytest.mark.parametrize("penalty,preset,expected", [
+    ("hand-lost", "ffb", {"NS": 160, "EW": 0}),
+    ("hand-lost", "ffb-pfd", {"NS": 160 + 80, "EW": 0}),
+    ("flat-162", "ffb", {"NS": 162, "EW": 0}),
+    ("contract", "ffb", {"NS": 80, "EW": 0}),
+    ("cancel", "ffb", {"NS": 0, "EW": 0}),
+])
+def test_renonce_penalty_settings(play_out, deal_a, penalty, preset, expected):
+    rec = play_out(deal_a, dealer="E", contract=CONTRACT_N,
+                   force={(1, "N"): "AS", (1, "W"): "9C"})
+    r = score_record(rec, preset, {"renonce_penalty": penalty})
+    assert r["score"] == expected
+    assert r["made"] is (None if penalty == "cancel" else True)
+
+
+def test_penalty_leaves_the_belote_with_the_team_that_announced_it(play_out, deal_a):
+    rec = play_out(deal_a, dealer="E", contract=CONTRACT_N,
+                   force={(1, "N"): "AS", (1, "W"): "9C"}, belote=("N",))
+    assert score_record(rec)["score"] == {"NS": 160 + 20, "EW": 0}
+
+
+def test_unknown_card_play_goes_on_and_a_correction_rederives_the_renonce(play_out, deal_a):
+    rec = play_out(deal_a, dealer="E", contract=CONTRACT_N,
+                   force={(1, "N"): "AS", (1, "W"): "9C", (2, "N"): "JH"})
+    events = record_to_events(rec)
+    # W's 9C (the renonce) read as unknown: no fact, no flag, the trick winner unknown
+    first_w = next(i for i, e in enumerate(events) if isinstance(e, CardPlayed) and e.seat == "W")
+    events[first_w] = CardPlayed("W", None)
+    state = replay(events[: first_w + 3])
+    assert state.unknown == [{"seat": "W", "trick": 1}]
+    assert state.tricks[0][3] is None and state.to_play is None  # whoever leads next
+    state = replay(events)
+    assert state.hands[0]["result"]["renonces"] == []
+    # The camera's misread corrected: the renonce is found, proven at trick 2
+    from scorer.events import CardCorrected
+    state = state.apply(CardCorrected(seat="W", trick=1, new="9C", hand=1))
+    assert state.hands[0]["result"]["renonces"] == [
+        {"seat": "W", "trick": 1, "rule": "trump", "proof": {"trick": 2, "card": "7H"}}]
