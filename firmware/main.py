@@ -39,7 +39,10 @@ def run():
         data = b""
         # Wait up to 20 ms for a byte, then take what is there without blocking.
         while len(data) < READ_CHUNK and poll.poll(20 if not data else 0):
-            data += stdin.read(1)
+            byte = stdin.read(1)
+            if not byte:
+                break  # end of input: only on a PC test harness, never on USB
+            data += byte
         now = time.ticks_ms()
         if data:
             reply = app.feed(data, now)

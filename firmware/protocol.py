@@ -139,11 +139,12 @@ def decode_frame(line):
         raise ProtocolError("checksum: missing or not four hex digits after *")
     body = line[1:star]
     try:
-        given = int(line[star + 1:], 16)
+        int(line[star + 1:], 16)
     except ValueError:
         raise ProtocolError("checksum: digits after * are not hex") from None
     actual = crc16(body)
-    if given != actual:
+    # Compare the text, not the number: "df20" for "DF20" is a changed byte too.
+    if line[star + 1:] != f"{actual:04X}".encode():
         said = line[star + 1:].decode()
         raise ProtocolError(f"checksum: line says {said}, content gives {actual:04X}")
     try:
