@@ -1,0 +1,111 @@
+"""Classic belote (preset ``classic``): the turned card, two rounds of taking,
+the redeal, the undertrump obligation, chute ("dedans"), litige held over, capot 252,
+and the belote kept by its holder.
+
+Source: ../shared/rules/belote-classique-regles-officielles-resume.fr.md and
+belote-classique.fr.txt (preset ``classic-82``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from scorer.events import BidMade, CardPlayed, CardTurned, ContractSet, GameStarted, TallyEntered
+from scorer.game import IllegalEventError, can_apply, legal_plays, replay, verify_event
+from scorer.rules import Rules
+from scorer.scoring import score_hand
+
+
+def classic(*bids: str, turned: str = "9H", rules: str = "classic"):
+    state = replay([GameStarted(rules=rules, dealer="N"), CardTurned(card=turned)])
+    for bid in bids:
+        e = BidMade(state.to_speak, bid)
+        verify_event(state, e)
+        state = state.apply(e)
+    return state
+
+
+def test_bids_wait_for_the_turned_card():
+    state = replay([GameStarted(rules="classic", dealer="N")])
+    with pytest.raises(IllegalEventError, match="turn the card"):
+        verify_event(state, BidMade("W", "take"))
+    assert not can_apply(replay([GameStarted(dealer="N")]), CardTurned(card="9H"))
+
+
+def test_first_round_take_is_the_turned_suit():
+    state = classic("pass", "take")
+    assert state.contract == {"taker": "S", "value": None, "trump": "H", "double": 1}
+    assert state.to_play == "W"  # the dealer's right leads
+
+
+def test_first_round_cannot_name_another_suit():
+    assert not can_apply(classic(), BidMade("W", "take:S"))
+
+
+def test_second_round_names_another_suit():
+    state = classic("pass", "pass", "pass", "pass")
+    assert not can_apply(state, BidMade("W", "take"))
+    assert not can_apply(state, BidMade("W", "take:H"))
+    state = state.apply(BidMade("W", "take:S"))
+    assert state.contract["trump"] == "S" and state.contract["taker"] == "W"
+
+
+def test_two_rounds_of_passes_redeal_by_the_next_dealer():
+    state = classic(*["pass"] * 8)
+    assert state.hand_no == 2 and state.dealer == "W" and state.scores == {"NS": 0, "EW": 0}
+    assert state.to_speak is None and state.turned is None
+
+
+def test_contree_bids_are_refused_in_classic():
+    assert not can_apply(classic(), BidMade("W", "80H"))
+
+
+def test_must_overtrump_else_undertrump_when_cutting():
+    state = replay([GameStarted(rules="classic", dealer="N"),
+                    ContractSet(taker="W", value=None, trump="H"),
+                    CardPlayed("W", "AS"), CardPlayed("S", "JH")])
+    # E (W's partner) void in spades: S (opponent) cut with JH; E cannot go over: must undertrump
+    assert legal_plays(["7H", "AD"], state) == ["7H"]
+
+
+R = Rules.from_preset("classic")
+NOBEL = {"NS": 0, "EW": 0}
+
+
+def test_made_more_points_than_the_defence_both_score_their_points():
+    r = score_hand(R, "N", None, "H", 1, {"NS": 90, "EW": 72}, {"NS": 5, "EW": 3}, NOBEL)
+    assert r == {"made": True, "score": {"NS": 90, "EW": 72}}
+
+
+def test_dedans_gives_162_to_the_defence_and_the_belote_stays():
+    r = score_hand(R, "N", None, "H", 1, {"NS": 70, "EW": 92}, {"NS": 4, "EW": 4},
+                   {"NS": 1, "EW": 0})
+    # NS 70 + 20 = 90 < 92: dedans; the belote cannot be taken
+    assert r == {"made": False, "score": {"NS": 20, "EW": 162}}
+
+
+def test_capot_scores_252():
+    r = score_hand(R, "N", None, "H", 1, {"NS": 252, "EW": 0}, {"NS": 8, "EW": 0},
+                   {"NS": 0, "EW": 1})
+    assert r["score"] == {"NS": 252, "EW": 20}
+
+
+def test_litige_81_81_the_takers_points_go_to_the_next_hands_winners():
+    state = replay([
+        GameStarted(rules="classic", dealer="N"),
+        ContractSet(taker="W", value=None, trump="H"),
+        TallyEntered(points={"NS": 81, "EW": 81}, tricks={"NS": 4, "EW": 4}),
+    ])
+    assert state.hands[0]["result"]["made"] is None
+    assert state.scores == {"NS": 81, "EW": 0} and state.held_over == 81
+    state = state.apply(ContractSet(taker="N", value=None, trump="S")).apply(
+        TallyEntered(points={"NS": 100, "EW": 62}, tricks={"NS": 5, "EW": 3}))
+    assert state.scores == {"NS": 81 + 100 + 81, "EW": 62} and state.held_over == 0
+
+
+def test_other_text_needs_82_and_a_fall_leaves_the_defence_its_points():
+    r82 = Rules.from_preset("classic-82")
+    made = score_hand(r82, "N", None, "H", 1, {"NS": 82, "EW": 80}, {"NS": 4, "EW": 4}, NOBEL)
+    assert made["made"] is True
+    fall = score_hand(r82, "N", None, "H", 1, {"NS": 81, "EW": 81}, {"NS": 4, "EW": 4}, NOBEL)
+    assert fall == {"made": False, "score": {"NS": 0, "EW": 81}}

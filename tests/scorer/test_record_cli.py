@@ -1,0 +1,151 @@
+"""Hand records (DESIGN.md) and ``belote-table score``: results, errors naming
+the place and the reason, exit 2 with nothing on stdout, --rules and --set."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from scorer.game import replay
+from scorer.record import InvalidRecordError, hand_record, record_to_events, score_record
+from scorer.simulate import simulate_game
+
+
+@pytest.fixture
+def records(tmp_path):
+    """Three finished hands of a simulated game, written as record files."""
+    state = replay(simulate_game(21, hands=4))
+    played = [h for h in state.hands if h["result"]["contract"] is not None][:3]
+    paths = []
+    for i, h in enumerate(played):
+        p = tmp_path / f"hand{i}.json"
+        p.write_text(json.dumps(h["record"]))
+        paths.append(p)
+    return paths, [h["result"] for h in played]
+
+
+def cli(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "companion.cli", "score", *map(str, args)],
+                          input=stdin, capture_output=True, text=True, timeout=60)
+
+
+def test_exported_record_scores_the_same_as_the_live_game():
+    state = replay(simulate_game(8, hands=5))
+    for h in state.hands:
+        assert hand_record(state, h["hand_no"]) == h["record"]
+        result = score_record(h["record"])
+        for key in ("contract", "points", "belote", "made", "score", "renonces", "tricks"):
+            assert result[key] == h["result"][key]
+
+
+def test_record_to_events_replays_to_the_record():
+    state = replay(simulate_game(9, hands=1))
+    rec = state.hands[-1]["record"]
+    again = replay(record_to_events(rec))
+    assert again.hands[-1]["record"] == rec
+
+
+def test_design_example_opening_trick():
+    rec = {"rules": "ffb", "dealer": "N", "bids": ["pass", "80H", "pass", "pass", "pass"],
+           "plays": ["W:7H", "S:AH", "E:8H", "N:TH"]}
+    with pytest.raises(InvalidRecordError, match=r"^plays: 4 cards, a hand has 32$"):
+        score_record(rec)
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda r: r["plays"].__setitem__(7, "W:" + r["plays"][7][2:]),
+     r"^plays\[7\]: W played out of turn, \w to play$"),
+    (lambda r: r["plays"].__setitem__(5, r["plays"][1]), r"^plays\[5\]: "),
+    (lambda r: r["plays"].__setitem__(3, "N-TH"), r"^plays\[3\]: expected 'seat:card'"),
+    (lambda r: r["plays"].__setitem__(3, r["plays"][3][:2] + "5C"),
+     r"^plays\[3\]: not a belote card: '5C'"),
+    (lambda r: r["bids"].insert(0, "85H"), r"^bids\[0\]: not a bid: '85H'"),
+    (lambda r: r.__setitem__("dealer", "X"), r"^dealer: not a seat"),
+    (lambda r: r.__setitem__("rules", "nope"), r"^rules: unknown preset 'nope'"),
+    (lambda r: r.__setitem__("rules", {"preset": "ffb", "trgt": 5}),
+     r"^rules: unknown setting 'trgt'"),
+    (lambda r: r.__setitem__("extra", 1), r"^extra: unknown key"),
+    (lambda r: r["plays"].pop(), r"^plays: 31 cards"),
+])
+def test_malformed_records_name_the_place_and_the_reason(records, change, message):
+    paths, _ = records
+    rec = json.loads(paths[0].read_text())
+    change(rec)
+    with pytest.raises(InvalidRecordError, match=message):
+        score_record(rec)
+
+
+def test_tally_record_scores_without_plays():
+    rec = {"rules": "ffb", "dealer": "N", "bids": ["pass", "80H", "pass", "pass", "pass"],
+           "tally": {"NS": 117, "EW": 45, "tricks": {"NS": 6, "EW": 2}, "belote": "NS"}}
+    r = score_record(rec)
+    assert r["contract"]["taker"] == "S" and r["made"] is True
+    assert r["score"] == {"NS": 120 + 20, "EW": 50}
+    with pytest.raises(InvalidRecordError, match=r"^tally.EW: expected a whole number"):
+        score_record({**rec, "tally": {"NS": 117, "EW": "x", "tricks": {"NS": 6, "EW": 2}}})
+
+
+def test_all_passed_record_scores_nothing():
+    r = score_record({"dealer": "E", "bids": ["pass"] * 4})
+    assert r["contract"] is None and r["made"] is None and r["score"] == {"NS": 0, "EW": 0}
+
+
+def test_cli_prints_one_result_per_line_per_file_in_order(records):
+    paths, results = records
+    out = cli(*paths)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == len(paths)
+    for line, expected in zip(lines, results, strict=True):
+        assert json.loads(line)["score"] == expected["score"]
+
+
+def test_cli_reads_stdin(records):
+    paths, results = records
+    out = cli("-", stdin=paths[1].read_text())
+    assert out.returncode == 0 and json.loads(out.stdout)["score"] == results[1]["score"]
+
+
+def test_cli_malformed_record_exit_2_and_nothing_on_stdout(records, tmp_path):
+    paths, _ = records
+    rec = json.loads(paths[1].read_text())
+    rec["plays"][7] = "W:" + rec["plays"][7][2:] if rec["plays"][7][0] != "W" else \
+        "E:" + rec["plays"][7][2:]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(rec))
+    out = cli(paths[0], bad, paths[2])
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.startswith(f"{bad}: plays[7]: ") and "played out of turn" in out.stderr
+    notjson = tmp_path / "notjson.json"
+    notjson.write_text("{oops")
+    out = cli(notjson)
+    assert out.returncode == 2 and out.stdout == "" and "line 1 column 2" in out.stderr
+
+
+def test_cli_rules_and_set_override(records):
+    paths, _ = records
+    base = json.loads(cli(paths[0]).stdout)
+    pfd = json.loads(cli("--rules", "ffb-pfd", paths[0]).stdout)
+    taker = base["contract"]["taker"]
+    team = "NS" if taker in "NS" else "EW"
+    if base["made"] and base["contract"]["double"] == 1 and base["contract"]["value"] != "capot":
+        assert pfd["score"][team] == base["score"][team] + base["contract"]["value"]
+    raw = json.loads(cli("--set", "rounding=false", "--set", "belote=auto", paths[0]).stdout)
+    if raw["made"] and raw["contract"]["double"] == 1 and raw["contract"]["value"] != "capot":
+        defence = "EW" if team == "NS" else "NS"
+        assert raw["score"][defence] == raw["points"][defence] + 20 * raw["belotes"][defence]
+    out = cli("--set", "nonsense=1", paths[0])
+    assert out.returncode == 2 and out.stdout == "" and "unknown setting 'nonsense'" in out.stderr
+    out = cli("--set", "target=abc", paths[0])
+    assert out.returncode == 2 and "target" in out.stderr
+
+
+def test_cli_score_imports_no_heavy_library():
+    code = ("import sys; from companion import cmd_score; "
+            "print(sorted({'numpy', 'cv2', 'onnxruntime', 'flask'} & set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
