@@ -1,0 +1,261 @@
+"""The JSON API on a real table service and SQLite file: reading the table,
+entering a whole hand, corrections, refusals that change nothing, the PIN and
+its rate limit, CSRF for cookie sessions, the generated OpenAPI description."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from scorer.events import CardCorrected, CardPlayed, GameStarted
+from scorer.game import replay
+from scorer.record import score_record
+from tests.web.conftest import PIN, api_body, one_hand, start_body
+
+AUTH = {"X-Table-PIN": PIN}
+
+
+def start(client: Any, **extra: Any) -> dict[str, Any]:
+    body = {"teams": {"NS": "Les Pieds", "EW": "Les Mains"}, "pin": PIN, **extra}
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 201, r.json
+    return r.json
+
+
+def enter_hand(client: Any, events: list[Any]) -> None:
+    assert isinstance(events[0], GameStarted)
+    r = client.post("/api/games", json=start_body(events[0]))
+    assert r.status_code == 201, r.json
+    for event in events[1:]:
+        path, body = api_body(event)
+        r = client.post(path, json=body, headers=AUTH)
+        assert r.status_code == 200, (event, r.json)
+
+
+def test_state_has_the_table_before_any_game(client: Any) -> None:
+    state = client.get("/api/state").json
+    assert state["phase"] == "setup"
+    for key in ("teams", "scores", "contract", "current_trick", "renonces", "status"):
+        assert key in state
+
+
+def test_whole_hand_entered_by_hand_scores_like_the_rules_engine(client: Any, service: Any) -> None:
+    events = one_hand(3)
+    enter_hand(client, events)
+    expected = replay(events).to_json()
+    state = client.get("/api/state").json
+    assert state["scores"] == expected["scores"]
+    assert state["hands"][0]["result"] == expected["hands"][0]["result"]
+    # Every entry is stored with the web as its source and the API as its author.
+    stored = service.store.events(service.game_id)
+    assert len(stored) == len(events)
+    assert {s.source for s in stored} == {"web"}
+
+
+def test_write_without_pin_is_refused_and_changes_nothing(client: Any, service: Any) -> None:
+    start(client)
+    before = len(service.store.events(service.game_id))
+    r = client.post("/api/bid", json={"bid": "80H"})
+    assert r.status_code == 403
+    assert "PIN" in r.json["error"]
+    r = client.post("/api/bid", json={"bid": "80H"}, headers={"X-Table-PIN": "0000"})
+    assert r.status_code == 403
+    assert len(service.store.events(service.game_id)) == before
+    assert client.get("/api/state").json["bids"] == []
+
+
+def test_pin_attempts_are_rate_limited(client: Any) -> None:
+    start(client)
+    codes = [client.post("/api/bid", json={"bid": "pass"}, headers={"X-Table-PIN": "9999"})
+             .status_code for _ in range(6)]
+    assert codes == [403] * 5 + [429]
+    # Past the limit even the right PIN waits: guessing cannot go on.
+    r = client.post("/api/bid", json={"bid": "pass"}, headers=AUTH)
+    assert r.status_code == 429
+    assert "PIN" in r.json["error"]
+
+
+def test_right_pin_does_not_count_against_the_limit(client: Any) -> None:
+    start(client)
+    for _ in range(8):
+        r = client.post("/api/bid", json={"bid": "pass"}, headers=AUTH)
+        assert r.status_code in (200, 409), r.json
+
+
+def test_bad_input_gets_the_place_and_reason_and_changes_nothing(client: Any,
+                                                                 service: Any) -> None:
+    start(client)
+    for path, body, field in [
+        ("/api/bid", {"bid": "80H", "seat": "X"}, "seat"),
+        ("/api/contract", {"taker": "N", "value": 85, "trump": "H"}, "value"),
+        ("/api/contract", {"taker": "N", "value": 80, "trump": "Z"}, "trump"),
+        ("/api/play", {"seat": "W", "card": "5H"}, "card"),
+        ("/api/correct", {"seat": "W", "trick": 9, "card": "7H"}, "trick"),
+    ]:
+        r = client.post(path, json=body, headers=AUTH)
+        assert r.status_code == 400, (path, r.json)
+        assert r.json["field"] == field
+        assert r.json["error"].startswith(field + ":")
+    r = client.post("/api/bid", data="{not json", headers={**AUTH,
+                                                           "Content-Type": "application/json"})
+    assert r.status_code == 400
+    assert "JSON" in r.json["error"]
+    assert len(service.store.events(service.game_id)) == 1
+
+
+def test_entry_refused_by_the_rules_is_409_and_stores_nothing(client: Any, service: Any) -> None:
+    start(client)
+    # The dealer is N, so W speaks first: N may not bid now.
+    r = client.post("/api/bid", json={"seat": "N", "bid": "80H"}, headers=AUTH)
+    assert r.status_code == 409
+    assert r.json["error"]
+    # No card may be played during the auction.
+    r = client.post("/api/play", json={"seat": "W", "card": "7H"}, headers=AUTH)
+    assert r.status_code == 409
+    assert len(service.store.events(service.game_id)) == 1
+
+
+def test_correction_changes_the_trick_and_the_points(client: Any, service: Any) -> None:
+    events = one_hand(5)
+    plays = [i for i, e in enumerate(events) if isinstance(e, CardPlayed)]
+    # Enter up to and including the first card of trick 2.
+    enter_hand(client, events[:plays[4] + 1])
+    state = client.get("/api/state").json
+    first = state["tricks"][0]
+    unplayed = next(c for c in ("7S", "8S", "7H", "8H", "7D", "8D", "7C", "8C")
+                    if c not in state["played"])
+    old_points = dict(state["card_points"])
+    # Replace the trick's highest-scoring card by a seven: the points must drop.
+    r = client.post("/api/correct", json={"seat": first["seats"][0], "trick": 1,
+                                          "card": unplayed}, headers=AUTH)
+    assert r.status_code == 200, r.json
+    after = r.json["state"]
+    assert after["tricks"][0]["cards"][0] == unplayed
+    expected = replay(events[:plays[4] + 1] + [
+        CardCorrected(seat=first["seats"][0], trick=1, new=unplayed)]).to_json()
+    assert after["card_points"] == expected["card_points"]
+    assert after["tricks"][0] != first or after["card_points"] != old_points
+
+
+def test_unknown_card_then_confirmed(client: Any) -> None:
+    events = one_hand(2)
+    first_play = next(i for i, e in enumerate(events) if isinstance(e, CardPlayed))
+    enter_hand(client, events[:first_play])
+    seat = events[first_play].seat
+    r = client.post("/api/play", json={"card": None}, headers=AUTH)
+    assert r.status_code == 200, r.json
+    assert r.json["state"]["unknown"] == [{"seat": seat, "trick": 1}]
+    r = client.post("/api/correct", json={"seat": seat, "trick": 1,
+                                          "card": events[first_play].card}, headers=AUTH)
+    assert r.status_code == 200, r.json
+    assert r.json["state"]["unknown"] == []
+    assert r.json["state"]["current_trick"]["cards"][0]["card"] == events[first_play].card
+
+
+def test_undo_cancels_the_last_entry(client: Any, service: Any) -> None:
+    start(client)
+    client.post("/api/bid", json={"bid": "80H"}, headers=AUTH)
+    client.post("/api/bid", json={"bid": "90S"}, headers=AUTH)
+    r = client.post("/api/undo", headers=AUTH)
+    assert r.status_code == 200, r.json
+    assert [b["bid"] for b in r.json["state"]["bids"]] == ["80H"]
+    r = client.post("/api/undo", headers=AUTH)
+    assert r.json["state"]["bids"] == []
+    # Only the start is left: nothing more to undo, and nothing is stored for it.
+    n = len(service.store.events(service.game_id))
+    r = client.post("/api/undo", headers=AUTH)
+    assert r.status_code == 400
+    assert len(service.store.events(service.game_id)) == n
+
+
+def test_new_game_needs_the_current_pin(client: Any, service: Any) -> None:
+    start(client)
+    first = service.game_id
+    r = client.post("/api/games", json={"pin": "1111"})
+    assert r.status_code == 403
+    assert service.game_id == first
+    r = client.post("/api/games", json={"pin": "12"}, headers=AUTH)
+    assert r.status_code == 400 and r.json["field"] == "pin"
+    r = client.post("/api/games", json={"pin": "1111", "rules": "ffb",
+                                        "settings": {"targget": 5}}, headers=AUTH)
+    assert r.status_code == 400 and "targget" in r.json["error"]
+    assert service.game_id == first
+    r = client.post("/api/games", json={"pin": "1111", "target": 1500}, headers=AUTH)
+    assert r.status_code == 201
+    assert r.json["state"]["target"] == 1500
+    assert service.game_id != first
+    # The new PIN, not the old one, now guards the table.
+    assert client.post("/api/bid", json={"bid": "pass"}, headers=AUTH).status_code == 403
+    assert client.post("/api/bid", json={"bid": "pass"},
+                       headers={"X-Table-PIN": "1111"}).status_code == 200
+
+
+def test_history_exports_agree_with_the_rules_engine(client: Any, service: Any) -> None:
+    events = one_hand(4)
+    enter_hand(client, events)
+    game_id = service.game_id
+    detail = client.get(f"/api/games/{game_id}/hands/1").json
+    expected = replay(events).to_json()["hands"][0]
+    assert [t["winner"] for t in detail["tricks"]] == [
+        t["winner"] for t in expected["result"]["tricks"]]
+    steps = {s["step"]: s for s in detail["steps"]}
+    assert steps["score"]["NS"] == expected["result"]["score"]["NS"]
+    assert steps["points"]["NS"] + steps["points"]["EW"] in (162, 252)
+    assert steps["dix_de_der"]["points"] in (10, 100)
+    assert steps["contract"]["made"] == expected["result"]["made"]
+    record = client.get(f"/api/games/{game_id}/hands/1/record.json")
+    assert "attachment" in record.headers["Content-Disposition"]
+    assert score_record(record.json)["score"] == expected["result"]["score"]
+    rows = list(csv.DictReader(io.StringIO(
+        client.get(f"/api/games/{game_id}/scores.csv").get_data(as_text=True))))
+    assert len(rows) == 1
+    assert int(rows[0]["total_NS"]) == expected["result"]["score"]["NS"]
+    assert client.get(f"/api/games/{game_id}/hands/2").status_code == 404
+    assert client.get("/api/games/999").status_code == 404
+
+
+def test_openapi_is_generated_from_every_api_view(app: Any, client: Any) -> None:
+    spec = client.get("/api/openapi.json").json
+    assert spec["openapi"].startswith("3.")
+    api_rules = {r.rule for r in app.url_map.iter_rules() if r.rule.startswith("/api/")}
+    assert len(spec["paths"]) == len(api_rules)
+    assert spec["paths"]["/api/play"]["post"]["responses"]["403"]
+    assert spec["paths"]["/api/state"]["get"]["summary"]
+    assert spec["paths"]["/api/games/{game_id}"]["parameters"][0]["schema"]["type"] == "integer"
+    assert spec["components"]["securitySchemes"]["tablePin"]["name"] == "X-Table-PIN"
+
+
+def _token(client: Any, path: str = "/control") -> str:
+    page = client.get(path).get_data(as_text=True)
+    return page.split('name="csrf-token" content="')[1].split('"')[0]
+
+
+def test_organiser_session_needs_the_csrf_token(client: Any, app: Any) -> None:
+    start(client)
+    r = client.post("/control/login", data={"pin": PIN, "author": "Mado"})
+    assert r.status_code == 400  # the form without its CSRF token
+    r = client.post("/control/login", data={"pin": "0000", "csrf_token": _token(client)})
+    assert r.status_code == 403
+    r = client.post("/control/login", data={"pin": PIN, "author": "Mado",
+                                             "csrf_token": _token(client)})
+    assert r.status_code == 302
+    # Logged in by cookie: a call without the token could come from another site.
+    r = client.post("/api/bid", json={"bid": "80H"})
+    assert r.status_code == 400
+    assert "CSRF" in r.json["error"]
+    r = client.post("/api/bid", json={"bid": "80H"}, headers={"X-CSRFToken": _token(client)})
+    assert r.status_code == 200, r.json
+    stored = app.config["SERVICE"].events()
+    assert stored[-1].author == "Mado"
+
+
+def test_show_pin_asks_the_display(client: Any, service: Any) -> None:
+    start(client)
+    sub = service.bus.subscribe()
+    r = client.post("/control/show-pin", data={"csrf_token": _token(client)})
+    assert r.status_code == 302
+    msg = sub.get(timeout=1)
+    while msg is not None and msg.topic != "display":
+        msg = sub.get(timeout=1)
+    assert msg is not None and msg.data == {"kind": "show_pin", "pin": PIN}
