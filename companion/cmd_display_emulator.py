@@ -125,6 +125,10 @@ class Emulator:
             rows += ["  " + line for line in render_row(self.ew.segs, self.ew.colon)]
         return "\n".join(rows)
 
+    def inject(self, data: bytes) -> None:
+        """Send raw bytes toward the host, as line noise from the display would."""
+        self._write(data)
+
     def _write(self, data: bytes) -> None:
         if not data:
             return

@@ -225,7 +225,7 @@ class DisplayDriver:
             with contextlib.suppress(Exception):
                 ser.close()
             log.info("display: closed (%s)", reason)
-            self._set(link="searching", last_error=reason)
+        self._set(link="searching", last_error=reason)
         self._ready = False
         self._inflight = None
         self._next_connect = time.monotonic() + self.reconnect_delay

@@ -1,0 +1,211 @@
+"""Host driver and emulator over a real pseudo terminal.
+
+The driver subscribes to a real Bus; the emulator runs the firmware's own
+DisplayApp on a pty (os.openpty). Scores must arrive, and garbage bytes, a
+truncated frame, a bad checksum, a slow display and a pulled-and-replugged
+display must all end with the right score shown, while publishing on the bus
+never waits for the display.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import tty
+
+import pytest
+
+from companion.cmd_display_emulator import Emulator
+from companion.display import DisplayDriver, find_port
+from firmware import protocol
+
+from .conftest import shows, state, wait_until
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_scores_arrive_with_the_dealer_colon(bus, emulator, driver):
+    bus.publish("state", state(120, 80, dealer="E"))
+    assert wait_until(shows(emulator, 120, 80))
+    assert emulator.shown()["ew_colon"] and not emulator.shown()["ns_colon"]
+    assert wait_until(lambda: driver.status()["state_shown"])
+    status = driver.status()
+    assert (status["link"], status["firmware"], status["protocol"]) == ("ok", "1.0.0", "1")
+    bus.publish("state", state(250, 80, dealer="S"))
+    assert wait_until(shows(emulator, 250, 80))
+    assert emulator.shown()["ns_colon"]
+
+
+def test_the_driver_picks_up_the_state_published_before_it_started(bus, emulator, link):
+    bus.publish("state", state(42, 7))
+    drv = DisplayDriver(bus, port=link, ack_timeout=0.2, reconnect_delay=0.1).start()
+    try:
+        assert wait_until(shows(emulator, 42, 7))
+    finally:
+        drv.stop()
+
+
+def test_garbage_toward_the_display_is_skipped(bus, emulator, driver):
+    bus.publish("state", state(10, 20))
+    assert wait_until(shows(emulator, 10, 20))
+    # A second writer on the same line: Ctrl-C bytes, binary junk, an overlong line.
+    fd = os.open(emulator.path, os.O_WRONLY | os.O_NOCTTY)
+    try:
+        os.write(fd, b"\x03\x03\x00\xff\xfe junk\r\n" + b"Z" * 500 + b"\n\x03")
+    finally:
+        os.close(fd)
+    assert wait_until(lambda: emulator.app.reader.errors >= 2)
+    bus.publish("state", state(30, 20))
+    assert wait_until(shows(emulator, 30, 20))
+
+
+def test_garbage_toward_the_host_is_skipped(bus, emulator, driver):
+    bus.publish("state", state(10, 20))
+    assert wait_until(shows(emulator, 10, 20))
+    emulator.inject(b"\x00\xffboot noise\r\n" + b"x" * 400 + b"\n@3 ACK")  # last one truncated
+    bus.publish("state", state(11, 20))
+    assert wait_until(shows(emulator, 11, 20))
+    assert wait_until(lambda: driver.status()["rx_errors"] >= 2)
+    assert driver.status()["link"] == "ok"
+
+
+def test_truncated_frame_and_bad_checksum_change_nothing(bus, emulator, driver):
+    bus.publish("state", state(100, 60))
+    assert wait_until(shows(emulator, 100, 60))
+    forged = protocol.encode_frame(77, "STATE", "ns=999 ew=999")
+    forged = forged.replace(b"ns=999", b"ns=998")  # one byte changed, checksum now wrong
+    fd = os.open(emulator.path, os.O_WRONLY | os.O_NOCTTY)
+    try:
+        os.write(fd, forged + b"@78 STATE ns=555 ew=5")  # and a frame cut short
+    finally:
+        os.close(fd)
+    assert wait_until(lambda: "checksum" in emulator.app.reader.last_error
+                      or emulator.app.reader.errors >= 2)
+    time.sleep(0.3)
+    assert (emulator.shown()["NS"], emulator.shown()["EW"]) == (" 100", "  60")
+    bus.publish("state", state(120, 60))
+    assert wait_until(shows(emulator, 120, 60))
+    assert emulator.app.reader.errors >= 2
+
+
+def test_a_slow_display_gets_the_latest_state_not_a_backlog(bus, link):
+    emu = Emulator(link=link, latency=0.5, banner_ms=100)
+    emu.start()
+    drv = DisplayDriver(bus, port=link, ack_timeout=0.1, dead_after=5.0,
+                        reconnect_delay=0.1).start()
+    try:
+        for ns in range(0, 400, 10):  # forty states in a burst
+            bus.publish("state", state(ns, 5))
+            time.sleep(0.01)
+        assert wait_until(shows(emu, 390, 5), timeout=15)
+        status = drv.status()
+        assert status["retries"] >= 1 and status["link"] == "ok"
+        # Far fewer STATE frames than states published: the backlog was skipped.
+        assert emu.app.frames < 25
+    finally:
+        drv.stop()
+        emu.stop()
+
+
+def test_unplug_and_replug_shows_the_state_published_meanwhile(bus, link):
+    emu = Emulator(link=link, banner_ms=100)
+    emu.start()
+    drv = DisplayDriver(bus, port=link, ack_timeout=0.2, reconnect_delay=0.1).start()
+    other = bus.subscribe()
+    try:
+        bus.publish("state", state(80, 0))
+        assert wait_until(shows(emu, 80, 0))
+        emu.stop()  # cable pulled
+        assert wait_until(lambda: drv.status()["link"] == "searching")
+        started = time.perf_counter()
+        for ns in (160, 240, 330):
+            bus.publish("state", state(ns, 90))
+        assert time.perf_counter() - started < 0.05  # the service never waits
+        emu = Emulator(link=link, banner_ms=100)  # plugged back: a fresh, blank display
+        emu.start()
+        assert wait_until(shows(emu, 330, 90), timeout=10)
+        assert drv.status()["connects"] >= 2
+        got = [other.get(timeout=1) for _ in range(4)]
+        assert [m.data["scores"]["NS"] for m in got if m] == [80, 160, 240, 330]
+    finally:
+        drv.stop()
+        emu.stop()
+
+
+def test_renonce_alert_blinks_the_offending_team(bus, emulator, driver):
+    bus.publish("state", state(50, 70))
+    assert wait_until(shows(emulator, 50, 70))
+    bus.publish("alert", {"kind": "renonce", "seat": "W", "trick": 3})
+    bus.publish("state", state(50, 70, renonces=[{"seat": "W", "trick": 3}]))
+    seen = set()
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline:
+        s = emulator.shown()
+        seen.add((s["NS"], s["EW"], s["led"]))
+        time.sleep(0.02)
+    assert ("  50", "  70", True) in seen and ("  50", "    ", False) in seen
+    assert all(ns == "  50" for ns, _, _ in seen)
+
+
+def test_pin_shown_on_request(bus, emulator, driver):
+    bus.publish("state", state(50, 70))
+    assert wait_until(shows(emulator, 50, 70))
+    bus.publish("display", {"kind": "show_pin", "pin": "4821"})
+    assert wait_until(lambda: (emulator.shown()["NS"], emulator.shown()["EW"])
+                      == (" PIn", "4821"))
+    bus.publish("display", {"kind": "show_pin", "pin": "12ab"})  # refused, nothing changes
+    time.sleep(0.3)
+    assert emulator.shown()["EW"] == "4821"
+    assert "12ab" in driver.status()["last_error"]
+
+
+def test_no_display_at_all_neither_blocks_nor_crashes(bus, tmp_path):
+    drv = DisplayDriver(bus, port=str(tmp_path / "nothing-here"), reconnect_delay=0.05).start()
+    try:
+        started = time.perf_counter()
+        for ns in range(300):
+            bus.publish("state", state(ns, 0))
+        assert time.perf_counter() - started < 0.5
+        time.sleep(0.3)
+        assert drv.status()["link"] == "searching"
+        assert "nothing-here" in drv.status()["last_error"]
+    finally:
+        started = time.perf_counter()
+        drv.stop()
+        assert time.perf_counter() - started < 2.0
+
+
+def test_a_mute_device_is_dropped_and_retried(bus):
+    master, slave = os.openpty()  # a port where nothing ever answers
+    try:
+        drv = DisplayDriver(bus, port=os.ttyname(slave), ack_timeout=0.05, dead_after=0.5,
+                            reconnect_delay=0.05).start()
+        bus.publish("state", state(1, 2))
+        assert wait_until(lambda: drv.status()["connects"] >= 2, timeout=5)
+        assert drv.status()["link"] != "ok"
+        assert "no answer" in drv.status()["last_error"]
+        drv.stop()
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_a_display_with_another_protocol_is_marked_incompatible(bus):
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    try:
+        drv = DisplayDriver(bus, port=os.ttyname(slave), reconnect_delay=0.05).start()
+        time.sleep(0.3)
+        os.write(master, protocol.encode_frame(0, "HELLO", "belote-display fw=9.0 proto=9"))
+        assert wait_until(lambda: drv.status()["link"] == "incompatible")
+        assert "protocol 9" in drv.status()["last_error"]
+        drv.stop()
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_find_port_prefers_the_configured_then_the_environment(monkeypatch):
+    monkeypatch.setenv("BELOTE_DISPLAY_PORT", "/dev/ttyACM7")
+    assert find_port("/dev/pts/9") == "/dev/pts/9"
+    assert find_port() == "/dev/ttyACM7"
