@@ -39,6 +39,8 @@ from typing import Any, Protocol
 from vision.calibration import Calibration
 
 DEFAULT_SETTLE_S = 0.3
+# Frame times are floats (n / fps): compare durations with a little slack.
+_EPS = 1e-6
 
 
 class DetectionLike(Protocol):
@@ -123,7 +125,7 @@ class PlayTracker:
         """Take one frame's reads (time ``ts``); return what happened, in order."""
         played_now = set(played)
         self._frames.append(ts)
-        while self._frames and self._frames[0] < ts - self.settle:
+        while self._frames and self._frames[0] < ts - self.settle - _EPS:
             self._frames.popleft()
         seen = self._match(ts, detections)
         out = self._forget(ts)
@@ -147,6 +149,13 @@ class PlayTracker:
         seen: set[int] = set()
         for code, (conf, center, seat) in best.items():
             track = next((t for t in self.tracks if t.code == code), None)
+            if (track is not None and ts - track.last_seen > self.settle
+                    and math.dist(track.center, center) > self.match_px):
+                # Gone for a while and back somewhere else: not a slide but the card
+                # put down anew (the next hand's deal) or turned up again; a card
+                # already played this hand is recognised by ``played``.
+                self.tracks.remove(track)
+                track = None
             if track is None:
                 # A card read for the first time where an unread card lay is that card.
                 track = self._nearest(center, seen, unread_only=True)
@@ -169,7 +178,7 @@ class PlayTracker:
             self._place(track, ts, center, seat)
             seen.add(id(track))
         for track in self.tracks:
-            while track.hits and track.hits[0] < ts - self.settle:
+            while track.hits and track.hits[0] < ts - self.settle - _EPS:
                 track.hits.popleft()
                 track.confidences.popleft()
         return seen
@@ -213,7 +222,7 @@ class PlayTracker:
             if track.code is not None and track.code in played and not track.unknown_played:
                 track.played = True  # seen again: already counted
                 continue
-            still_for = ts - track.still_since
+            still_for = ts - track.still_since + _EPS
             if (track.code is not None and still_for >= self.settle
                     and len(track.hits) >= self.min_ratio * window):
                 if track.settled_at is None:
@@ -246,7 +255,7 @@ class PlayTracker:
             return out  # bidding, or no game: cards wait for the play to start
         for track, sure in ready:
             if (sure and not track.reported
-                    and ts - track.still_since >= self.settle + self.out_of_turn_after):
+                    and ts - track.still_since + _EPS >= self.settle + self.out_of_turn_after):
                 track.reported = True
                 out.append(TrackerOutput("out_of_turn", track.seat, track.code,
                                          self._confidence(track), ts, track.settled_at,

@@ -54,8 +54,8 @@ class Timing:
 
     move: float = 0.2  # a hand slides the card in
     withdraw: float = 0.1  # the hand goes back, the card lies still
-    gap: float = 0.45  # until the next player moves
-    before_gather: float = 0.3
+    gap: float = 0.5  # until the next player moves
+    before_gather: float = 1.0  # everyone looks at the trick
     gather: float = 0.3  # a hand sweeps the trick away
     after_gather: float = 0.3
     between_hands: float = 0.5
