@@ -1,0 +1,41 @@
+"""Fixtures of the card reader's tests: the shipped model, real photos, rendered frames."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.dataset import split_of
+
+
+@pytest.fixture(scope="session")
+def reader():
+    """The shipped reader (real ONNX models from vision/models), on one thread."""
+    from vision.reader import CardReader
+
+    return CardReader(threads=1)
+
+
+@pytest.fixture(scope="session")
+def real_cards(shared_data) -> Path:
+    return shared_data / "real-cards"
+
+
+@pytest.fixture(scope="session")
+def held_out_scenes(real_cards) -> list[tuple[Path, list[str]]]:
+    """Held-out real photos (never trained on) with the belote cards labelled in each."""
+    labels = json.loads((real_cards / "scenes" / "labels.json").read_text())
+    return [(real_cards / "scenes" / name, sorted({b["label"] for b in boxes if b["belote"]}))
+            for name, boxes in sorted(labels.items()) if split_of(name) == "test"]
+
+
+@pytest.fixture(scope="session")
+def table_frame():
+    """A rendered 1280x720 table frame, cards apart, with its annotations."""
+    from vision.render import render_scene
+
+    return render_scene(np.random.default_rng(4242), n_cards=6, negatives=False, hands=0,
+                        overlap=0.0)

@@ -1,0 +1,95 @@
+"""``belote-table vision read`` and ``eval`` on real photos and on small labelled folders."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from vision.cli import main
+
+
+def _first_held_out_with_cards(held_out_scenes):
+    return next((p, t) for p, t in held_out_scenes if len(t) == 1)
+
+
+def test_read_prints_the_cards_as_json(capsys, held_out_scenes):
+    path, truth = _first_held_out_with_cards(held_out_scenes)
+    assert main(["read", str(path)]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert isinstance(found, list)
+    for card in found:
+        assert set(card) >= {"code", "confidence", "center", "quad"}
+        assert card["code"] is not None
+
+
+def test_read_unreadable_image_exits_2_naming_it(capsys, tmp_path):
+    bad = tmp_path / "table.jpg"
+    bad.write_text("not a picture")
+    assert main(["read", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "not a readable image" in err
+
+
+def test_read_missing_image_exits_2(capsys, tmp_path):
+    assert main(["read", str(tmp_path / "nope.png")]) == 2
+    assert "no such image file" in capsys.readouterr().err
+
+
+def _small_scene_folder(tmp_path, real_cards, names_and_labels):
+    folder = tmp_path / "scenes"
+    folder.mkdir()
+    for name, _ in names_and_labels:
+        shutil.copy(real_cards / "scenes" / name, folder / name)
+    return folder
+
+
+def test_eval_labelled_folder_reports_precision_and_recall(capsys, tmp_path, real_cards,
+                                                           held_out_scenes):
+    with_cards = [(p.name, t) for p, t in held_out_scenes if t][:3]
+    without = [(p.name, t) for p, t in held_out_scenes if not t][:1]
+    chosen = with_cards + without
+    folder = _small_scene_folder(tmp_path, real_cards, chosen)
+    # Labels in both accepted forms, plus a non-belote label that must not be reported.
+    labels = {name: (truth + ["5C"] if i % 2 else [{"label": c} for c in truth])
+              for i, (name, truth) in enumerate(chosen)}
+    (folder / "labels.json").write_text(json.dumps(labels))
+    assert main(["eval", str(folder)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["images"] == 4
+    assert result["cards"] == sum(len(t) for _, t in chosen)
+    for key in ("precision", "recall", "perfect_images"):
+        assert 0.0 <= result[key] <= 1.0
+    assert isinstance(result["confusions"], dict)
+    assert result["recall"] > 0.5
+
+
+def test_eval_card_folders_reports_accuracy(capsys, tmp_path, real_cards):
+    folder = tmp_path / "cards"
+    copied = 0
+    for label in ("KH", "8D", "QC"):
+        (folder / label).mkdir(parents=True)
+        for image in sorted((real_cards / "cards" / label).glob("*.jpg"))[:2]:
+            shutil.copy(image, folder / label / image.name)
+            copied += 1
+    assert main(["eval", str(folder)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["images"] == copied
+    assert result["accuracy"] >= 0.5
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{", "not valid JSON"),
+    ('{"a.jpg": "TH"}', "expected a list of labels"),
+    ('{"a.jpg": [3]}', "expected a string or an object"),
+])
+def test_eval_bad_labels_exit_2_with_the_place(capsys, tmp_path, content, message):
+    (tmp_path / "labels.json").write_text(content)
+    assert main(["eval", str(tmp_path)]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_eval_missing_folder_exits_2(capsys, tmp_path):
+    assert main(["eval", str(tmp_path / "none")]) == 2
+    assert "not a folder" in capsys.readouterr().err

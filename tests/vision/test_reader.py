@@ -1,0 +1,70 @@
+"""The shipped reader on real photos (real-cards, CC BY 4.0, Roboflow "card-detection-zk7wu"
+v12 via Ammememe/CardCounterML) and on rendered table frames, with the real ONNX model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scorer.cards import CARD_CODES
+from vision.reader import Detection, load_image
+
+
+def test_reads_held_out_real_photos_mostly_right(reader, held_out_scenes):
+    # Every fourth held-out photo keeps the test quick; the full figures come
+    # from `belote-table vision eval` and are in the model card.
+    sample = held_out_scenes[::4]
+    tp = fp = fn = 0
+    for path, truth in sample:
+        read = {d.code for d in reader.read(load_image(path)) if d.code}
+        tp += len(read & set(truth))
+        fp += len(read - set(truth))
+        fn += len(set(truth) - read)
+    assert tp + fn > 10, "the sample must hold belote cards"
+    assert tp / max(tp + fp, 1) >= 0.9
+    assert tp / (tp + fn) >= 0.7
+
+
+def test_photos_without_belote_cards_report_nothing_sure(reader, held_out_scenes):
+    empty = [path for path, truth in held_out_scenes if not truth][:8]
+    assert empty
+    invented = sum(1 for path in empty for d in reader.read(load_image(path)) if d.code)
+    assert invented <= 1
+
+
+def test_detections_have_the_documented_shape(reader, held_out_scenes):
+    path, _ = next((p, t) for p, t in held_out_scenes if t)
+    found = reader.read(load_image(path))
+    assert found
+    for d in found:
+        assert isinstance(d, Detection)
+        assert d.code is None or d.code in CARD_CODES
+        assert 0.0 <= d.confidence <= 1.0
+        assert np.asarray(d.quad).shape == (4, 2)
+        assert len(d.center) == 2
+
+
+def test_reads_a_rendered_table_frame_without_inventing(reader, table_frame):
+    frame, annotations = table_frame
+    truth = {a["code"] for a in annotations if a["index_boxes"]}
+    found = reader.read(frame)
+    read = {d.code for d in found if d.code}
+    assert read <= truth
+    assert len(read) >= len(truth) - 1
+    # The reported centre lies on the card it names.
+    import cv2
+
+    quads = {a["code"]: np.float32(a["quad"]) for a in annotations}
+    for d in found:
+        if d.code:
+            assert cv2.pointPolygonTest(quads[d.code].reshape(-1, 1, 2), d.center, False) >= 0
+
+
+def test_blank_table_gives_no_card(reader):
+    assert reader.read(np.full((720, 1280, 3), (40, 110, 30), np.uint8)) == []
+
+
+@pytest.mark.parametrize("bad", [None, np.zeros((4,), np.uint8), "frame.jpg"])
+def test_bad_frame_is_refused_with_a_reason(reader, bad):
+    with pytest.raises(ValueError, match="frame: expected an image array"):
+        reader.read(bad)

@@ -1,0 +1,62 @@
+"""Training smoke test: a few steps through the real training code, exported to ONNX,
+checked against onnxruntime, then loaded by the reader."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+
+def test_a_few_training_steps_give_a_working_onnx_reader(tmp_path):
+    from vision import train
+    from vision.reader import CardReader
+    from vision.render import render_scene
+
+    out = tmp_path / "models"
+    summary = train.run(seed=3, steps=4, det_steps=2, scenes=3, out=out, real=False,
+                        faces=40, cache=tmp_path / "cache", log=lambda _: None)
+    for name in ("index_classifier.onnx", "index_classifier.json", "index_detector.onnx",
+                 "card_corner.onnx", "card_corner.json", "train_summary.json"):
+        assert (out / name).is_file(), name
+    # The export check ran against onnxruntime inside train.run.
+    assert summary["classifier"]["onnx_max_diff"] < 1e-3
+    assert summary["detector"]["onnx_max_diff"] < 1e-3
+    meta = json.loads((out / "index_classifier.json").read_text())
+    assert meta["temperature"] > 0 and 0.5 <= meta["threshold"] <= 1.0
+    assert len(meta["classes"]) == 33 and meta["classes"][-1] == "none"
+    frame, _ = render_scene(np.random.default_rng(1), n_cards=3)
+    for model in ("index_classifier.onnx", "card_corner.onnx"):
+        found = CardReader(out / model).read(frame)
+        assert isinstance(found, list)
+
+
+def test_training_is_seeded(tmp_path):
+    from vision import train
+
+    x = np.random.default_rng(0).integers(0, 255, size=(64, 32, 32), dtype=np.uint8)
+    y = np.arange(64) % 33
+    a = train.train_classifier(x, y, steps=3, seed=5, n_classes=33, rotate=True,
+                               log=lambda _: None, batch=16)
+    b = train.train_classifier(x, y, steps=3, seed=5, n_classes=33, rotate=True,
+                               log=lambda _: None, batch=16)
+    for pa, pb in zip(a.parameters(), b.parameters(), strict=True):
+        assert torch.equal(pa, pb)
+
+
+def test_temperature_and_threshold_fit_held_out_logits():
+    from vision import train
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 33, size=500)
+    logits = rng.normal(0, 1, size=(500, 33)).astype(np.float32)
+    logits[np.arange(500), y] += 6.0  # confident and right
+    overconfident = logits * 4
+    t = train.fit_temperature(overconfident, y)
+    assert t > 2.0  # scaling back down
+    probs = train._softmax(logits)
+    threshold = train.pick_threshold(probs, y, none_index=32)
+    assert 0.5 <= threshold < 1.0

@@ -1,0 +1,83 @@
+"""Speed and size of the card reader (``belote-table vision bench``).
+
+Times the full reader (locate + read) on synthetic 1280x720 table frames with
+8 belote cards, and the classifier alone per card, on 1 and on 2 threads;
+adds the model's size on disk and the process's peak memory. Prints the
+figures and writes them to ``benchmarks/vision.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import resource
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "benchmarks" / "vision.json"
+
+
+def _frames(n: int, seed: int) -> list[np.ndarray]:
+    from vision.render import render_scene
+
+    rng = np.random.default_rng(seed)
+    return [render_scene(rng, n_cards=8, negatives=False, hands=0, overlap=0.2)[0]
+            for _ in range(n)]
+
+
+def run(model_path: str | Path | None = None, frames: int = 10, repeats: int = 3,
+        out: Path | None = OUT, seed: int = 123) -> dict:
+    """Measure and return the figures (and write them to ``out`` unless it is None)."""
+    from vision.locate import index_crop
+    from vision.reader import CardReader
+
+    images = _frames(frames, seed)
+    result: dict = {"frame": "1280x720, 8 belote cards (vision.render, top-down)",
+                    "frames": frames, "machine": platform.machine(),
+                    "processor": platform.processor() or platform.machine()}
+    for threads in (1, 2):
+        reader = CardReader(model_path, threads=threads)
+        for frame in images[:2]:
+            reader.read(frame)  # warm-up: first runs allocate
+        times = []
+        for _ in range(repeats):
+            for frame in images:
+                t0 = time.perf_counter()
+                reader.read(frame)
+                times.append((time.perf_counter() - t0) * 1000)
+        result[f"ms_per_frame_{threads}t"] = round(statistics.median(times), 2)
+        result[f"ms_per_frame_{threads}t_p90"] = round(float(np.percentile(times, 90)), 2)
+        # Per card: the classifier alone, on a batch of 8 cards (two indices each).
+        crops = np.stack([index_crop(np.full((720, 1280), 200, np.uint8), (100, 100, 140, 170))
+                          for _ in range(16)]) if reader.design == "B" else None
+        if crops is None:
+            from vision.locate import corner_crops
+
+            quad = np.float32([[100, 100], [250, 100], [250, 320], [100, 320]])
+            gray = np.full((720, 1280), 200, np.uint8)
+            crops = np.concatenate([corner_crops(gray, quad) for _ in range(8)])
+        reader.classifier.probabilities(crops)
+        t0 = time.perf_counter()
+        n = 200
+        for _ in range(n):
+            reader.classifier.probabilities(crops)
+        result[f"ms_per_card_{threads}t"] = round((time.perf_counter() - t0) * 1000 / n / 8, 3)
+        model_files = [reader.classifier.model_path]
+        if reader.design == "B":
+            model_files.append(reader.classifier.model_path.with_name(
+                reader.classifier.meta["detector"]))
+        result["design"] = reader.design
+        result["model_files"] = [p.name for p in model_files]
+        result["model_bytes"] = sum(p.stat().st_size for p in model_files)
+    result["model_mb"] = round(result["model_bytes"] / 1e6, 3)
+    # ru_maxrss is in kilobytes on Linux.
+    result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    result["measured"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(result, indent=2) + "\n")
+    return result

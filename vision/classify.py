@@ -1,0 +1,197 @@
+"""Name a card from its two corner indices with the shipped ONNX model.
+
+The model sees one grey corner crop (see :mod:`vision.locate`) and scores the
+32 belote cards plus ``none`` (a back, a 2-6, a joker, a pip, the table).
+Its logits are divided by a temperature fitted on held-out crops, so that the
+softmax is a calibrated probability; a read below the calibrated threshold is
+reported as unknown (code ``None``) and the table waits for a better frame.
+
+Only onnxruntime and numpy are needed here: torch stays in the training code.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+MODELS = Path(__file__).with_name("models")
+# The shipped reader (design B, see the model card); design A's corner model
+# stays beside it for comparison.
+DEFAULT_MODEL = MODELS / "index_classifier.onnx"
+CORNER_MODEL = MODELS / "card_corner.onnx"
+NONE = "none"
+
+
+@dataclass(frozen=True)
+class CardRead:
+    """What the classifier says about one card (both corners together)."""
+
+    code: str | None  # a card code, or None when unknown or not a belote card
+    confidence: float  # calibrated probability of ``code`` (of ``none`` when not a card)
+    is_card: bool  # False when both corners say "no belote card"
+
+
+def calibration_path(model_path: Path) -> Path:
+    """The JSON beside a model: classes, temperature, threshold, crop geometry."""
+    return model_path.with_suffix(".json")
+
+
+def _session(path: Path, threads: int):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+class CardClassifier:
+    """The ONNX corner classifier with its calibration."""
+
+    def __init__(self, model_path: str | Path | None = None, threads: int = 1) -> None:
+        self.model_path = Path(model_path) if model_path else DEFAULT_MODEL
+        if not self.model_path.is_file():
+            raise FileNotFoundError(f"{self.model_path}: no such model file")
+        cal_path = calibration_path(self.model_path)
+        if not cal_path.is_file():
+            raise FileNotFoundError(f"{cal_path}: the model's calibration file is missing")
+        self.meta: dict = json.loads(cal_path.read_text())
+        self.design: str = self.meta.get("design", "A")
+        self.classes: list[str] = list(self.meta["classes"])
+        self.temperature = float(self.meta["temperature"])
+        self.threshold = float(self.meta["threshold"])
+        self.none_index = self.classes.index(NONE)
+        self.session = _session(self.model_path, threads)
+        self.input_name = self.session.get_inputs()[0].name
+
+    @property
+    def crop_size(self) -> tuple[int, int]:
+        """Design A's corner crop (width, height)."""
+        return int(self.meta["crop_w"]), int(self.meta["crop_h"])
+
+    @property
+    def region(self) -> tuple[float, float, float, float]:
+        """Design A's index region on the card, as fractions (x0, y0, x1, y1)."""
+        x0, y0, x1, y1 = self.meta["region"]
+        return float(x0), float(y0), float(x1), float(y1)
+
+    def logits(self, crops: np.ndarray) -> np.ndarray:
+        """Raw logits for grey crops of shape (N, H, W) uint8."""
+        x = np.asarray(crops, dtype=np.float32)[:, None, :, :] / 255.0
+        if len(x) == 0:
+            return np.zeros((0, len(self.classes)), np.float32)
+        return self.session.run(None, {self.input_name: x})[0]
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        """Calibrated class probabilities for grey crops (N, H, W)."""
+        z = self.logits(crops) / self.temperature
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        return p / p.sum(axis=1, keepdims=True)
+
+    def read_pairs(self, crops: np.ndarray) -> list[CardRead]:
+        """Read cards from their corner pairs: crops of shape (N, 2, H, W)."""
+        n = len(crops)
+        if n == 0:
+            return []
+        probs = self.probabilities(crops.reshape(n * 2, *crops.shape[2:])).reshape(n, 2, -1)
+        return [self.fuse(pair) for pair in probs]
+
+    def fuse(self, pair: np.ndarray) -> CardRead:
+        """One answer from the two corners' probabilities (shape (2, classes)).
+
+        A card lying under another shows one index only, so one corner saying
+        "none" does not veto the other; two corners naming different cards do.
+        """
+        best = pair.argmax(axis=1)
+        cards = [int(b) for b in best if b != self.none_index]
+        if not cards:
+            return CardRead(None, float(pair[:, self.none_index].min()), False)
+        if len(set(cards)) > 1:
+            # The corners disagree: only a clear winner on both together counts.
+            joint = pair[0] * pair[1]
+            joint /= joint.sum()
+            k = int(joint.argmax())
+            conf = float(joint[k])
+        else:
+            k = cards[0]
+            conf = float(pair[:, k].max())
+        if k == self.none_index:
+            return CardRead(None, conf, False)
+        code = self.classes[k] if conf >= self.threshold else None
+        return CardRead(code, conf, True)
+
+
+class IndexDetector:
+    """Design B's detector: boxes around every corner index in a grey frame.
+
+    The net marks index centres on a grid of 8-pixel cells, with each box's
+    size and offset. It runs on a small pyramid (the frame at most 640 pixels
+    wide, then halved twice) so that indices from 10 to about 250 pixels tall
+    all fall in the range it was trained on.
+    """
+
+    MIN_SIDE, MAX_SIDE = 9.0, 80.0  # index sizes (pixels, at one level) it answers for
+
+    def __init__(self, model_path: Path, threads: int = 1, heat_threshold: float = 0.3,
+                 stride: int = 8, levels: int = 3, work_width: int = 640) -> None:
+        if not model_path.is_file():
+            raise FileNotFoundError(f"{model_path}: no such detector model")
+        self.session = _session(model_path, threads)
+        self.heat_threshold = heat_threshold
+        self.stride = stride
+        self.levels = levels
+        self.work_width = work_width
+
+    def detect(self, gray: np.ndarray) -> list[tuple[tuple[float, float, float, float], float]]:
+        """``[(box (x1, y1, x2, y2) in frame pixels, score), ...]``, best first, overlaps merged."""
+        import cv2
+
+        h, w = gray.shape
+        scale = min(1.0, self.work_width / max(w, h * 16 / 9))
+        found: list[tuple[tuple[float, float, float, float], float]] = []
+        for level in range(self.levels):
+            s = scale / (2 ** level)
+            lw, lh = max(int(round(w * s)), 16), max(int(round(h * s)), 16)
+            # The grid needs sides that are multiples of the stride.
+            lw8, lh8 = -(-lw // self.stride) * self.stride, -(-lh // self.stride) * self.stride
+            small = cv2.resize(gray, (lw, lh), interpolation=cv2.INTER_AREA)
+            if (lw8, lh8) != (lw, lh):
+                small = cv2.copyMakeBorder(small, 0, lh8 - lh, 0, lw8 - lw, cv2.BORDER_REPLICATE)
+            x = small.astype(np.float32)[None, None] / 255.0
+            out = self.session.run(None, {"image": x})[0][0]
+            heat = 1.0 / (1.0 + np.exp(-out[0]))
+            peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & \
+                (heat > self.heat_threshold)
+            for iy, ix in zip(*np.nonzero(peaks), strict=True):
+                bw = 32 * float(np.exp(out[1, iy, ix]))
+                bh = 32 * float(np.exp(out[2, iy, ix]))
+                if not self.MIN_SIDE <= max(bw, bh) <= self.MAX_SIDE:
+                    continue
+                cx = (ix + 0.5 + float(out[3, iy, ix])) * self.stride
+                cy = (iy + 0.5 + float(out[4, iy, ix])) * self.stride
+                box = ((cx - bw / 2) / s, (cy - bh / 2) / s, (cx + bw / 2) / s, (cy + bh / 2) / s)
+                found.append((box, float(heat[iy, ix])))
+        return _merge_boxes(found)
+
+
+def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _merge_boxes(found, iou: float = 0.3):
+    """Greedy non-maximum suppression: the surest box of each overlapping group."""
+    found = sorted(found, key=lambda f: -f[1])
+    keep: list = []
+    for box, score in found:
+        if all(_iou(box, k[0]) < iou for k in keep):
+            keep.append((box, score))
+    return keep

@@ -1,0 +1,119 @@
+"""``belote-table vision``: read, eval, bench and train the card reader.
+
+    belote-table vision read IMAGE [--model PATH] [--unknown]
+    belote-table vision eval DIR [--model PATH] [--split train|calib|test]
+    belote-table vision bench [--model PATH] [--frames N] [--out PATH]
+    belote-table vision train [--seed S] [--steps N] [--out PATH]
+
+Heavy libraries (numpy, OpenCV, onnxruntime, torch) are imported inside each
+subcommand. Bad input exits with status 2 and says which file and why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+PROG = "belote-table vision"
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=PROG, description="the card reader")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("read", help="print the belote cards found in an image, as JSON")
+    r.add_argument("image")
+    r.add_argument("--model", help="classifier .onnx (default: the shipped model)")
+    r.add_argument("--unknown", action="store_true",
+                   help="also list cards seen but not read surely (code null)")
+
+    e = sub.add_parser("eval", help="score the reader on a labelled folder, as JSON")
+    e.add_argument("dir")
+    e.add_argument("--model", help="classifier .onnx (default: the shipped model)")
+    e.add_argument("--split", choices=("train", "calib", "test"),
+                   help="only the real photos of this split (see vision.dataset.split_of)")
+
+    b = sub.add_parser("bench", help="time the reader; write benchmarks/vision.json")
+    b.add_argument("--model", help="classifier .onnx (default: the shipped model)")
+    b.add_argument("--frames", type=int, default=10)
+    b.add_argument("--out", help="where to write the JSON (default benchmarks/vision.json)")
+
+    t = sub.add_parser("train", help="train, export and calibrate the models (needs torch)")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--steps", type=int, default=3000, help="classifier steps")
+    t.add_argument("--det-steps", type=int, help="detector steps (default: steps / 3)")
+    t.add_argument("--scenes", type=int, default=1200, help="synthetic frames to render")
+    t.add_argument("--out", help="output folder (default: vision/models)")
+    return p
+
+
+def _fail(message: str) -> int:
+    print(f"{PROG}: {message}", file=sys.stderr)
+    return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as e:
+        return int(e.code or 0)
+    try:
+        if args.command == "read":
+            return _read(args)
+        if args.command == "eval":
+            return _eval(args)
+        if args.command == "bench":
+            return _bench(args)
+        return _train(args)
+    except (ValueError, FileNotFoundError) as e:
+        return _fail(str(e))
+
+
+def _read(args) -> int:
+    from vision.reader import CardReader, load_image
+
+    frame = load_image(args.image)
+    reader = CardReader(args.model)
+    found = [d.to_json() for d in reader.read(frame) if args.unknown or d.code is not None]
+    print(json.dumps(found, indent=2))
+    return 0
+
+
+def _eval(args) -> int:
+    from vision.evaluate import evaluate
+    from vision.reader import CardReader
+
+    keep = None
+    if args.split:
+        from vision.dataset import split_of
+
+        def keep(name: str) -> bool:
+            return split_of(name) == args.split
+
+    result = evaluate(CardReader(args.model), Path(args.dir), keep)
+    if args.split:
+        result["split"] = args.split
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+def _bench(args) -> int:
+    from vision import bench
+
+    out = Path(args.out) if args.out else bench.OUT
+    result = bench.run(args.model, frames=args.frames, out=out)
+    print(json.dumps(result, indent=2))
+    print(f"written to {out}", file=sys.stderr)
+    return 0
+
+
+def _train(args) -> int:
+    try:
+        from vision import train
+    except ImportError as e:
+        return _fail(f"training needs the train extra (pip install -e '.[train]'): {e}")
+    train.run(seed=args.seed, steps=args.steps, det_steps=args.det_steps, scenes=args.scenes,
+              out=Path(args.out) if args.out else None)
+    return 0

@@ -1,0 +1,355 @@
+"""Training and evaluation crops for the corner classifier.
+
+Every crop is cut exactly as the reader cuts it at run time (locator quad,
+then :func:`vision.locate.corner_crops`), so what the model learns on is what
+it will see. Sources:
+
+* real photos (``shared/data/real-cards/scenes``): the locator's quads on each
+  photo, labelled from the photo's corner-index boxes; each photo belongs to
+  one split (``train``, ``calib`` or ``test``) by a hash of its name, so the
+  held-out photos never reach training;
+* the synthetic renderer (:mod:`vision.render`): card faces in French and
+  English styles with a jittered outline, and negatives (backs, 2-6 cards).
+
+Labels are indices into :data:`CLASSES` (the 32 cards, then ``none``).
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scorer.cards import CARD_CODES
+from vision.locate import CROP_H, CROP_W, INDEX_REGION, corner_crops, find_cards
+
+CLASSES: tuple[str, ...] = (*CARD_CODES, "none")
+NONE_INDEX = len(CARD_CODES)
+CLASS_INDEX = {c: i for i, c in enumerate(CLASSES)}
+
+ROOT = Path(__file__).resolve().parent.parent
+REAL_CARDS = ROOT.parent / "shared" / "data" / "real-cards"
+
+# Share of real photos in each split; "test" is the held-out part behind the
+# figures in the model card, "calib" fits the temperature and threshold.
+SPLITS = (("train", 0.55), ("calib", 0.15), ("test", 0.30))
+
+
+def split_of(name: str) -> str:
+    """The split a real photo belongs to, from a stable hash of its file name."""
+    stem = Path(name).name
+    # cards/ and corners/ crops are named after their photo: IMG_<photo>[_n].jpg
+    if stem.startswith("IMG_IMG_"):
+        stem = stem[4:]
+        base, _, tail = stem.rpartition("_")
+        if tail.split(".")[0].isdigit() and len(tail.split(".")[0]) <= 2:
+            stem = base + ".jpg"
+    u = (zlib.crc32(stem.encode()) % 10000) / 10000
+    acc = 0.0
+    for split, share in SPLITS:
+        acc += share
+        if u < acc:
+            return split
+    return SPLITS[-1][0]
+
+
+def label_index(label: str) -> int:
+    """Class index of a label: a belote card's own, anything else ``none``."""
+    return CLASS_INDEX.get(label, NONE_INDEX)
+
+
+def _corner_polygon(quad: np.ndarray, region=INDEX_REGION, margin: float = 0.05) -> np.ndarray:
+    card = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+    m = cv2.getPerspectiveTransform(card, np.float32(quad))
+    x0, y0, x1, y1 = region
+    pts = np.float32([[x0 - margin, y0 - margin], [x1 + margin, y0 - margin],
+                      [x1 + margin, y1 + margin], [x0 - margin, y1 + margin]])
+    return cv2.perspectiveTransform(pts.reshape(-1, 1, 2), m).reshape(4, 2)
+
+
+def jitter_quad(quad: np.ndarray, rng: np.random.Generator, amount: float) -> np.ndarray:
+    """Move each corner by up to ``amount`` of the card's short side, as a sloppy locator would."""
+    quad = np.asarray(quad, np.float32)
+    side = float(np.linalg.norm(quad[1] - quad[0]))
+    return quad + rng.uniform(-amount, amount, size=(4, 2)).astype(np.float32) * side
+
+
+def scene_labels(root: Path = REAL_CARDS) -> dict[str, list[dict]]:
+    return json.loads((root / "scenes" / "labels.json").read_text())
+
+
+def real_scene_crops(split: str, rng: np.random.Generator, copies: int = 1,
+                     jitter: float = 0.0, root: Path = REAL_CARDS,
+                     limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Corner crops of the locator's quads on the real photos of one split.
+
+    A crop is labelled with the card whose index box lies in that corner; a
+    quad holding only non-belote boxes gives ``none`` crops; a corner with no
+    box (a card's far corner off the photo, an unlabelled card) is skipped,
+    except on quads with no box at all (pips, court-card frames, clutter),
+    which give ``none``.
+    """
+    labels = scene_labels(root)
+    xs: list[np.ndarray] = []
+    ys: list[int] = []
+    names = [n for n in sorted(labels) if split_of(n) == split]
+    for name in names[:limit]:
+        frame = cv2.imread(str(root / "scenes" / name))
+        if frame is None:
+            continue
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        boxes = labels[name]
+        for quad in find_cards(frame):
+            centers = [((b["box"][0] + b["box"][2]) / 2, (b["box"][1] + b["box"][3]) / 2,
+                        b["label"]) for b in boxes]
+            inside = [c for c in centers
+                      if cv2.pointPolygonTest(quad.reshape(-1, 1, 2), c[:2], False) >= 0]
+            for corner in range(2):
+                q = np.roll(quad, -2 * corner, axis=0)
+                if inside:
+                    poly = _corner_polygon(q).reshape(-1, 1, 2)
+                    here = {c[2] for c in inside
+                            if cv2.pointPolygonTest(poly, c[:2], False) >= 0}
+                    if len(here) != 1:
+                        continue
+                    y = label_index(here.pop())
+                else:
+                    y = NONE_INDEX
+                for k in range(copies):
+                    qq = jitter_quad(q, rng, jitter) if k else q
+                    xs.append(corner_crops(gray, qq)[0])
+                    ys.append(y)
+    if not xs:
+        return np.zeros((0, CROP_H, CROP_W), np.uint8), np.zeros(0, np.int64)
+    return np.stack(xs), np.array(ys, np.int64)
+
+
+def card_folder(root: Path) -> Iterator[tuple[Path, str]]:
+    """(image path, label) for a folder of ``<LABEL>/*.jpg|png``."""
+    for sub in sorted(p for p in root.iterdir() if p.is_dir()):
+        for path in sorted(sub.iterdir()):
+            if path.suffix.lower() in (".jpg", ".jpeg", ".png"):
+                yield path, sub.name
+
+
+def face_crops(face: np.ndarray, rng: np.random.Generator, jitter: float) -> np.ndarray:
+    """Both corner crops of an image that is a whole card face, outline jittered."""
+    gray = face if face.ndim == 2 else cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
+    h, w = gray.shape
+    quad = np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]])
+    if w > h:
+        quad = np.roll(quad, -1, axis=0)
+    return np.stack([corner_crops(gray, jitter_quad(np.roll(quad, -2 * c, axis=0), rng, jitter))[0]
+                     for c in range(2)])
+
+
+def augment(crops: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Light, contrast, blur, noise and JPEG-like damage on grey crops (N, H, W) uint8."""
+    out = np.empty_like(crops)
+    for i, crop in enumerate(crops):
+        x = crop.astype(np.float32)
+        if rng.random() < 0.3:
+            k = rng.choice([3, 5])
+            x = cv2.GaussianBlur(x, (int(k), int(k)), 0)
+        gain = rng.uniform(0.5, 1.3)
+        bias = rng.uniform(-40, 40)
+        x = x * gain + bias
+        # A gradient of light across the crop (a hand's shadow, a lamp).
+        if rng.random() < 0.4:
+            gx, gy = rng.uniform(-40, 40, size=2)
+            yy, xx = np.mgrid[0:x.shape[0], 0:x.shape[1]]
+            x = x + gx * (xx / x.shape[1] - 0.5) + gy * (yy / x.shape[0] - 0.5)
+        x = x + rng.normal(0, rng.uniform(0, 8), size=x.shape)
+        out[i] = np.clip(x, 0, 255).astype(np.uint8)
+    return out
+
+
+def real_box_crops(split: str, rng: np.random.Generator, copies: int = 4,
+                   root: Path = REAL_CARDS) -> tuple[np.ndarray, np.ndarray]:
+    """Crops around the labelled corner-index boxes of the real photos of one split.
+
+    These do not need the locator, so they also cover cards it misses. The box
+    is placed in the crop where a card's index sits in the reader's corner
+    region. Of a card's two boxes the upper-left one is taken as upright and
+    the other as turned by half a turn (the photos are hand-held roughly
+    upright); a lone box is used both ways up only when it is a ``none``.
+    """
+    labels = scene_labels(root)
+    xs: list[np.ndarray] = []
+    ys: list[int] = []
+    for name in sorted(labels):
+        if split_of(name) != split:
+            continue
+        frame = cv2.imread(str(root / "scenes" / name), cv2.IMREAD_GRAYSCALE)
+        if frame is None:
+            continue
+        by_label: dict[str, list[list[float]]] = {}
+        for b in labels[name]:
+            by_label.setdefault(b["label"], []).append(b["box"])
+        for label, boxes in by_label.items():
+            y = label_index(label)
+            boxes = sorted(boxes, key=lambda b: b[0] + b[1])
+            turns = [0, 2] if len(boxes) == 2 else ([0, 2] if y == NONE_INDEX else [0])
+            if (len(boxes) > 2 or len(boxes) == 1) and y != NONE_INDEX:
+                # Several copies of one label, or a lone box: its way up is unknown.
+                continue
+            for i, box in enumerate(boxes):
+                for turn in ([turns[i]] if len(boxes) == 2 else turns):
+                    for _ in range(copies):
+                        xs.append(_box_crop(frame, box, turn, rng))
+                        ys.append(y)
+    if not xs:
+        return np.zeros((0, CROP_H, CROP_W), np.uint8), np.zeros(0, np.int64)
+    return np.stack(xs), np.array(ys, np.int64)
+
+
+def _box_crop(gray: np.ndarray, box: list[float], turn: int,
+              rng: np.random.Generator) -> np.ndarray:
+    x1, y1, x2, y2 = box
+    bw, bh = x2 - x1, y2 - y1
+    # Where the index box sits inside the corner region, with some play.
+    fx0, fx1 = 0.08 + rng.uniform(-0.06, 0.06), 0.64 + rng.uniform(-0.08, 0.08)
+    fy0, fy1 = 0.06 + rng.uniform(-0.05, 0.05), 0.76 + rng.uniform(-0.08, 0.08)
+    rw, rh = bw / (fx1 - fx0), bh / (fy1 - fy0)
+    if turn == 0:
+        left, top = x1 - fx0 * rw, y1 - fy0 * rh
+        src = np.float32([[left, top], [left + rw, top], [left + rw, top + rh], [left, top + rh]])
+    else:
+        right, bottom = x2 + fx0 * rw, y2 + fy0 * rh
+        src = np.float32([[right, bottom], [right - rw, bottom], [right - rw, bottom - rh],
+                          [right, bottom - rh]])
+    dst = np.float32([[0, 0], [CROP_W, 0], [CROP_W, CROP_H], [0, CROP_H]])
+    m = cv2.getPerspectiveTransform(src, dst)
+    return cv2.warpPerspective(gray, m, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+# --------------------------------------------------------------------------- design B data
+DET_W, DET_H = 640, 360  # the detector's view of a 16:9 frame
+
+
+def _box_jitter(box, rng: np.random.Generator, shift: float = 0.12, grow: float = 0.15):
+    x1, y1, x2, y2 = box
+    w, h = x2 - x1, y2 - y1
+    s = max(w, h)
+    dx, dy = rng.uniform(-shift, shift, size=2) * s
+    f = 1 + rng.uniform(-grow, grow)
+    cx, cy = (x1 + x2) / 2 + dx, (y1 + y2) / 2 + dy
+    return (cx - w * f / 2, cy - h * f / 2, cx + w * f / 2, cy + h * f / 2)
+
+
+def negative_boxes(shape: tuple[int, int], boxes: list, rng: np.random.Generator, n: int,
+                   sizes: tuple[float, float]) -> list[tuple[float, float, float, float]]:
+    """Random index-sized boxes well away from every true index (pips, art, table)."""
+    h, w = shape
+    centers = np.array([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, max(b[2] - b[0], b[3] - b[1]))
+                        for b in boxes]) if boxes else np.zeros((0, 3))
+    out = []
+    for _ in range(n * 4):
+        bh = rng.uniform(*sizes)
+        bw = bh * rng.uniform(0.4, 1.0)
+        if rng.random() < 0.5:
+            bw, bh = bh, bw
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        if len(centers):
+            d = np.hypot(centers[:, 0] - cx, centers[:, 1] - cy)
+            if (d < 0.9 * np.maximum(centers[:, 2], max(bw, bh))).any():
+                continue
+        out.append((cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2))
+        if len(out) == n:
+            break
+    return out
+
+
+def synthetic_scenes(seed: int, n: int, crops_per_box: int = 3, negatives: int = 8):
+    """Render ``n`` table frames; return detector frames, their boxes, and index crops.
+
+    Returns ``(frames (n, DET_H, DET_W) uint8, boxes list of (k, 4) float32 arrays in
+    detector pixels, crops (m, INDEX_CROP, INDEX_CROP) uint8, labels (m,) int64)``.
+    """
+    from vision.locate import index_crop
+    from vision.render import render_scene
+
+    rng = np.random.default_rng(seed)
+    frames, all_boxes, crops, labels = [], [], [], []
+    for _ in range(n):
+        frame, annotations = render_scene(
+            rng, n_cards=int(rng.integers(1, 13)), overlap=float(rng.uniform(0.0, 0.8)),
+            hands=int(rng.integers(0, 3)))
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        h, w = gray.shape
+        boxes = []
+        for ann in annotations:
+            y = label_index(ann["code"])
+            for box in ann["index_boxes"]:
+                boxes.append(box)
+                for _ in range(crops_per_box):
+                    crops.append(index_crop(gray, _box_jitter(box, rng)))
+                    labels.append(y)
+        sizes = [max(b[2] - b[0], b[3] - b[1]) for b in boxes] or [h * 0.08]
+        for box in negative_boxes((h, w), boxes, rng, negatives,
+                                  (0.6 * min(sizes), 1.4 * max(sizes))):
+            crops.append(index_crop(gray, box))
+            labels.append(NONE_INDEX)
+        frames.append(cv2.resize(gray, (DET_W, DET_H), interpolation=cv2.INTER_AREA))
+        sx, sy = DET_W / w, DET_H / h
+        all_boxes.append(np.array([[b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy] for b in boxes],
+                                  np.float32).reshape(-1, 4))
+    return (np.stack(frames), all_boxes, np.stack(crops), np.array(labels, np.int64))
+
+
+def real_index_samples(split: str, rng: np.random.Generator, crops_per_box: int = 4,
+                       negatives: int = 6, root: Path = REAL_CARDS):
+    """Real photos of one split for design B: grey photos, boxes, and index crops."""
+    from vision.locate import index_crop
+
+    labels = scene_labels(root)
+    frames, all_boxes, crops, ys = [], [], [], []
+    for name in sorted(labels):
+        if split_of(name) != split:
+            continue
+        gray = cv2.imread(str(root / "scenes" / name), cv2.IMREAD_GRAYSCALE)
+        if gray is None:
+            continue
+        boxes = [b["box"] for b in labels[name]]
+        for b in labels[name]:
+            y = label_index(b["label"])
+            for _ in range(crops_per_box):
+                crops.append(index_crop(gray, _box_jitter(b["box"], rng)))
+                ys.append(y)
+        sizes = [max(b[2] - b[0], b[3] - b[1]) for b in boxes] or [60.0]
+        for box in negative_boxes(gray.shape, boxes, rng, negatives,
+                                  (0.6 * min(sizes), 1.4 * max(sizes))):
+            crops.append(index_crop(gray, box))
+            ys.append(NONE_INDEX)
+        frames.append(gray)
+        all_boxes.append(np.array(boxes, np.float32).reshape(-1, 4))
+    return frames, all_boxes, np.stack(crops), np.array(ys, np.int64)
+
+
+def cache_synthetic(seed: int, n: int, out: Path) -> Path:
+    """Render and save a shard of synthetic scenes (rendering is the slow part of training)."""
+    frames, boxes, crops, labels = synthetic_scenes(seed, n)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    offsets = np.cumsum([0] + [len(b) for b in boxes])
+    np.savez_compressed(out, frames=frames, boxes=np.concatenate(boxes), offsets=offsets,
+                        crops=crops, labels=labels)
+    return out
+
+
+def load_synthetic(path: Path):
+    d = np.load(path)
+    off = d["offsets"]
+    boxes = [d["boxes"][off[i]:off[i + 1]] for i in range(len(off) - 1)]
+    return list(d["frames"]), boxes, d["crops"], d["labels"]
+
+
+if __name__ == "__main__":
+    import sys
+
+    # python -m vision.dataset SEED N OUT: render one shard of synthetic scenes.
+    print(cache_synthetic(int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])))

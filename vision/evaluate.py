@@ -1,0 +1,161 @@
+"""Score the card reader on a folder of labelled images (``belote-table vision eval DIR``).
+
+Two folder layouts are understood, whoever made them:
+
+* ``DIR/labels.json`` maps image names (relative to DIR) to the cards visible
+  in each: strings (``"TH"``) or objects with a ``"label"`` key. Labels outside
+  the 32-card deck (``5C``, ``BACK``, ``JOKER``...) are things the reader must
+  NOT report. The full reader runs on every image; the answer gives
+  ``images``, ``precision``, ``recall``, ``perfect_images`` (share of images
+  whose reported set equals the true set of belote cards) and ``confusions``.
+* otherwise ``DIR/<LABEL>/*.jpg|png``, one card per image: ``images`` and
+  ``accuracy`` (a non-belote label is right when no belote card is reported).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+from scorer.cards import CARD_CODES
+from vision.reader import CardReader, load_image
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
+_BELOTE = set(CARD_CODES)
+
+
+class EvalError(ValueError):
+    """The folder cannot be evaluated; the message says where and why."""
+
+
+def _labels_of(entry: object, where: str) -> list[str]:
+    if not isinstance(entry, list):
+        raise EvalError(f"{where}: expected a list of labels, got {type(entry).__name__}")
+    out = []
+    for i, item in enumerate(entry):
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict) and isinstance(item.get("label"), str):
+            out.append(item["label"])
+        else:
+            raise EvalError(f"{where}[{i}]: expected a string or an object with a 'label'")
+    return out
+
+
+def load_labels(directory: Path) -> dict[str, list[str]]:
+    path = directory / "labels.json"
+    try:
+        raw = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise EvalError(f"{path}: not valid JSON ({e})") from e
+    if not isinstance(raw, dict):
+        raise EvalError(f"{path}: expected an object mapping image names to labels")
+    return {name: _labels_of(entry, f"{path}: {name}") for name, entry in raw.items()}
+
+
+def eval_scenes(reader: CardReader, directory: Path,
+                keep: Callable[[str], bool] | None = None) -> dict:
+    """Precision, recall and perfect images over a labelled folder of frames."""
+    labels = load_labels(directory)
+    names = [n for n in sorted(labels) if keep is None or keep(n)]
+    tp = fp = fn = perfect = 0
+    confusions: Counter[str] = Counter()
+    for name in names:
+        frame = load_image(directory / name)
+        truth = {c for c in labels[name] if c in _BELOTE}
+        read = {d.code for d in reader.read(frame) if d.code is not None}
+        tp += len(truth & read)
+        invented = sorted(read - truth)
+        missed = sorted(truth - read)
+        fp += len(invented)
+        fn += len(missed)
+        perfect += truth == read
+        # One missed and one invented in the same image: a misread, most likely.
+        if len(invented) == 1 and len(missed) == 1:
+            confusions[f"{missed[0]}->{invented[0]}"] += 1
+        else:
+            confusions.update(f"{m}->-" for m in missed)
+            confusions.update(f"-->{c}" for c in invented)
+    n = len(names)
+    return {
+        "images": n,
+        "cards": tp + fn,
+        "precision": round(tp / (tp + fp), 4) if tp + fp else 1.0,
+        "recall": round(tp / (tp + fn), 4) if tp + fn else 1.0,
+        "perfect_images": round(perfect / n, 4) if n else 0.0,
+        "invented": fp,
+        "missed": fn,
+        "confusions": dict(confusions.most_common()),
+    }
+
+
+def eval_card_folders(reader: CardReader, directory: Path,
+                      keep: Callable[[str], bool] | None = None) -> dict:
+    """Accuracy over ``DIR/<LABEL>/*.jpg|png``, one card per image."""
+    right = total = 0
+    confusions: Counter[str] = Counter()
+    for sub in sorted(p for p in directory.iterdir() if p.is_dir()):
+        for path in sorted(sub.iterdir()):
+            if path.suffix.lower() not in IMAGE_SUFFIXES or (keep and not keep(path.name)):
+                continue
+            total += 1
+            found = reader.read_face(load_image(path))
+            code = found.code if found else None
+            expected = sub.name if sub.name in _BELOTE else None
+            if code == expected:
+                right += 1
+            else:
+                confusions[f"{sub.name}->{code or '-'}"] += 1
+    if total == 0:
+        raise EvalError(f"{directory}: no labels.json and no <LABEL>/*.jpg|png images")
+    return {"images": total, "accuracy": round(right / total, 4),
+            "confusions": dict(confusions.most_common())}
+
+
+def evaluate(reader: CardReader, directory: str | Path,
+             keep: Callable[[str], bool] | None = None) -> dict:
+    """Evaluate a folder in whichever layout it has."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise EvalError(f"{directory}: not a folder")
+    if (directory / "labels.json").is_file():
+        return eval_scenes(reader, directory, keep)
+    return eval_card_folders(reader, directory, keep)
+
+
+def make_synthetic_set(out: str | Path, n: int, seed: int, decks: str = "french",
+                       **scene: object) -> Path:
+    """Write ``n`` rendered table frames and their ``labels.json`` (a folder ``eval`` reads).
+
+    A frame's labels are the things whose corner index can be seen (the
+    renderer's ``index_boxes``): belote cards to report, and negatives (a 5,
+    a joker) not to. Seeds used here are never used by training.
+    """
+    import cv2
+    import numpy as np
+
+    from vision.render import english_styles, french_styles, render_scene
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    styles = french_styles() if decks == "french" else english_styles()
+    rng = np.random.default_rng(seed)
+    labels: dict[str, list[str]] = {}
+    for i in range(n):
+        style = styles[int(rng.integers(len(styles)))]
+        frame, annotations = render_scene(rng, n_cards=int(rng.integers(4, 10)), style=style,
+                                          **scene)  # type: ignore[arg-type]
+        name = f"{decks}-{seed}-{i:04d}.jpg"
+        cv2.imwrite(str(out / name), frame, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        labels[name] = [a["code"] for a in annotations if a["index_boxes"]]
+    (out / "labels.json").write_text(json.dumps(labels, indent=1) + "\n")
+    return out
+
+
+if __name__ == "__main__":
+    import sys
+
+    # python -m vision.evaluate OUT N SEED french|english: write a synthetic eval folder.
+    print(make_synthetic_set(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]))

@@ -1,0 +1,170 @@
+"""The card reader: a frame in, the belote cards on it out.
+
+``CardReader.read(frame)`` runs one of two designs, chosen by the model file
+(see ``vision/models/README.md`` for how they compare):
+
+* B (shipped): a small ONNX detector boxes every corner index (rank + suit)
+  in the frame and the ONNX classifier names each box; the two indices of a
+  card give one detection, centred between them.
+* A: card outlines (:mod:`vision.locate`), then the classifier reads the two
+  corner indices cut from each outline.
+
+Things that are not belote cards (backs, a 2-6, a joker, clutter) are left
+out; a card the model is not sure of comes back with ``code=None`` so that
+the caller waits for a better frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.classify import CardClassifier, IndexDetector
+from vision.locate import corner_crops, find_cards, index_crop, quad_center
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One card seen in a frame."""
+
+    code: str | None  # "JH"; None = a belote card the model is not sure of
+    confidence: float  # calibrated probability of the answer
+    quad: list[list[float]]  # 4 corners (x, y) in frame pixels, portrait order
+    center: tuple[float, float] = field(default=(0.0, 0.0))
+
+    def to_json(self) -> dict:
+        return {
+            "code": self.code,
+            "confidence": round(self.confidence, 4),
+            "center": [round(self.center[0], 1), round(self.center[1], 1)],
+            "quad": [[round(x, 1), round(y, 1)] for x, y in self.quad],
+        }
+
+
+def load_image(path: str | Path) -> np.ndarray:
+    """Read an image file as BGR, or raise ``ValueError`` saying which file and why."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path}: no such image file")
+    data = np.fromfile(str(path), dtype=np.uint8)
+    frame = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if frame is None:
+        raise ValueError(f"{path}: not a readable image (JPEG, PNG, ...)")
+    return frame
+
+
+class CardReader:
+    """Locate and read every belote card in a frame."""
+
+    def __init__(self, model_path: str | Path | None = None, threads: int = 1) -> None:
+        cv2.setNumThreads(threads)
+        self.classifier = CardClassifier(model_path, threads=threads)
+        self.design = self.classifier.design
+        self.detector: IndexDetector | None = None
+        if self.design == "B":
+            meta = self.classifier.meta
+            self.detector = IndexDetector(self.classifier.model_path.with_name(meta["detector"]),
+                                          threads=threads,
+                                          heat_threshold=float(meta["heat_threshold"]),
+                                          stride=int(meta["stride"]))
+
+    def _to_gray(self, frame: np.ndarray) -> np.ndarray:
+        if frame is None or not isinstance(frame, np.ndarray) or frame.ndim not in (2, 3):
+            raise ValueError("frame: expected an image array (H x W or H x W x 3)")
+        if frame.ndim == 2:
+            return frame
+        return cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+
+    def read_quads(self, frame: np.ndarray, quads: list[np.ndarray]) -> list[Detection]:
+        """Read the cards at known outlines; leave out those that are no belote card."""
+        gray = self._to_gray(frame)
+        if not quads:
+            return []
+        crops = np.stack([corner_crops(gray, q, self.classifier.region,
+                                       self.classifier.crop_size) for q in quads])
+        out = []
+        for quad, read in zip(quads, self.classifier.read_pairs(crops), strict=True):
+            if not read.is_card:
+                continue
+            out.append(Detection(read.code, read.confidence,
+                                 [[float(x), float(y)] for x, y in quad], quad_center(quad)))
+        return out
+
+    def read(self, frame: np.ndarray) -> list[Detection]:
+        """Every belote card found in a BGR (or grey) frame, best reads first."""
+        gray = self._to_gray(frame)  # fails early, with a clear message, on a bad frame
+        if self.detector is not None:
+            return self.read_indices(gray)
+        detections = self.read_quads(frame, find_cards(frame))
+        return _one_per_code(detections)
+
+    def read_indices(self, gray: np.ndarray) -> list[Detection]:
+        """Design B: box every index, read each box, join a card's two indices."""
+        assert self.detector is not None
+        boxes = [box for box, _ in self.detector.detect(gray)]
+        if not boxes:
+            return []
+        size = int(self.classifier.meta["crop"])
+        pad = float(self.classifier.meta["pad"])
+        crops = np.stack([index_crop(gray, b, size, pad) for b in boxes])
+        probs = self.classifier.probabilities(crops)
+        none = self.classifier.none_index
+        by_code: dict[str, list[tuple[tuple[float, ...], float]]] = {}
+        doubtful: list[tuple[tuple[float, ...], float, str]] = []
+        for box, p in zip(boxes, probs, strict=True):
+            k = int(p.argmax())
+            if k == none:
+                continue
+            code = self.classifier.classes[k]
+            if p[k] >= self.classifier.threshold:
+                by_code.setdefault(code, []).append((box, float(p[k])))
+            else:
+                doubtful.append((box, float(p[k]), code))
+        out = []
+        for code, hits in by_code.items():
+            # A deck holds each card once: the boxes of one code are its two
+            # indices, and the card's centre lies halfway between them.
+            hits = sorted(hits, key=lambda h: -h[1])[:2]
+            xs = [c for b, _ in hits for c in (b[0], b[2])]
+            ys = [c for b, _ in hits for c in (b[1], b[3])]
+            quad = [[min(xs), min(ys)], [max(xs), min(ys)], [max(xs), max(ys)], [min(xs), max(ys)]]
+            center = (float(np.mean([(b[0] + b[2]) / 2 for b, _ in hits])),
+                      float(np.mean([(b[1] + b[3]) / 2 for b, _ in hits])))
+            out.append(Detection(code, max(h[1] for h in hits), quad, center))
+        for box, conf, code in doubtful:
+            # A doubtful box whose best guess was read surely elsewhere is most
+            # likely that card's other index: it adds nothing.
+            if code in by_code:
+                continue
+            quad = [[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]]
+            out.append(Detection(None, conf, quad, ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)))
+        return sorted(out, key=lambda d: -d.confidence)
+
+    def read_face(self, image: np.ndarray) -> Detection | None:
+        """Read an image that is a single card face filling the picture (a warped card)."""
+        if self.detector is not None:
+            found = [d for d in self.read(image) if d.code is not None] or self.read(image)
+            return found[0] if found else None
+        h, w = image.shape[:2]
+        quad = np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]])
+        if w > h:  # lying on its side: start on a short edge
+            quad = np.roll(quad, -1, axis=0)
+        found = self.read_quads(image, [quad])
+        return found[0] if found else None
+
+
+def _one_per_code(detections: list[Detection]) -> list[Detection]:
+    """A deck holds each card once: keep the surest read of each code."""
+    detections = sorted(detections, key=lambda d: -d.confidence)
+    seen: set[str] = set()
+    out = []
+    for d in detections:
+        if d.code is not None:
+            if d.code in seen:
+                continue
+            seen.add(d.code)
+        out.append(d)
+    return out

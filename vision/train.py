@@ -1,0 +1,447 @@
+"""Train the card reader's models with torch, export them to ONNX, and calibrate them.
+
+Two small networks make up the shipped reader (design B in the model card):
+
+* ``index_detector.onnx``: a fully-convolutional net over a grey frame that
+  marks the centre and size of every corner index (rank + suit) at stride 8;
+* ``index_classifier.onnx``: a small CNN that names a 32x32 grey patch around
+  one index: the 32 belote cards, or ``none``.
+
+Design A (card outlines + perspective warp, see :mod:`vision.locate`) only
+needs a corner classifier, ``card_corner.onnx``, trained here too, so that
+``belote-table vision eval`` can compare both on the same photos.
+
+Everything is seeded: ``belote-table vision train --seed 0`` renders the same
+synthetic frames, draws the same batches and gives the same weights (on the
+same torch build). The held-out real photos (:func:`vision.dataset.split_of`
+``== "test"``) never reach training; the ``calib`` ones fit the temperature and
+the threshold only. Torch is imported here and nowhere at run time.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from vision import dataset as ds
+from vision.classify import MODELS
+from vision.locate import CROP_H, CROP_W, INDEX_CROP, INDEX_PAD, INDEX_REGION
+
+DET_STRIDE = 8
+DET_PATCH = 256
+DATA = Path(__file__).with_name("data")
+
+
+# --------------------------------------------------------------------------- networks
+def _conv(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, stride, padding=dilation, dilation=dilation, bias=False),
+        nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class Standardize(nn.Module):
+    """Per-image contrast normalisation inside the model, so callers pass raw [0, 1] grey."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        mean = x.mean(dim=(2, 3), keepdim=True)
+        std = x.std(dim=(2, 3), keepdim=True)
+        return (x - mean) / (std + 0.05)
+
+
+class Classifier(nn.Module):
+    """A few conv blocks and a linear layer: about 60 k weights."""
+
+    def __init__(self, n_classes: int) -> None:
+        super().__init__()
+        self.net = nn.Sequential(
+            Standardize(),
+            _conv(1, 16), nn.MaxPool2d(2),
+            _conv(16, 32), nn.MaxPool2d(2),
+            _conv(32, 48), _conv(48, 48), nn.MaxPool2d(2),
+            _conv(48, 64),
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1), nn.Linear(64, n_classes))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x)
+
+
+class Detector(nn.Module):
+    """Index centres (heat), box size (log w, log h) and centre offset (dx, dy), stride 8."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = nn.Sequential(
+            Standardize(),
+            _conv(1, 8, 2), _conv(8, 16, 2), _conv(16, 16), _conv(16, 32, 2),
+            _conv(32, 32), _conv(32, 32, dilation=2), _conv(32, 32, dilation=4))
+        self.head = nn.Conv2d(32, 5, 1)
+        nn.init.constant_(self.head.bias, 0.0)
+        with torch.no_grad():
+            self.head.bias[0] = -4.0  # few cells hold an index: start the heat low
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(x))
+
+
+# --------------------------------------------------------------------------- training data
+def _photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    x = img.astype(np.float32)
+    if rng.random() < 0.3:
+        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.5, 1.5))
+    x = x * rng.uniform(0.5, 1.3) + rng.uniform(-40, 40)
+    if rng.random() < 0.4:
+        h, w = x.shape
+        gx, gy = rng.uniform(-50, 50, size=2)
+        x = x + gx * (np.arange(w)[None, :] / w - 0.5) + gy * (np.arange(h)[:, None] / h - 0.5)
+    x = x + rng.normal(0, rng.uniform(0, 8), size=x.shape)
+    return np.clip(x, 0, 255).astype(np.uint8)
+
+
+def _rotate_crop(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    crop = np.rot90(crop, int(rng.integers(4))).copy()
+    if rng.random() < 0.5:
+        angle = rng.uniform(-20, 20)
+        c = crop.shape[0] / 2
+        m = cv2.getRotationMatrix2D((c, c), angle, 1.0)
+        crop = cv2.warpAffine(crop, m, crop.shape[::-1], borderMode=cv2.BORDER_REPLICATE)
+    return crop
+
+
+def _det_sample(frame: np.ndarray, boxes: np.ndarray, rng: np.random.Generator,
+                real: bool) -> tuple[np.ndarray, np.ndarray]:
+    """A DET_PATCH square patch of a frame, rescaled, and its boxes."""
+    sizes = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) if len(boxes) else None
+    if real and sizes is not None:
+        # Real photos are close-ups: bring their indices to table-frame sizes.
+        scale = rng.uniform(14, 64) / float(np.median(sizes))
+    else:
+        scale = rng.uniform(0.6, 1.6)
+    img = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    b = boxes * scale
+    h, w = img.shape
+    ph = max(DET_PATCH - h, 0)
+    pw = max(DET_PATCH - w, 0)
+    if ph or pw:
+        img = cv2.copyMakeBorder(img, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+        h, w = img.shape
+    x0 = int(rng.integers(0, w - DET_PATCH + 1))
+    y0 = int(rng.integers(0, h - DET_PATCH + 1))
+    img = img[y0:y0 + DET_PATCH, x0:x0 + DET_PATCH]
+    b = b - np.float32([x0, y0, x0, y0])
+    k = int(rng.integers(4))
+    if k:
+        # Turn patch and boxes together by k quarter turns (anticlockwise on screen).
+        for _ in range(k):
+            img = np.rot90(img)
+            b = np.stack([b[:, 1], DET_PATCH - b[:, 2], b[:, 3], DET_PATCH - b[:, 0]], axis=1) \
+                if len(b) else b
+        img = img.copy()
+    return _photometric(img, rng), b
+
+
+def _det_targets(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Heat map (Gaussian per index), regression targets and their mask at stride 8."""
+    g = DET_PATCH // DET_STRIDE
+    heat = np.zeros((g, g), np.float32)
+    reg = np.zeros((4, g, g), np.float32)
+    mask = np.zeros((g, g), np.float32)
+    yy, xx = np.mgrid[0:g, 0:g]
+    for x1, y1, x2, y2 in boxes:
+        cx, cy = (x1 + x2) / 2 / DET_STRIDE, (y1 + y2) / 2 / DET_STRIDE
+        if not (0 <= cx < g and 0 <= cy < g):
+            continue
+        bw, bh = max(x2 - x1, 1.0), max(y2 - y1, 1.0)
+        sigma = max(0.6, 0.15 * min(bw, bh) / DET_STRIDE)
+        heat = np.maximum(heat, np.exp(-((xx + 0.5 - cx) ** 2 + (yy + 0.5 - cy) ** 2)
+                                       / (2 * sigma ** 2)))
+        ix, iy = int(cx), int(cy)
+        heat[iy, ix] = 1.0
+        reg[:, iy, ix] = (math.log(bw / 32), math.log(bh / 32), cx - ix - 0.5, cy - iy - 0.5)
+        mask[iy, ix] = 1.0
+    return heat, reg, mask
+
+
+def _focal(pred: torch.Tensor, heat: torch.Tensor) -> torch.Tensor:
+    """CenterNet's penalty-reduced focal loss on the heat map."""
+    p = torch.sigmoid(pred).clamp(1e-4, 1 - 1e-4)
+    pos = heat.eq(1).float()
+    neg = 1 - pos
+    pos_loss = torch.log(p) * (1 - p) ** 2 * pos
+    neg_loss = torch.log(1 - p) * p ** 2 * (1 - heat) ** 4 * neg
+    n = pos.sum().clamp(min=1)
+    return -(pos_loss.sum() + neg_loss.sum()) / n
+
+
+# --------------------------------------------------------------------------- loops
+def train_classifier(x: np.ndarray, y: np.ndarray, steps: int, seed: int, n_classes: int,
+                     rotate: bool, log=print, batch: int = 128) -> Classifier:
+    """Train a crop classifier on uint8 crops (N, H, W) with labels (N,)."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    model = Classifier(n_classes)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=max(steps, 1))
+    # Balance the classes: "none" crops outnumber each card's.
+    counts = np.bincount(y, minlength=n_classes).astype(np.float64)
+    weights = 1.0 / np.maximum(counts[y], 1)
+    weights /= weights.sum()
+    model.train()
+    t0 = time.time()
+    for step in range(steps):
+        idx = rng.choice(len(x), size=batch, p=weights)
+        crops = [x[i] for i in idx]
+        if rotate:
+            crops = [_rotate_crop(c, rng) for c in crops]
+        xb = np.stack([_photometric(c, rng) for c in crops]).astype(np.float32) / 255.0
+        logits = model(torch.from_numpy(xb[:, None]))
+        loss = F.cross_entropy(logits, torch.from_numpy(y[idx]), label_smoothing=0.05)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if step % 100 == 0 or step == steps - 1:
+            log(f"classifier step {step}/{steps} loss {loss.item():.4f} ({time.time() - t0:.0f}s)")
+    model.eval()
+    return model
+
+
+def train_detector(frames: list[np.ndarray], boxes: list[np.ndarray], real: list[bool],
+                   steps: int, seed: int, log=print, batch: int = 16) -> Detector:
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed + 1)
+    model = Detector()
+    opt = torch.optim.AdamW(model.parameters(), lr=4e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=max(steps, 1))
+    real_idx = [i for i, r in enumerate(real) if r]
+    synth_idx = [i for i, r in enumerate(real) if not r]
+    model.train()
+    t0 = time.time()
+    for step in range(steps):
+        imgs, heats, regs, masks = [], [], [], []
+        for _ in range(batch):
+            pool = real_idx if real_idx and (not synth_idx or rng.random() < 0.3) else synth_idx
+            i = pool[int(rng.integers(len(pool)))]
+            img, b = _det_sample(frames[i], boxes[i], rng, real[i])
+            h, r, m = _det_targets(b)
+            imgs.append(img)
+            heats.append(h)
+            regs.append(r)
+            masks.append(m)
+        xb = torch.from_numpy(np.stack(imgs).astype(np.float32)[:, None] / 255.0)
+        out = model(xb)
+        heat = torch.from_numpy(np.stack(heats))
+        reg = torch.from_numpy(np.stack(regs))
+        mask = torch.from_numpy(np.stack(masks))[:, None]
+        loss_heat = _focal(out[:, 0], heat)
+        l1 = F.l1_loss(out[:, 1:], reg, reduction="none") * mask
+        loss_reg = l1.sum() / mask.sum().clamp(min=1)
+        loss = loss_heat + loss_reg
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if step % 50 == 0 or step == steps - 1:
+            log(f"detector step {step}/{steps} heat {loss_heat.item():.3f} "
+                f"reg {loss_reg.item():.3f} ({time.time() - t0:.0f}s)")
+    model.eval()
+    return model
+
+
+# --------------------------------------------------------------------------- export and calibration
+def export_onnx(model: nn.Module, example: torch.Tensor, path: Path, dynamic_hw: bool) -> float:
+    """Export with torch.onnx and check onnxruntime gives the same outputs; returns max |diff|."""
+    import onnxruntime as ort
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    axes = {0: "n", 2: "h", 3: "w"} if dynamic_hw else {0: "n"}
+    torch.onnx.export(model, (example,), str(path), input_names=["image"], output_names=["out"],
+                      dynamic_axes={"image": axes, "out": {0: "n"}}, opset_version=17,
+                      dynamo=False)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    with torch.no_grad():
+        ref = model(example).numpy()
+    got = session.run(None, {"image": example.numpy()})[0]
+    diff = float(np.abs(ref - got).max())
+    if diff > 1e-3:
+        raise RuntimeError(f"{path}: onnxruntime differs from torch by {diff:.2e}")
+    return diff
+
+
+def _logits(model: Classifier, x: np.ndarray) -> np.ndarray:
+    with torch.no_grad():
+        return np.concatenate([model(torch.from_numpy(x[i:i + 512, None].astype(np.float32) / 255))
+                               .numpy() for i in range(0, len(x), 512)]) if len(x) else \
+            np.zeros((0, len(ds.CLASSES)), np.float32)
+
+
+def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
+    """Temperature minimising the negative log-likelihood on held-out crops."""
+    z = torch.from_numpy(logits.astype(np.float32))
+    t = torch.from_numpy(y)
+    log_t = torch.zeros(1, requires_grad=True)
+    opt = torch.optim.LBFGS([log_t], lr=0.1, max_iter=100)
+
+    def closure():
+        opt.zero_grad()
+        loss = F.cross_entropy(z / log_t.exp(), t)
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    return float(log_t.exp().item())
+
+
+def pick_threshold(probs: np.ndarray, y: np.ndarray, none_index: int,
+                   max_error: float = 0.001) -> float:
+    """Lowest confidence above which card reads are wrong at most ``max_error`` of the time."""
+    pred = probs.argmax(1)
+    conf = probs.max(1)
+    cards = pred != none_index
+    order = np.argsort(-conf[cards])
+    wrong = (pred[cards] != y[cards])[order]
+    c = conf[cards][order]
+    errors = np.cumsum(wrong)
+    ok = errors <= max_error * np.arange(1, len(c) + 1)
+    # The longest prefix (surest reads first) that keeps the error rate low.
+    last = np.nonzero(ok)[0]
+    if not len(last):
+        return 0.99
+    k = int(last.max())
+    return float(max(0.5, c[k]))
+
+
+# --------------------------------------------------------------------------- the whole run
+def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int = 1200,
+        real: bool = True, det_steps: int | None = None, log=print,
+        design_a: bool = True, faces: int = 3000, cache: Path | None = None) -> dict:
+    """Train, export and calibrate every model; returns a summary (also written as JSON)."""
+    torch.set_num_threads(max(1, torch.get_num_threads()))
+    out = Path(out) if out else MODELS
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    det_steps = det_steps if det_steps is not None else max(steps // 3, 1)
+    t0 = time.time()
+
+    # Synthetic frames: cached shards named after their seed, rendered when missing.
+    shards = []
+    per_shard = 600
+    for k in range(max(1, math.ceil(scenes / per_shard))):
+        n = min(per_shard, scenes - k * per_shard) if scenes >= per_shard else scenes
+        path = (cache or DATA) / f"synth_{seed * 100 + k + 1}_{n}.npz"
+        if not path.is_file():
+            log(f"rendering {n} synthetic frames -> {path}")
+            ds.cache_synthetic(seed * 100 + k + 1, n, path)
+        shards.append(ds.load_synthetic(path))
+    frames = [f for s in shards for f in s[0]]
+    boxes = [b for s in shards for b in s[1]]
+    crops = np.concatenate([s[2] for s in shards])
+    labels = np.concatenate([s[3] for s in shards])
+    is_real = [False] * len(frames)
+    # The last synthetic shard's last tenth calibrates (never trained on).
+    n_cal = max(1, len(crops) // 10)
+    cal_x, cal_y = crops[-n_cal:], labels[-n_cal:]
+    crops, labels = crops[:-n_cal], labels[:-n_cal]
+    if real:
+        rf, rb, rc, ry = ds.real_index_samples("train", rng)
+        frames += rf
+        boxes += rb
+        is_real += [True] * len(rf)
+        crops = np.concatenate([crops, rc])
+        labels = np.concatenate([labels, ry])
+        _, _, kc, ky = ds.real_index_samples("calib", rng, crops_per_box=1, negatives=3)
+        cal_x, cal_y = np.concatenate([cal_x, kc]), np.concatenate([cal_y, ky])
+    log(f"data: {len(frames)} frames, {len(crops)} index crops, {len(cal_x)} calibration crops "
+        f"({time.time() - t0:.0f}s)")
+
+    n_classes = len(ds.CLASSES)
+    summary: dict = {"seed": seed, "steps": steps, "det_steps": det_steps, "scenes": scenes,
+                     "real": real, "classes": list(ds.CLASSES)}
+
+    clf = train_classifier(crops, labels, steps, seed, n_classes, rotate=True, log=log)
+    diff = export_onnx(clf, torch.zeros(4, 1, INDEX_CROP, INDEX_CROP),
+                       out / "index_classifier.onnx", dynamic_hw=False)
+    cal_logits = _logits(clf, cal_x)
+    temperature = fit_temperature(cal_logits, cal_y)
+    probs = _softmax(cal_logits / temperature)
+    threshold = pick_threshold(probs, cal_y, ds.NONE_INDEX)
+    summary["classifier"] = {"onnx_max_diff": diff, "temperature": temperature,
+                             "threshold": threshold,
+                             "calib_accuracy": float((probs.argmax(1) == cal_y).mean())}
+    log(f"classifier: T={temperature:.3f} threshold={threshold:.3f} "
+        f"calib accuracy {summary['classifier']['calib_accuracy']:.4f}")
+
+    det = train_detector(frames, boxes, is_real, det_steps, seed, log=log)
+    ddiff = export_onnx(det, torch.zeros(1, 1, 96, 160), out / "index_detector.onnx",
+                        dynamic_hw=True)
+    summary["detector"] = {"onnx_max_diff": ddiff}
+
+    meta = {"design": "B", "classes": list(ds.CLASSES), "temperature": temperature,
+            "threshold": threshold, "crop": INDEX_CROP, "pad": INDEX_PAD,
+            "detector": "index_detector.onnx", "stride": DET_STRIDE, "heat_threshold": 0.3,
+            "seed": seed, "trained": time.strftime("%Y-%m-%d", time.gmtime())}
+    (out / "index_classifier.json").write_text(json.dumps(meta, indent=2) + "\n")
+
+    if design_a:
+        summary["corner"] = _train_design_a(seed, steps, out, rng, log, faces, real)
+    summary["seconds"] = round(time.time() - t0, 1)
+    (out / "train_summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    log(f"done in {summary['seconds']}s")
+    return summary
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def synthetic_corner_crops(seed: int, n_faces: int) -> tuple[np.ndarray, np.ndarray]:
+    """Design A's training crops: rendered faces (every style), outline jittered."""
+    from vision.render import NEGATIVE_CODES, render_card
+
+    rng = np.random.default_rng(seed)
+    codes = list(ds.CARD_CODES) + list(NEGATIVE_CODES)
+    xs, ys = [], []
+    for i in range(n_faces):
+        code = codes[i % len(codes)] if i % 5 else codes[int(rng.integers(len(ds.CARD_CODES)))]
+        face = render_card(code, None, rng)
+        pair = ds.face_crops(face, rng, jitter=0.04)
+        xs.extend(pair)
+        ys.extend([ds.label_index(code)] * 2)
+    return np.stack(xs), np.array(ys, np.int64)
+
+
+def _train_design_a(seed: int, steps: int, out: Path, rng: np.random.Generator, log,
+                    faces: int, real: bool) -> dict:
+    x, y = synthetic_corner_crops(seed, faces)
+    cx, cy = synthetic_corner_crops(seed + 1000, max(faces // 8, 8))
+    if real:
+        rx, ry = ds.real_scene_crops("train", rng, copies=4, jitter=0.03)
+        bx, by = ds.real_box_crops("train", rng, copies=3)
+        x = np.concatenate([x, rx, bx])
+        y = np.concatenate([y, ry, by])
+        kx, ky = ds.real_scene_crops("calib", rng)
+        cx, cy = np.concatenate([cx, kx]), np.concatenate([cy, ky])
+    model = train_classifier(x, y, steps, seed, len(ds.CLASSES), rotate=False, log=log)
+    diff = export_onnx(model, torch.zeros(4, 1, CROP_H, CROP_W), out / "card_corner.onnx",
+                       dynamic_hw=False)
+    logits = _logits(model, cx)
+    temperature = fit_temperature(logits, cy)
+    probs = _softmax(logits / temperature)
+    threshold = pick_threshold(probs, cy, ds.NONE_INDEX)
+    meta = {"design": "A", "classes": list(ds.CLASSES), "temperature": temperature,
+            "threshold": threshold, "crop_w": CROP_W, "crop_h": CROP_H,
+            "region": list(INDEX_REGION), "seed": seed,
+            "trained": time.strftime("%Y-%m-%d", time.gmtime())}
+    (out / "card_corner.json").write_text(json.dumps(meta, indent=2) + "\n")
+    log(f"design A corner classifier: T={temperature:.3f} threshold={threshold:.3f}")
+    return {"onnx_max_diff": diff, "temperature": temperature, "threshold": threshold,
+            "calib_accuracy": float((probs.argmax(1) == cy).mean())}
