@@ -44,10 +44,13 @@ def _contree_bid(rng: random.Random, state: GameState, hand: int) -> str:
     rules = state.rules
     high = state._high
     if state._double > 1:
-        return "surcontre" if rng.random() < 0.05 else "pass"
+        return "surcontre" if rng.random() < 0.2 else "pass"
     modes = range(6) if rules.sans_tout_atout else range(4)
     best_mode = max(modes, key=lambda m: _strength(hand, m) * (162 / 258 if m == T.AT else 1))
     estimate = _strength(hand, best_mode) * (162 / 258 if best_mode == T.AT else 1)
+    if rules.sans_tout_atout and rng.random() < 0.25:
+        # Sans Atout / Tout Atout are rare by strength alone; keep them in the games.
+        best_mode = rng.choice((T.NT, T.AT))
     value = int(estimate // 10 * 10) + rng.choice((-10, 0, 0, 10))
     floor = 80 if high is None else high.rank + 10
     seat = state.to_speak
@@ -57,8 +60,8 @@ def _contree_bid(rng: random.Random, state: GameState, hand: int) -> str:
         return "contre"
     if state._high_seat == seat or value < floor or floor > rules.max_bid:
         return "pass"
-    if value > rules.max_bid:
-        return f"capot{T.TRUMP_CODES[best_mode]}" if rng.random() < 0.2 else "pass"
+    if value > rules.max_bid or (value >= 100 and rng.random() < 0.1):
+        return f"capot{T.TRUMP_CODES[best_mode]}"
     return f"{max(value, floor)}{T.TRUMP_CODES[best_mode]}"
 
 
