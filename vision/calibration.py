@@ -94,9 +94,20 @@ class Calibration:
             raise CalibrationError("frame: expected a colour (BGR) image")
         h, w = frame.shape[:2]
         hsv = cv2.cvtColor(cv2.GaussianBlur(frame, (7, 7), 0), cv2.COLOR_BGR2HSV)
-        # Felt: clearly coloured, not too dark. Cards (white) and skin (low
-        # saturation, warm) mostly fall outside; closing fills the holes they leave.
-        mask = cv2.inRange(hsv, (0, 60, 40), (180, 255, 255))
+        # The camera looks down at the table: the felt's colour is the one most
+        # seen in the middle of the frame, among clearly coloured pixels (cards
+        # are white). Keep the pixels of that hue; closing fills the holes that
+        # cards and hands leave.
+        centre = hsv[h // 4: 3 * h // 4, w // 4: 3 * w // 4].reshape(-1, 3)
+        coloured = centre[(centre[:, 1] >= 50) & (centre[:, 2] >= 40)]
+        if len(coloured) < 0.1 * len(centre):
+            raise CalibrationError("frame: no table (felt) found in the middle of the frame")
+        hue = int(np.argmax(np.bincount(coloured[:, 0], minlength=180)))
+        sat = float(np.median(coloured[np.abs(coloured[:, 0].astype(int) - hue) <= 6][:, 1]))
+        diff = np.abs(hsv[..., 0].astype(np.int16) - hue)
+        diff = np.minimum(diff, 180 - diff)  # hue is circular
+        mask = ((diff <= 10) & (hsv[..., 1] >= 0.5 * sat) & (hsv[..., 2] >= 30)).astype(
+            np.uint8) * 255
         k = max(3, (min(h, w) // 40) | 1)
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)

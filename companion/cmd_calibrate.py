@@ -1,0 +1,70 @@
+"""``belote-table calibrate``: find the table and the four seats' zones in one frame.
+
+Takes one frame (an image file, a video's first frame, or a camera), finds the
+table's felt and its corners, splits it into the four seats' play zones, and
+saves them as JSON for ``belote-table run --calibration``. It also writes an
+image of the frame with the table and the zones drawn on it: look at it before
+playing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="belote-table calibrate",
+                                description="save the table corners and seat zones from a frame")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--image", metavar="FILE", help="a photo taken by the table's camera")
+    src.add_argument("--video", metavar="FILE", help="a video: its first frame")
+    src.add_argument("--camera", type=int, metavar="N", help="camera device number")
+    p.add_argument("--north", default="top", choices=("top", "right", "bottom", "left"),
+                   help="side of the frame where N sits (default: %(default)s)")
+    p.add_argument("--out", default="calibration.json", help="where to save (%(default)s)")
+    p.add_argument("--preview", help="image showing the zones (default: beside --out, .png)")
+    return p
+
+
+def _first_frame(args: argparse.Namespace):  # -> np.ndarray
+    import cv2
+
+    if args.image:
+        frame = cv2.imread(args.image, cv2.IMREAD_COLOR)
+        if frame is None:
+            raise ValueError(f"{args.image}: not a readable image")
+        return frame
+    capture = cv2.VideoCapture(args.video if args.video else args.camera)
+    try:
+        ok, frame = capture.read()
+    finally:
+        capture.release()
+    if not ok or frame is None:
+        raise ValueError(f"{args.video or f'camera {args.camera}'}: no frame could be read")
+    return frame
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    import cv2
+
+    from vision.calibration import Calibration, CalibrationError
+
+    try:
+        frame = _first_frame(args)
+        calibration = Calibration.from_frame(frame, north=args.north)
+    except (ValueError, CalibrationError) as exc:
+        print(f"belote-table calibrate: {exc}", file=sys.stderr)
+        return 1
+    out = Path(args.out)
+    preview = Path(args.preview) if args.preview else out.with_suffix(".png")
+    calibration.save(out)
+    if not cv2.imwrite(str(preview), calibration.draw(frame)):
+        print(f"belote-table calibrate: could not write {preview}", file=sys.stderr)
+        return 1
+    corners = ", ".join(f"({x:.0f}, {y:.0f})" for x, y in calibration.corners)
+    print(f"table corners: {corners}")
+    print(f"saved {out}; look at {preview} to check the seats")
+    return 0

@@ -1,0 +1,72 @@
+"""``belote-table calibrate`` finds the felt in a photo, saves its corners and
+the four seat zones, and draws them on an image for a person to check."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cmd_calibrate import main
+from vision.calibration import Calibration, CalibrationError
+from vision.render import render_background
+
+
+def _table_photo(path, corners):
+    """A green felt quadrilateral on a wooden floor, with a card lying on it."""
+    rng = np.random.default_rng(4)
+    floor = render_background(rng, (800, 600), "wood")
+    felt = render_background(rng, (800, 600), "felt")
+    mask = np.zeros((600, 800), np.uint8)
+    cv2.fillConvexPoly(mask, np.array(corners, np.int32), 255)
+    photo = np.where(mask[..., None] > 0, felt, floor)
+    cv2.rectangle(photo, (380, 150), (440, 240), (240, 240, 240), -1)  # a card on the table
+    cv2.imwrite(str(path), photo)
+
+
+def test_calibrate_finds_the_table_and_saves_zones_and_a_preview(tmp_path, capsys):
+    corners = [(120, 80), (690, 100), (670, 540), (140, 520)]
+    _table_photo(tmp_path / "table.png", corners)
+    out = tmp_path / "cal.json"
+    assert main(["--image", str(tmp_path / "table.png"), "--out", str(out)]) == 0
+    cal = Calibration.load(out)
+    for found, true in zip(cal.corners, corners, strict=True):
+        assert abs(found[0] - true[0]) <= 8 and abs(found[1] - true[1]) <= 8
+    # The seats: N at the top edge, W on the left (counterclockwise N -> W -> S -> E).
+    assert cal.seat_of((405, 180)) == "N"
+    assert cal.seat_of((405, 460)) == "S"
+    assert cal.seat_of((220, 310)) == "W"
+    assert cal.seat_of((600, 320)) == "E"
+    assert cal.seat_of((40, 40)) is None  # off the table
+    preview = cv2.imread(str(tmp_path / "cal.png"))
+    assert preview is not None and preview.shape == (600, 800, 3)
+    assert "table corners" in capsys.readouterr().out
+    assert sorted(json.loads(out.read_text())["zones"]) == ["E", "N", "S", "W"]
+
+
+def test_north_can_sit_on_another_side(tmp_path):
+    _table_photo(tmp_path / "t.png", [(100, 100), (700, 100), (700, 500), (100, 500)])
+    out = tmp_path / "cal.json"
+    assert main(["--image", str(tmp_path / "t.png"), "--north", "right",
+                 "--out", str(out)]) == 0
+    cal = Calibration.load(out)
+    # Counterclockwise seen from above: right N, top W, left S, bottom E.
+    assert [cal.seat_of(p) for p in [(600, 300), (400, 150), (200, 300), (400, 450)]] == [
+        "N", "W", "S", "E"]
+
+
+def test_a_photo_without_a_table_is_refused_and_nothing_is_saved(tmp_path, capsys):
+    cv2.imwrite(str(tmp_path / "white.png"), np.full((300, 400, 3), 230, np.uint8))
+    assert main(["--image", str(tmp_path / "white.png"), "--out",
+                 str(tmp_path / "cal.json")]) == 1
+    assert "no table" in capsys.readouterr().err
+    assert not (tmp_path / "cal.json").exists()
+
+
+def test_a_bad_calibration_file_says_what_is_wrong(tmp_path):
+    (tmp_path / "bad.json").write_text('{"width": 10, "height": 10, "corners": [], '
+                                       '"zones": {"N": []}}')
+    with pytest.raises(CalibrationError, match="expected N E S W"):
+        Calibration.load(tmp_path / "bad.json")
