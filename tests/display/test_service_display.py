@@ -1,0 +1,133 @@
+"""The score display wired to the real table service: a simulated game goes through
+the service (real SQLite store, real rules engine) while the emulator runs as its own
+process on a pty; the emulator is killed (kill -9, the cable pulled) and started again
+mid-game. Every event is still accepted at once and the display ends on the final score.
+Also the ``display`` and ``display-emulator`` commands themselves."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from companion import cmd_display
+from companion.bus import Bus
+from companion.cmd_display_emulator import Emulator
+from companion.display import DisplayDriver
+from companion.service import TableService
+from companion.store import Store
+from scorer.simulate import simulate_game
+
+from .conftest import ROOT, wait_until
+
+pytestmark = pytest.mark.timeout(90)
+SHOWN = re.compile(r"NS '(.{4})' EW '(.{4})' LED (on|off)")
+
+
+class EmulatorProcess:
+    """``belote-table display-emulator --plain`` as a child process; collects what it shows."""
+
+    def __init__(self, link: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "companion.cmd_display_emulator", "--plain", "--link", link],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    def last_shown(self) -> tuple[str, str] | None:
+        for line in reversed(self.lines):
+            m = SHOWN.search(line)
+            if m:
+                return m.group(1), m.group(2)
+        return None
+
+    def _reap(self) -> None:
+        self.proc.wait(5)
+        self._reader.join(5)
+        assert self.proc.stdout is not None
+        self.proc.stdout.close()
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self._reap()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        self._reap()
+
+
+def shown_now(service: TableService) -> tuple[str, str]:
+    scores = service.state_json()["scores"]
+    return f"{scores['NS']:>4}", f"{scores['EW']:>4}"
+
+
+def test_a_game_goes_on_while_the_display_is_killed_and_restarted(tmp_path):
+    link = str(tmp_path / "belote-display")
+    store = Store(tmp_path / "table.db")
+    bus = Bus()
+    service = TableService(store, bus)
+    emu = EmulatorProcess(link)
+    driver = DisplayDriver(bus, port=link, ack_timeout=0.2, reconnect_delay=0.1,
+                           on_status=lambda s: service.set_status(display=s["link"])).start()
+    try:
+        assert wait_until(lambda: emu.lines and "display emulator on /dev/" in emu.lines[0])
+        events = simulate_game(5, hands=2)
+        half = len(events) // 2
+        service.start_game(events[0], source="simulator")
+        slowest = 0.0
+        for i, event in enumerate(events[1:], start=1):
+            if i == half:
+                # The display has caught up with the game, then vanishes mid-hand.
+                assert wait_until(lambda e=emu: e.last_shown() == shown_now(service), timeout=10)
+                emu.kill()
+            if i == half + 10:
+                emu = EmulatorProcess(link)  # and comes back
+            started = time.perf_counter()
+            service.submit(event, source="simulator")
+            slowest = max(slowest, time.perf_counter() - started)
+        want = shown_now(service)
+        assert wait_until(lambda: emu.last_shown() == want, timeout=15), emu.lines[-5:]
+        assert driver.status()["connects"] >= 2
+        assert len(store.events(service.game_id)) == len(events)
+        assert slowest < 0.5  # the display never held the service up
+        assert service.status()["display"] == "ok"
+    finally:
+        driver.stop()
+        emu.stop()
+        store.close()
+
+
+def test_display_status_names_the_firmware(tmp_path, capsys):
+    with Emulator(banner_ms=100) as emu:
+        assert cmd_display.main(["status", "--port", emu.path, "--timeout", "3"]) == 0
+    out = capsys.readouterr().out
+    assert f"{emu.path}: belote-display firmware 1.0.0 protocol 1" in out
+
+
+def test_display_status_without_a_display_says_so(tmp_path, capsys):
+    assert cmd_display.main(["status", "--port", str(tmp_path / "none"), "--timeout",
+                             "0.5"]) == 1
+    assert "could not open port" in capsys.readouterr().err
+
+
+def test_display_flash_dry_run_lists_every_firmware_file(capsys):
+    assert cmd_display.main(["flash", "--port", "/dev/ttyACM0", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "mpremote connect /dev/ttyACM0 cp " in out
+    assert out.rstrip().endswith(": + reset")
+    for name in cmd_display.FIRMWARE_FILES:
+        assert f"firmware/{name}" in out
+    # main.py last, so that an interrupted copy never starts half a new firmware
+    assert out.index("firmware/main.py") > out.index("firmware/tm1637.py")
