@@ -58,7 +58,9 @@ def test_write_without_pin_is_refused_and_changes_nothing(client: Any, service: 
     before = len(service.store.events(service.game_id))
     r = client.post("/api/bid", json={"bid": "80H"})
     assert r.status_code == 403
-    assert "PIN" in r.json["error"]
+    assert r.json["error"] == "cette modification demande le code de la table"
+    r = client.post("/api/bid?lang=en", json={"bid": "80H"})
+    assert r.json["error"] == "this change needs the table's PIN"
     r = client.post("/api/bid", json={"bid": "80H"}, headers={"X-Table-PIN": "0000"})
     assert r.status_code == 403
     assert len(service.store.events(service.game_id)) == before
@@ -73,7 +75,7 @@ def test_pin_attempts_are_rate_limited(client: Any) -> None:
     # Past the limit even the right PIN waits: guessing cannot go on.
     r = client.post("/api/bid", json={"bid": "pass"}, headers=AUTH)
     assert r.status_code == 429
-    assert "PIN" in r.json["error"]
+    assert "trop d'essais de code" in r.json["error"]
 
 
 def test_right_pin_does_not_count_against_the_limit(client: Any) -> None:
