@@ -57,8 +57,9 @@ class TrackerOutput:
     (a card settled in ``seat``'s zone while ``to_play`` was to play),
     ``identified`` (an unknown card played by ``seat`` is now read as ``card``),
     ``gathered`` (the played cards left the table). ``ts`` is the time of the
-    frame in which it was decided; ``settled_at`` when the card had been still
-    and read for the settle time.
+    frame in which it was decided; ``settled_at`` the first frame showing the
+    card still and read for the settle time (they differ when the card waited
+    for its turn).
     """
 
     kind: str
@@ -226,7 +227,7 @@ class PlayTracker:
             if (track.code is not None and still_for >= self.settle
                     and len(track.hits) >= self.min_ratio * window):
                 if track.settled_at is None:
-                    track.settled_at = track.still_since + self.settle
+                    track.settled_at = ts  # the first frame that shows it settled
                 if track.unknown_played:
                     track.unknown_played = False
                     track.played = True
