@@ -114,6 +114,10 @@ class VirtualTable:
                 self.spoken.append((n, e))
         self.plays: list[TruePlay] = []
         self.frames = 0
+        # What the film put in the camera's way, for tests and the benchmark.
+        self.hand_passes = 0
+        self.nudges = 0
+        self.glares = 0
         self._clock0: float | None = None
         # code -> (placement id, centre, angle) of the cards lying on the table
         self._lying: dict[str, tuple[int, tuple[float, float], float]] = {}
@@ -137,8 +141,9 @@ class VirtualTable:
         """Frames for ``frame_s`` seconds of the scene as it is, with ``occluders`` above."""
         for _ in range(max(1, round(frame_s * self.fps))):
             frame = self.scene.draw(occluders, self.rng)
-            if self.glare > 0 and self.rng.random() < self.glare:
+            if self.glare > 0 and self.rng.random() < self.glare and self._lying:
                 self._glare(frame)
+                self.glares += 1
             ts = self.frames / self.fps
             self.frames += 1
             if self.realtime:
@@ -228,14 +233,15 @@ class VirtualTable:
             d = self.rng.uniform(-0.03, 0.03, 2) * self.scene.card_height
             moved = (x + float(d[0]), y + float(d[1]))
             angle += float(self.rng.uniform(-6, 6))
-            # Put back where it was in the pile order does not matter: a trick's
-            # cards barely overlap.
+            # Where it lies in the pile does not matter: a trick's cards barely overlap.
             self._lying[code] = (self._place(code, moved, angle), moved, angle)
+            self.nudges += 1
         if self._lying and self.rng.random() < self.hands_over:
             over = min(seconds, 0.3)
             target = list(self._lying.values())[int(self.rng.integers(len(self._lying)))][1]
             passing = hand_occluder(self.rng, self.size, target=target,
                                     edge="NESW"[int(self.rng.integers(4))])
+            self.hand_passes += 1
             yield from self._emit(over, [passing])
             seconds -= over
         if seconds > 0:
