@@ -108,3 +108,14 @@ def test_decode_refuses_with_the_reason():
     good = protocol.encode_frame(12, "PING")[:-1]
     with pytest.raises(protocol.ProtocolError, match="checksum"):
         protocol.decode_frame(good.lower().replace(b"ping", b"PING"))  # lower-case hex
+
+
+def test_protocol_md_examples_are_valid_frames():
+    text = (FIRMWARE / "PROTOCOL.md").read_text(encoding="utf-8")
+    examples = [line.strip() for line in text.splitlines() if line.startswith("    @")]
+    assert len(examples) >= 8
+    for line in examples:
+        frame = protocol.decode_frame(line.encode())
+        assert frame.kind in protocol.KINDS
+        if frame.kind == "STATE":
+            assert protocol.parse_state(frame.payload)["ns"] == 120
