@@ -8,6 +8,7 @@ import binascii
 import doctest
 import importlib
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -112,7 +113,7 @@ def test_decode_refuses_with_the_reason():
 
 def test_protocol_md_examples_are_valid_frames():
     text = (FIRMWARE / "PROTOCOL.md").read_text(encoding="utf-8")
-    examples = [line.strip() for line in text.splitlines() if line.startswith("    @")]
+    examples = re.findall(r"^    (@\d+ .*)$", text, flags=re.MULTILINE)
     assert len(examples) >= 8
     for line in examples:
         frame = protocol.decode_frame(line.encode())
