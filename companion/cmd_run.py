@@ -73,8 +73,11 @@ class TablePipeline:
         detections = self.reader.read(frame)
         self.log.frames += 1
         state = self.service.state_json()
-        outputs = self.tracker.update(ts, detections, state.get("to_play"),
-                                      [c for c in state.get("played") or [] if c])
+        to_play = state.get("to_play")
+        outputs = self.tracker.update(
+            ts, detections, to_play, [c for c in state.get("played") or [] if c],
+            # After an unknown card the trick's winner, who leads next, is not known.
+            any_seat=state.get("phase") == "play" and to_play is None)
         for out in outputs:
             self._handle(ts, out)
         return outputs

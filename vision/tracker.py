@@ -122,15 +122,20 @@ class PlayTracker:
     # -- the frame loop ------------------------------------------------------------------
 
     def update(self, ts: float, detections: Iterable[DetectionLike], to_play: str | None,
-               played: Iterable[str] = ()) -> list[TrackerOutput]:
-        """Take one frame's reads (time ``ts``); return what happened, in order."""
+               played: Iterable[str] = (), any_seat: bool = False) -> list[TrackerOutput]:
+        """Take one frame's reads (time ``ts``); return what happened, in order.
+
+        ``to_play`` is the seat whose turn it is (None: no card may come now,
+        e.g. during the bids); ``any_seat`` says a trick may be led by anyone
+        (its leader is not known: the last trick held an unknown card).
+        """
         played_now = set(played)
         self._frames.append(ts)
         while self._frames and self._frames[0] < ts - self.settle - _EPS:
             self._frames.popleft()
         seen = self._match(ts, detections)
         out = self._forget(ts)
-        out += self._decide(ts, seen, to_play, played_now)
+        out += self._decide(ts, seen, to_play, played_now, any_seat)
         return out
 
     def _match(self, ts: float, detections: Iterable[DetectionLike]) -> set[int]:
@@ -213,7 +218,7 @@ class PlayTracker:
         return out
 
     def _decide(self, ts: float, seen: set[int], to_play: str | None,
-                played: set[str]) -> list[TrackerOutput]:
+                played: set[str], any_seat: bool) -> list[TrackerOutput]:
         out: list[TrackerOutput] = []
         window = max(1, len(self._frames))
         ready: list[tuple[_Track, bool]] = []  # (track, read surely)
@@ -240,8 +245,8 @@ class PlayTracker:
                 ready.append((track, False))
         # One play per frame: the next seat's turn is known only once the service
         # has taken this one, and the next frame comes soon enough.
-        mine = [(t, sure) for t, sure in ready if t.seat == to_play]
-        if to_play is not None and mine:
+        mine = [(t, sure) for t, sure in ready if any_seat or t.seat == to_play]
+        if mine and (any_seat or to_play is not None):
             track, sure = min(mine, key=lambda ts_: (not ts_[1], ts_[0].still_since))
             if not sure:
                 track.unknown_played = True

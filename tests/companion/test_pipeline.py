@@ -1,0 +1,106 @@
+"""The frame loop between the tracker and the service, fed with scripted reads:
+a card put down out of turn raises an alert and stores nothing, an unreadable
+card becomes an "unknown card at seat X" play while the game goes on, and is
+corrected once it can be read; a card already played is not played again."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from companion.bus import Bus
+from companion.cmd_run import TablePipeline
+from companion.service import TableService
+from companion.store import Store
+from scorer.cards import next_seat
+from scorer.events import CardCorrected, CardPlayed
+from scorer.simulate import simulate_game
+from vision.calibration import Calibration
+from vision.tracker import PlayTracker
+
+FPS = 10
+CAL = Calibration.default(640, 480)
+SPOT = {"N": (320, 110), "S": (320, 370), "W": (110, 240), "E": (530, 240)}
+
+
+@dataclass
+class Det:
+    code: str | None
+    confidence: float
+    center: tuple[float, float]
+
+
+class ScriptedReader:
+    """Reads what the test says lies on the table in each frame."""
+
+    def __init__(self) -> None:
+        self.table: dict[str, Det] = {}
+
+    def read(self, frame):
+        return list(self.table.values())
+
+
+def setup(tmp_path):
+    events = simulate_game(9, hands=1)
+    first = next(i for i, e in enumerate(events) if isinstance(e, CardPlayed))
+    store = Store(tmp_path / "p.db")
+    bus = Bus()
+    service = TableService(store, bus)
+    service.start_game(events[0], source="simulator")
+    for e in events[1:first]:
+        service.submit(e, source="simulator")
+    reader = ScriptedReader()
+    pipeline = TablePipeline(service, reader, PlayTracker(CAL))
+    return events[first:], store, bus, service, reader, pipeline
+
+
+def run(pipeline, start, seconds):
+    for i in range(round(seconds * FPS)):
+        pipeline.feed(start + i / FPS, None)
+    return start + round(seconds * FPS) / FPS
+
+
+def test_out_of_turn_unknown_card_and_its_correction(tmp_path):
+    plays, store, bus, service, reader, pipeline = setup(tmp_path)
+    sub = bus.subscribe(maxsize=1000)
+    a, b = plays[0], plays[1]
+    assert b.seat == next_seat(a.seat)
+    # B puts a card down first; A's card lies there but cannot be read.
+    reader.table = {b.seat: Det(b.card, 0.95, SPOT[b.seat]),
+                    a.seat: Det(None, 0.2, SPOT[a.seat])}
+    t = run(pipeline, 0.0, 1.2)
+    alerts = [m.data for m in iter(lambda: sub.get(timeout=0), None) if m.topic == "alert"]
+    assert [(x["kind"], x["seat"], x["card"], x["to_play"]) for x in alerts] == [
+        ("out_of_turn", b.seat, b.card, a.seat)]
+    assert [e.event for e in service.events() if isinstance(e.event, CardPlayed)] == []
+    # After 2 s unread, A's card is an unknown card; B's card follows in turn.
+    t = run(pipeline, t, 1.2)
+    stored = [s for s in service.events() if isinstance(s.event, CardPlayed)]
+    assert [s.event for s in stored] == [CardPlayed(a.seat, None), CardPlayed(b.seat, b.card)]
+    assert {s.source for s in stored} == {"camera"}
+    msgs = list(iter(lambda: sub.get(timeout=0), None))
+    assert any(m.topic == "alert" and m.data["kind"] == "unknown_card"
+               and m.data["message"] == f"unknown card at seat {a.seat}" for m in msgs)
+    # The glare goes: A's card is read and named.
+    reader.table[a.seat] = Det(a.card, 0.9, SPOT[a.seat])
+    run(pipeline, t, 1.0)
+    last = service.events()[-1].event
+    assert last == CardCorrected(seat=a.seat, trick=1, new=a.card)
+    trick = service.state_json()["current_trick"]["cards"]
+    assert trick == [{"seat": a.seat, "card": a.card}, {"seat": b.seat, "card": b.card}]
+    assert service.state_json()["unknown"] == []
+    assert pipeline.log.refused == []
+    store.close()
+
+
+def test_a_card_already_played_this_hand_is_not_played_again(tmp_path):
+    plays, store, _, service, reader, pipeline = setup(tmp_path)
+    a = plays[0]
+    before = len(service.events())
+    # A's card was entered on the web page; then it is seen in the next seat's zone.
+    service.submit(CardPlayed(a.seat, a.card), source="web")
+    nxt = service.to_play()
+    reader.table = {nxt: Det(a.card, 0.95, SPOT[nxt])}
+    run(pipeline, 0.0, 1.0)
+    assert len(service.events()) == before + 1  # only the web's play
+    assert pipeline.log.plays == []
+    store.close()
