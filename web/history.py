@@ -21,7 +21,7 @@ def _when(ts: float | None) -> str:
 
 def _render(template: str, **extra: Any) -> str:
     return render_template(template, words=i18n.words(), lang=str(get_locale()),
-                           card=i18n.card_label, when=_when, **extra)
+                           card=i18n.card_label, bid=i18n.bid_label, when=_when, **extra)
 
 
 @bp.get("/history")

@@ -42,6 +42,27 @@ def card_label(code: str | None) -> str:
     return rank_index()[code[0]] + SUIT_SYMBOLS[code[1]]
 
 
+def bid_label(bid: str) -> str:
+    """A bid as the page shows it: ``80H`` -> ``80♥``, ``pass`` -> ``passe``.
+
+    The notation's own form stays in the API and the records.
+    """
+    if bid == "pass":
+        return _("pass")
+    value, trump = bid, ""
+    for mode in ("NT", "AT", "S", "H", "D", "C"):
+        if bid.endswith(mode) and bid[: -len(mode)].rstrip(":"):
+            value, trump = bid[: -len(mode)].rstrip(":"), mode
+            break
+    if value == "capot":
+        value = _("capot")
+    elif value == "take":
+        value = _("take")
+    if not trump:
+        return value
+    return value + (SUIT_SYMBOLS[trump] if len(trump) == 1 else " " + trump_names()[trump])
+
+
 def words() -> dict[str, Any]:
     return {
         "seats": seat_names(),

@@ -33,6 +33,16 @@ function fmt(template, values) {
   return template.replace(/%\((\w+)\)s/g, (_, k) => values[k] ?? "");
 }
 
+/* A bid as spoken: 80H -> 80♥, capotS -> capot ♠, take:C -> take ♣. */
+function bidText(bid) {
+  if (bid === "pass") return W.pass;
+  const m = /^(\d+|capot|take:?)(S|H|D|C|NT|AT)?$/.exec(bid);
+  if (!m) return bid;
+  const value = m[1] === "capot" ? W.capot : m[1].replace(":", "");
+  const trump = m[2] ? (W.suits[m[2]] || W.trumps[m[2]]) : "";
+  return value + (trump && m[2].length === 1 ? trump : trump ? " " + trump : "");
+}
+
 function contractText(c) {
   if (!c) return W.no_contract;
   let text = W.seats[c.taker] + " " + (c.value === "capot" ? W.capot : c.value) + " " +
@@ -76,7 +86,7 @@ function renderTable(s) {
   setText("trick-no", s.trick_no ?? "");
   const turn = s.phase === "bidding" ? s.to_speak : s.to_play;
   setText("to-play", turn ? W.seats[turn] + " " + (s.phase === "bidding" ? W.to_speak : W.to_play) : "");
-  const bids = (s.bids || []).map(b => W.seats[b.seat][0] + ": " + (b.bid === "pass" ? W.pass : b.bid));
+  const bids = (s.bids || []).map(b => W.seats[b.seat][0] + ": " + bidText(b.bid));
   setText("bids", bids.length ? W.bids + " — " + bids.join(", ") : "");
 
   const played = {};

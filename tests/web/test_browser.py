@@ -1,0 +1,192 @@
+"""The pages in a real browser (Playwright driving Debian's chromium) against
+a real waitress server, table service and SQLite file: live updates without
+reload, a game set up and a whole hand entered by hand, a correction from the
+card picker, the history's score steps, a change without the PIN refused.
+Screenshots go to tests/artifacts/ for a person to look at."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from scorer.cards import team_of
+from scorer.events import BeloteAnnounced, BidMade, CardCorrected, CardPlayed, ContractSet
+from scorer.game import replay
+from scorer.simulate import simulate_game
+from tests.web.conftest import PIN, api_body, one_hand, start_body
+
+pytestmark = pytest.mark.browser
+AUTH = {"X-Table-PIN": PIN}
+POINTS = {"7": 0, "8": 0, "9": 0, "T": 10, "J": 2, "Q": 3, "K": 4, "A": 11}
+
+
+def expect() -> Any:
+    from playwright.sync_api import expect as pw_expect
+
+    return pw_expect
+
+
+def wait_connected(page: Any) -> None:
+    expect()(page.locator("#conn")).to_have_class("dot-label ok")
+
+
+def test_live_page_follows_published_events_without_reload(page: Any, server: Any,
+                                                           service: Any, client: Any,
+                                                           artifacts: Any) -> None:
+    page.goto(server.url + "/")
+    wait_connected(page)
+    page.evaluate("window.__sameDocument = 'yes'")
+    # A hand with a renonce slipped in, entered straight into the service as
+    # the camera would: the page must follow each published state.
+    events = simulate_game(11, hands=1, inject_renonce=True)
+    cut = next(i for i in range(1, len(events) + 1) if replay(events[:i]).renonces)
+    client.post("/api/games", json=start_body(events[0]))
+    expect()(page.locator("#team-NS")).to_have_text(events[0].teams["NS"])
+    for event in events[1:cut]:
+        service.submit(event, source="camera")
+    shown = replay(events[:cut]).to_json()
+    expect()(page.locator("#renonce-banner")).to_be_visible()
+    renonce = shown["renonces"][0]
+    expect()(page.locator("#renonce-banner")).to_contain_text(str(renonce["proof"]["trick"]))
+    for seat_card in shown["current_trick"]["cards"]:
+        expect()(page.locator(f"#seat-{seat_card['seat']} .card")).to_have_attribute(
+            "data-card", seat_card["card"])
+    for team in ("NS", "EW"):
+        expect()(page.locator(f"#points-{team}")).to_have_text(str(shown["card_points"][team]))
+    service.set_status(camera="ok", display="ok")
+    expect()(page.locator("#camera-status .dot")).to_have_class("dot ok")
+    assert page.evaluate("window.__sameDocument") == "yes"
+    page.screenshot(path=str(artifacts / "web-live-renonce.png"), full_page=True)
+
+
+def test_setup_contract_and_whole_hand_by_hand_entry(page: Any, server: Any, service: Any,
+                                                     artifacts: Any) -> None:
+    events = one_hand(7)
+    started = events[0]
+    contract = replay(events).hands[0]["result"]["contract"]
+    # Enter the final contract instead of the auction, then every card.
+    entries = [e for e in events[1:] if not isinstance(e, BidMade)]
+    expected = replay([started, ContractSet(**contract), *entries]).to_json()
+
+    page.goto(server.url + "/setup")
+    page.fill("#team_NS", "Les Pieds")
+    page.fill("#team_EW", "Les Mains")
+    page.fill("#player_N", "Mado")
+    page.fill("#target", "1000")
+    page.select_option("#dealer", started.dealer)
+    page.fill("#newpin", PIN)
+    page.fill("#author", "Mado")
+    page.click("#start")
+    page.wait_for_url("**/control")
+    wait_connected(page)
+    page.select_option("#k-taker", contract["taker"])
+    page.select_option("#k-value", str(contract["value"]))
+    page.select_option("#k-trump", contract["trump"])
+    page.select_option("#k-double", str(contract["double"]))
+    page.click("#set-contract")
+    expect()(page.locator("#contract")).to_contain_text(str(contract["value"]))
+    for n, event in enumerate(entries):
+        if isinstance(event, BeloteAnnounced):
+            page.click(f"button[data-belote='{event.seat}']")
+            page.wait_for_function(f"window.beloteState.belote.includes('{event.seat}')")
+            continue
+        assert isinstance(event, CardPlayed)
+        page.click(f"#picker button[data-card='{event.card}']")
+        page.click("#play-card")
+        page.wait_for_function(
+            f"window.beloteState.played.includes('{event.card}') || window.beloteState.hand_no > 1")
+        if n == 13:
+            page.screenshot(path=str(artifacts / "web-control.png"), full_page=True)
+    expect()(page.locator("#score-NS")).to_have_text(str(expected["scores"]["NS"]))
+    expect()(page.locator("#score-EW")).to_have_text(str(expected["scores"]["EW"]))
+    state = service.state_json()
+    assert state["scores"] == expected["scores"]
+    assert state["hands"][0]["result"] == expected["hands"][0]["result"]
+    assert {s.author for s in service.events()[1:]} == {"Mado"}
+
+
+def test_correction_from_the_picker_changes_trick_and_score(page: Any, server: Any,
+                                                           service: Any, client: Any,
+                                                           artifacts: Any) -> None:
+    events = one_hand(5)
+    plays = [i for i, e in enumerate(events) if isinstance(e, CardPlayed)]
+    client.post("/api/games", json=start_body(events[0]))
+    for event in events[1:plays[4] + 1]:
+        path, body = api_body(event)
+        assert client.post(path, json=body, headers=AUTH).status_code == 200
+    before = service.state_json()
+    first = before["tricks"][0]
+    # Swap trick 1's richest card for an unplayed card worth a different number of points.
+    j = max(range(4), key=lambda k: POINTS[first["cards"][k][0]])
+    worth = POINTS[first["cards"][j][0]]
+    new = next(c for c in ("7S", "7H", "7D", "7C", "8S", "8H", "8D", "8C", "AS", "AH", "AD",
+                           "AC") if c not in before["played"] and POINTS[c[0]] != worth
+               and c[1] != before["contract"]["trump"])
+    seat = first["seats"][j]
+    expected = replay([*events[:plays[4] + 1], CardCorrected(seat=seat, trick=1, new=new)]
+                      ).to_json()
+    assert expected["card_points"] != before["card_points"]
+
+    page.goto(server.url + "/control")
+    page.fill("#pin", PIN)
+    page.fill("#author", "Arbitre")
+    page.click("#login")
+    wait_connected(page)
+    page.click(f"#played-list button[data-trick='1'][data-seat='{seat}']")
+    page.click(f"#picker button[data-card='{new}']")
+    page.click("#correct-card")
+    for team in ("NS", "EW"):
+        expect()(page.locator(f"#points-{team}")).to_have_text(
+            str(expected["card_points"][team]))
+    # The card of the trick in progress, corrected the same way, changes its picture.
+    lead = before["current_trick"]["cards"][0]
+    other = next(c for c in ("9S", "9H", "9D", "9C", "TS", "TH", "TD", "TC")
+                 if c not in expected["played"])
+    page.click(f"#played-list button[data-trick='2'][data-seat='{lead['seat']}']")
+    page.click(f"#picker button[data-card='{other}']")
+    page.click("#correct-card")
+    expect()(page.locator(f"#seat-{lead['seat']} .card")).to_have_attribute("data-card", other)
+    page.screenshot(path=str(artifacts / "web-correction.png"), full_page=True)
+    state = service.state_json()
+    assert state["tricks"][0]["cards"][j] == new
+    assert state["card_points"] == expected["card_points"]
+    assert [s.author for s in service.events()[-2:]] == ["Arbitre", "Arbitre"]
+
+
+def test_history_shows_the_score_worked_out(page: Any, server: Any, service: Any,
+                                            client: Any, artifacts: Any) -> None:
+    events = one_hand(4)
+    client.post("/api/games", json=start_body(events[0]))
+    for event in events[1:]:
+        path, body = api_body(event)
+        assert client.post(path, json=body, headers=AUTH).status_code == 200
+    result = service.state_json()["hands"][0]["result"]
+    page.goto(server.url + "/history")
+    page.click(f"a[href='/history/{service.game_id}']")
+    page.click("a[href$='/hands/1']")
+    steps = page.locator("#steps li")
+    expect()(steps.first).to_contain_text("Points des cartes")
+    text = page.locator("#steps").inner_text()
+    assert "Dix de der" in text and "Score de la donne" in text
+    assert f"{result['score']['NS']}" in steps.last.inner_text()
+    assert page.locator("#tricks tr").count() == 9  # a header and the eight tricks
+    taker_team = team_of(result["contract"]["taker"])
+    assert service.state_json()["teams"][taker_team] in text
+    page.screenshot(path=str(artifacts / "web-history-hand.png"), full_page=True)
+
+
+def test_change_without_pin_is_refused(page: Any, server: Any, service: Any,
+                                       client: Any) -> None:
+    client.post("/api/games", json={"pin": PIN, "teams": {"NS": "A", "EW": "B"}})
+    before = len(service.events())
+    page.goto(server.url + "/control")
+    expect()(page.locator("#login-form")).to_be_visible()
+    status = page.evaluate("""async () => (await fetch('/api/bid', {
+        method: 'POST', headers: {'Content-Type': 'application/json'},
+        body: JSON.stringify({bid: '80H'})})).status""")
+    assert status == 403
+    page.fill("#pin", "0000")
+    page.click("#login")
+    expect()(page.locator("#error")).to_contain_text("code faux")
+    assert len(service.events()) == before
