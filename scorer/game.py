@@ -24,7 +24,7 @@ from typing import Any
 
 from scorer import tricks as T
 from scorer.bidding import CONTRE, PASS, SURCONTRE, TAKE, Bid, InvalidBidError
-from scorer.cards import SEATS, TEAMS, Card, InvalidCardError, partner_of, team_of
+from scorer.cards import CARD_CODES, SEATS, TEAMS, Card, InvalidCardError, partner_of, team_of
 from scorer.events import (
     BeloteAnnounced,
     BidMade,
@@ -44,6 +44,13 @@ _NEXT_CCW = {s: SEATS[(i - 1) % 4] for i, s in enumerate(SEATS)}
 _NEXT_CW = {s: SEATS[(i + 1) % 4] for i, s in enumerate(SEATS)}
 _TEAM = {s: team_of(s) for s in SEATS}
 _OTHER = {"NS": "EW", "EW": "NS"}
+# Table look-ups bound once for the play fold.
+_INDEX = {code: i for i, code in enumerate(CARD_CODES)}
+_SUIT_OF = T.SUIT_OF
+_KEYS = T.KEYS
+_POINTS = T.POINTS
+_AT = T.AT
+_forbidden_at = T.forbidden_at
 _KQ = tuple((1 << (s * 8 + 5)) | (1 << (s * 8 + 6)) for s in range(4))  # Q and K of each suit
 
 
@@ -51,8 +58,37 @@ class IllegalEventError(ValueError):
     """An event that cannot come now (out of turn, card already played...)."""
 
 
+# A finished trick: (leader, seats, cards (-1 unknown), winner or None, points or None)
+Trick = tuple[str, list[str], list[int], str | None, int | None]
+
+_BIDS: dict[str, tuple[Bid, str]] = {}
+_RULES: dict[tuple[str, str], Rules] = {}
+
+
+def _parse_bid(text: str) -> tuple[Bid, str]:
+    """``Bid.parse`` and its written form, remembered: a game speaks the same few
+    bids again and again."""
+    found = _BIDS.get(text)
+    if found is None:
+        bid = Bid.parse(text)
+        found = _BIDS[text] = (bid, str(bid))
+    return found
+
+
+def _rules(preset: str, settings: dict[str, Any]) -> Rules:
+    key = (preset, repr(sorted(settings.items())))
+    rules = _RULES.get(key)
+    if rules is None:
+        rules = _RULES[key] = Rules.from_preset(preset, settings)
+    return rules
+
+
 class GameState:
-    """Everything known about a game after some events. Read it, or ``to_json()``."""
+    """Everything known about a game after some events. Read it, or ``to_json()``.
+
+    The fold keeps the trick in progress as running values (led suit, the card
+    that holds it, its points) so that each play is a few table look-ups.
+    """
 
     def __init__(self) -> None:
         self.events: list[Event] = []
@@ -67,11 +103,13 @@ class GameState:
         self.dealer = "N"
         self.phase = "setup"
         self.winner: str | None = None
-        self.hands: list[dict[str, Any]] = []
+        self._hands: list[Any] = []     # dicts, or _FinishedHand built on first read
         self.held_over = 0
         self._next = _NEXT_CCW
-        # (hand, trick, seat) -> index in self.events of that CardPlayed, for corrections
-        self._play_at: dict[tuple[int, int, str], int] = {}
+        self._undertrump = False
+        self._partner_free = True
+        # hand number -> indices in self.events of its CardPlayed, for corrections
+        self._plays_by_hand: dict[int, list[int]] = {}
         self._reset_hand()
 
     # -- per-hand state ------------------------------------------------------------
@@ -91,20 +129,26 @@ class GameState:
         self.trick: list[int] = []          # cards (-1 unknown) of the trick in progress
         self.trick_seats: list[str] = []
         self.trick_no = 1
-        # finished tricks: (leader, seats, cards, winner or None, points or None)
-        self.tricks: list[tuple[str, tuple[str, ...], tuple[int, ...], str | None, int | None]] = []
+        self._known = True                  # every card of this trick is known
+        self._led = -1
+        self._keys: list[int] = []
+        self._win = 0                       # position of the card that holds the trick
+        self._top = -1
+        self._top_key = -1
+        self._trick_points = 0
+        self.tricks: list[Trick] = []
         self.tricks_won = {"NS": 0, "EW": 0}
         self.card_points = {"NS": 0, "EW": 0}
         self.belote: list[str] = []
         self.renonces: list[dict[str, Any]] = []
         self.unknown: list[dict[str, Any]] = []
-        self.played: list[int] = []
-        self._played_mask = 0
-        self._held = dict.fromkeys(SEATS, 0)   # cards each seat has put down this hand
+        # per seat: (trick, card, parts) facts that a later card could break
         self._facts: dict[str, list[tuple[int, int, list[tuple[int, str]]]]] = {
             s: [] for s in SEATS}
         self._fact_mask = dict.fromkeys(SEATS, 0)
         self._tally_entry: TallyEntered | None = None
+        self._play_idx: list[int] = []
+        self._plays_by_hand[self.hand_no] = self._play_idx
 
     # -- public API ----------------------------------------------------------------
     def apply(self, event: Event) -> GameState:
@@ -114,6 +158,20 @@ class GameState:
         _copy_mutables(new)
         new._fold(event)
         return new
+
+    @property
+    def hands(self) -> list[dict[str, Any]]:
+        """Finished hands: ``{"hand_no", "dealer", "record", "result"}``."""
+        hands = self._hands
+        for i, h in enumerate(hands):
+            if not isinstance(h, dict):
+                hands[i] = h.build()
+        return hands
+
+    @property
+    def played(self) -> list[int]:
+        """Cards (numbers, -1 unknown) played this hand, in order."""
+        return [c for t in self.tricks for c in t[2]] + self.trick
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -152,33 +210,32 @@ class GameState:
         if self.phase != "play":
             return []
         mask = T.mask_of([str(Card.parse(c)) for c in hand])
-        if -1 in self.trick:
+        if not self._known:
             return [T.card_code(c) for c in T.cards_in(mask)]
-        r = self.rules
         return [T.card_code(c) for c in T.legal_plays(mask, self.trick, self.mode,
-                                                       r.must_undertrump, r.partner_master_free)]
+                                                       self._undertrump, self._partner_free)]
 
     # -- the fold --------------------------------------------------------------------
     def _fold(self, event: Event) -> None:
         index = len(self.events)
         self.events.append(event)
-        if isinstance(event, (EntryUndone, CardCorrected)):
+        kind = type(event)
+        if kind is EntryUndone or kind is CardCorrected:
             rebuilt = _rebuild(self.events)
             self.__dict__.update(rebuilt.__dict__)
             return
-        self._step(event, index)
-
-    def _step(self, event: Event, index: int) -> None:
-        _HANDLERS[type(event)](self, event, index)
+        _HANDLERS[kind](self, event, index)
 
     def _start(self, e: GameStarted, index: int) -> None:
-        self.rules = Rules.from_preset(e.rules, e.settings)
+        self.rules = _rules(e.rules, e.settings)
         self.preset = e.rules
         self.settings = dict(e.settings)
         self.teams = dict(e.teams)
         self.players = dict(e.players)
         self.dealer = e.dealer
         self._next = _NEXT_CW if self.rules.clockwise else _NEXT_CCW
+        self._undertrump = self.rules.must_undertrump
+        self._partner_free = self.rules.partner_master_free
         self.hand_no = 1
         self._begin_hand()
 
@@ -192,8 +249,8 @@ class GameState:
         self.to_speak = self._next[self.dealer]
 
     def _bid(self, e: BidMade, index: int) -> None:
-        bid = Bid.parse(e.bid)
-        self.bids.append((e.seat, str(bid)))
+        bid, written = _parse_bid(e.bid)
+        self.bids.append((e.seat, written))
         nxt = self._next
         if self.rules.game == "classic":
             if bid.kind == TAKE:
@@ -241,8 +298,7 @@ class GameState:
         self._set_contract(self._high_seat, high.value, high.trump, self._double)
 
     def _passed_out(self) -> None:
-        self.hands.append({"hand_no": self.hand_no, "dealer": self.dealer,
-                           "record": self._record(), "result": _passed_result()})
+        self._hands.append(_FinishedHand(self, None))
         self._next_hand()
 
     def _set_contract(self, taker: str, value: int | str | None, trump: str,
@@ -262,38 +318,48 @@ class GameState:
     def _play(self, e: CardPlayed, index: int) -> None:
         seat = e.seat
         trick = self.trick
-        self._play_at[(self.hand_no, self.trick_no, seat)] = index
-        if not trick:
+        n = len(trick)
+        self._play_idx.append(index)
+        if n == 0:
             if self.to_play is None:
                 self.to_play = seat  # the last trick's winner is not known yet
             self.leader = seat
         if seat != self.to_play:
             self.renonces.append({"seat": seat, "trick": self.trick_no, "rule": "turn",
                                   "proof": {"trick": self.trick_no, "card": e.card}})
-        if e.card is None:
+        code = e.card
+        if code is None:
             card = -1
+            self._known = False
             self.unknown.append({"seat": seat, "trick": self.trick_no})
         else:
-            card = T.card_index(e.card)
+            card = _INDEX[code]
             bit = 1 << card
             if self._fact_mask[seat] & bit:
                 self._prove(seat, card)
-            if -1 not in trick:
-                r = self.rules
-                parts = T.forbidden(card, trick, self.mode, r.must_undertrump,
-                                    r.partner_master_free)
-                if parts:
-                    m = 0
-                    for part, _ in parts:
-                        m |= part
-                    self._facts[seat].append((self.trick_no, card, parts))
-                    self._fact_mask[seat] |= m
-            self._held[seat] |= bit
-            self._played_mask |= bit
-        self.played.append(card)
+            mode = self.mode
+            if n == 0:
+                self._led = _SUIT_OF[card]
+                self._keys = _KEYS[mode][self._led]
+                self._win, self._top, self._top_key = 0, card, self._keys[card]
+            elif self._known:
+                led = self._led
+                if _SUIT_OF[card] != led or led == mode or mode == _AT:
+                    parts = _forbidden_at(card, led, self._top, self._win, n, mode,
+                                          self._undertrump, self._partner_free)
+                    if parts:
+                        m = 0
+                        for part, _ in parts:
+                            m |= part
+                        self._facts[seat].append((self.trick_no, card, parts))
+                        self._fact_mask[seat] |= m
+                key = self._keys[card]
+                if key > self._top_key:
+                    self._win, self._top, self._top_key = n, card, key
+            self._trick_points += _POINTS[mode][card]
         trick.append(card)
         self.trick_seats.append(seat)
-        if len(trick) < 4:
+        if n < 3:
             self.to_play = self._next[seat]
             return
         self._end_trick()
@@ -318,22 +384,23 @@ class GameState:
         self._fact_mask[seat] = mask
 
     def _end_trick(self) -> None:
-        cards = tuple(self.trick)
-        seats = tuple(self.trick_seats)
+        seats = self.trick_seats
         assert self.leader is not None
         winner: str | None = None
         points: int | None = None
-        if -1 not in cards:
-            winner = seats[T.winning_position(cards, self.mode)]
-            points = T.trick_points(cards, self.mode)
+        if self._known:
+            winner = seats[self._win]
+            points = self._trick_points
             team = _TEAM[winner]
             self.tricks_won[team] += 1
             self.card_points[team] += points
-        self.tricks.append((self.leader, seats, cards, winner, points))
+        # The lists are handed over to the finished trick and replaced, never mutated.
+        self.tricks.append((self.leader, seats, self.trick, winner, points))
         self.trick = []
         self.trick_seats = []
-        self.to_play = winner
-        self.leader = winner
+        self._known = True
+        self._trick_points = 0
+        self.to_play = self.leader = winner
         if self.trick_no < 8:
             self.trick_no += 1
             return
@@ -359,13 +426,19 @@ class GameState:
         mode = self.mode
         if mode == T.NT:
             return out
-        suits = range(4) if mode == T.AT else (mode,)
-        announced = {s: self.belote.count(s) for s in SEATS}
         auto = self.rules.belote == "auto"
-        for suit in suits:
+        if not auto and not self.belote:
+            return out
+        announced = {s: self.belote.count(s) for s in SEATS}
+        held = dict.fromkeys(SEATS, 0)
+        for _, seats, cards, _, _ in self.tricks:
+            for seat, card in zip(seats, cards, strict=True):
+                if card >= 0:
+                    held[seat] |= 1 << card
+        for suit in range(4) if mode == T.AT else (mode,):
             kq = _KQ[suit]
             for seat in SEATS:
-                if self._held[seat] & kq == kq and (auto or announced[seat] > 0):
+                if held[seat] & kq == kq and (auto or announced[seat] > 0):
                     announced[seat] -= 1
                     out[_TEAM[seat]] += 1
         return out
@@ -373,53 +446,54 @@ class GameState:
     def _end_hand(self) -> None:
         c = self.contract
         assert c is not None
-        offender = None
-        for r in self.renonces:
-            offender = _TEAM[r["seat"]]
-            break
+        offender = _TEAM[self.renonces[0]["seat"]] if self.renonces else None
+        belotes = self._belotes()
         result = score_hand(self.rules, c["taker"], c["value"], c["trump"], c["double"],
-                            self.card_points, self.tricks_won, self._belotes(),
+                            self.card_points, self.tricks_won, belotes,
                             renonce_team=offender, held_over=self.held_over)
         score: dict[str, int] = result["score"]  # type: ignore[assignment]
         if "held_over" in result:
             self.held_over = int(result["held_over"])  # type: ignore[call-overload]
         elif result.get("made") is not None or offender is not None:
             self.held_over = 0
-        for t in TEAMS:
-            self.scores[t] += score[t]
-        belotes = self._belotes()
-        self.hands.append({
-            "hand_no": self.hand_no, "dealer": self.dealer, "record": self._record(),
-            "result": {
-                "contract": dict(c),
-                "tricks": [_trick_json(t) for t in self.tricks],
-                "points": dict(self.card_points),
-                "tricks_won": dict(self.tricks_won),
-                "belote": next((t for t in TEAMS if belotes[t]), None),
-                "belotes": belotes,
-                "made": result.get("made"),
-                "score": dict(score),
-                "renonces": [dict(r) for r in self.renonces],
-                **({"held_over": result["held_over"]} if "held_over" in result else {}),
-            }})
+        self.scores = {t: self.scores[t] + score[t] for t in TEAMS}
+        self._hands.append(_FinishedHand(self, result, belotes))
         self._next_hand()
 
     def _next_hand(self) -> None:
-        over = [t for t in TEAMS if self.scores[t] >= self.rules.target]
+        scores = self.scores
+        target = self.rules.target
         # FFB 10.4: first to the target; both: the higher; equal: another hand.
-        if over and self.scores["NS"] != self.scores["EW"]:
-            self.winner = max(over, key=lambda t: self.scores[t])
-        hands = self.hands
+        if (scores["NS"] >= target or scores["EW"] >= target) and scores["NS"] != scores["EW"]:
+            self.winner = "NS" if scores["NS"] > scores["EW"] else "EW"
         self.dealer = self._next[self.dealer]
         self.hand_no += 1
         self._begin_hand()
-        self.hands = hands
         if self.winner is not None:
             self.phase = "over"
             self.to_speak = None
 
-    def _record(self) -> dict[str, Any]:
-        """This hand as a DESIGN.md hand record."""
+
+class _FinishedHand:
+    """What a finished hand keeps; its JSON form is built when first read, so
+    that replaying a long game does not build dictionaries nobody looks at."""
+
+    __slots__ = ("hand_no", "dealer", "preset", "settings", "turned", "bids", "contract",
+                 "tricks", "belote", "tally", "card_points", "tricks_won", "renonces",
+                 "result", "belotes")
+
+    def __init__(self, s: GameState, result: dict[str, object] | None,
+                 belotes: dict[str, int] | None = None) -> None:
+        # The per-hand containers are replaced, not cleared, at the next hand: keep them.
+        self.hand_no, self.dealer = s.hand_no, s.dealer
+        self.preset, self.settings, self.turned = s.preset, s.settings, s.turned
+        self.bids, self.contract, self.tricks = s.bids, s.contract, s.tricks
+        self.belote, self.tally = s.belote, s._tally_entry
+        self.card_points, self.tricks_won = s.card_points, s.tricks_won
+        self.renonces = s.renonces
+        self.result, self.belotes = result, belotes
+
+    def build(self) -> dict[str, Any]:
         rec: dict[str, Any] = {
             "rules": self.preset if not self.settings else {"preset": self.preset,
                                                             **self.settings},
@@ -428,20 +502,40 @@ class GameState:
         if self.turned is not None:
             rec["turned"] = self.turned
         rec["bids"] = [b for _, b in self.bids]
-        if self._tally_entry is not None:
-            t = self._tally_entry
-            rec["tally"] = {**t.points, "tricks": dict(t.tricks), "belote": t.belote}
-            if not self.bids and self.contract:
-                rec["contract"] = dict(self.contract)
-            return rec
         if not self.bids and self.contract:
             rec["contract"] = dict(self.contract)
-        rec["plays"] = [f"{s}:{_code(c)}" for _, seats, cards, _, _ in self.tricks
-                        for s, c in zip(seats, cards, strict=True)]
-        rec["plays"] += [f"{s}:{_code(c)}" for s, c in zip(self.trick_seats, self.trick,
-                                                           strict=True)]
-        rec["belote"] = list(self.belote)
-        return rec
+        if self.tally is not None:
+            t = self.tally
+            rec["tally"] = {**t.points, "tricks": dict(t.tricks), "belote": t.belote}
+        elif self.contract is not None:
+            rec["plays"] = [f"{s}:{_code(c)}" for _, seats, cards, _, _ in self.tricks
+                            for s, c in zip(seats, cards, strict=True)]
+            rec["belote"] = list(self.belote)
+        if self.result is None or self.contract is None:
+            result: dict[str, Any] = {
+                "contract": None, "tricks": [], "points": {"NS": 0, "EW": 0},
+                "tricks_won": {"NS": 0, "EW": 0}, "belote": None,
+                "belotes": {"NS": 0, "EW": 0}, "made": None,
+                "score": {"NS": 0, "EW": 0}, "renonces": []}
+        else:
+            belotes = self.belotes or {"NS": 0, "EW": 0}
+            result = {
+                "contract": dict(self.contract),
+                "tricks": [_trick_json(t) for t in self.tricks],
+                "points": dict(self.card_points),
+                "tricks_won": dict(self.tricks_won),
+                "belote": next((t for t in TEAMS if belotes[t]), None),
+                "belotes": dict(belotes),
+                "made": self.result.get("made"),
+                "score": dict(self.result["score"]),  # type: ignore[call-overload]
+                "renonces": [dict(r) for r in self.renonces],
+            }
+            if "held_over" in self.result:
+                result["held_over"] = self.result["held_over"]
+            if self.result.get("cancelled"):
+                result["cancelled"] = True
+        return {"hand_no": self.hand_no, "dealer": self.dealer, "record": rec,
+                "result": result}
 
 
 def _copy_mutables(s: GameState) -> None:
@@ -449,8 +543,10 @@ def _copy_mutables(s: GameState) -> None:
     s.events = list(s.events)
     s.undone = set(s.undone)
     s.scores = dict(s.scores)
-    s.hands = list(s.hands)
-    s._play_at = dict(s._play_at)
+    s._hands = list(s._hands)
+    s._plays_by_hand = dict(s._plays_by_hand)
+    s._play_idx = list(s._play_idx)
+    s._plays_by_hand[s.hand_no] = s._play_idx
     s.bids = list(s.bids)
     s.trick = list(s.trick)
     s.trick_seats = list(s.trick_seats)
@@ -460,8 +556,6 @@ def _copy_mutables(s: GameState) -> None:
     s.belote = list(s.belote)
     s.renonces = list(s.renonces)
     s.unknown = list(s.unknown)
-    s.played = list(s.played)
-    s._held = dict(s._held)
     s._facts = {k: list(v) for k, v in s._facts.items()}
     s._fact_mask = dict(s._fact_mask)
     if s.contract is not None:
@@ -472,16 +566,20 @@ def _code(card: int) -> str | None:
     return None if card < 0 else T.card_code(card)
 
 
-def _trick_json(t: tuple[str, tuple[str, ...], tuple[int, ...], str | None, int | None]
-                ) -> dict[str, Any]:
+def _trick_json(t: Trick) -> dict[str, Any]:
     leader, seats, cards, winner, points = t
     return {"leader": leader, "cards": [_code(c) for c in cards], "seats": list(seats),
             "winner": winner, "points": points}
 
 
-def _passed_result() -> dict[str, Any]:
-    return {"contract": None, "tricks": [], "points": {"NS": 0, "EW": 0}, "belote": None,
-            "made": None, "score": {"NS": 0, "EW": 0}, "renonces": []}
+def _find_play(state: GameState, hand: int, trick: int, seat: str) -> int | None:
+    """Index in the event stream of ``seat``'s card in ``trick`` of ``hand``."""
+    plays = state._plays_by_hand.get(hand, [])
+    for index in plays[(trick - 1) * 4: trick * 4]:
+        event = state.events[index]
+        if isinstance(event, CardPlayed) and event.seat == seat:
+            return index
+    return None
 
 
 def _undo(s: GameState, e: EntryUndone, index: int) -> None:
@@ -508,6 +606,7 @@ def _rebuild(events: list[Event]) -> GameState:
     handled: set[int] = set()
     while True:
         state = GameState()
+        state.events = events  # read by _find_play; the copy is kept at the end
         restart = False
         for i, e in enumerate(events):
             if i in undone or isinstance(e, EntryUndone):
@@ -517,7 +616,7 @@ def _rebuild(events: list[Event]) -> GameState:
                     continue
                 handled.add(i)
                 hand = e.hand if e.hand is not None else state.hand_no
-                target = state._play_at.get((hand, e.trick, e.seat))
+                target = _find_play(state, hand, e.trick, e.seat)
                 if target is not None:
                     subs[target] = e.new
                     restart = True
@@ -525,7 +624,7 @@ def _rebuild(events: list[Event]) -> GameState:
                 continue
             if i in subs and isinstance(e, CardPlayed):
                 e = CardPlayed(seat=e.seat, card=subs[i])
-            state._step(e, i)
+            _HANDLERS[type(e)](state, e, i)
         if not restart:
             state.events = list(events)
             state.undone = undone
@@ -535,8 +634,21 @@ def _rebuild(events: list[Event]) -> GameState:
 def replay(events: Iterable[Event]) -> GameState:
     """The state of a game after ``events`` (pure, deterministic)."""
     state = GameState()
+    log = state.events
+    play = GameState._play
+    handlers = _HANDLERS
     for e in events:
-        state._fold(e)
+        kind = type(e)
+        if kind is CardPlayed:
+            # the common case first, without the generic dispatch
+            log.append(e)
+            play(state, e, len(log) - 1)  # type: ignore[arg-type]
+        elif kind is EntryUndone or kind is CardCorrected:
+            state._fold(e)
+            log = state.events
+        else:
+            log.append(e)
+            handlers[kind](state, e, len(log) - 1)
     return state
 
 
@@ -670,16 +782,16 @@ def _verify_play(state: GameState, e: CardPlayed) -> None:
         raise IllegalEventError(f"{e.seat} played out of turn, {state.to_play} to play")
     if e.seat in state.trick_seats:
         raise IllegalEventError(f"{e.seat} has already played in trick {state.trick_no}")
-    if e.card is not None and state._played_mask >> T.card_index(e.card) & 1:
+    if e.card is not None and T.card_index(e.card) in state.played:
         raise IllegalEventError(f"{e.card} has already been played in this hand")
 
 
 def _verify_correction(state: GameState, e: CardCorrected) -> None:
     hand = e.hand if e.hand is not None else state.hand_no
-    if (hand, e.trick, e.seat) not in state._play_at:
+    index = _find_play(state, hand, e.trick, e.seat)
+    if index is None:
         raise IllegalEventError(f"no card of {e.seat} in trick {e.trick} of hand {hand}")
-    if hand == state.hand_no and state._played_mask >> T.card_index(e.new) & 1:
-        index = state._play_at[(hand, e.trick, e.seat)]
+    if hand == state.hand_no and T.card_index(e.new) in state.played:
         old = state.events[index]
         if not (isinstance(old, CardPlayed) and old.card == e.new):
             raise IllegalEventError(f"{e.new} has already been played in this hand")

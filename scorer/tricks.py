@@ -97,6 +97,9 @@ def _build_tables() -> tuple[list[list[int]], list[list[int]], list[int], list[l
 
 
 STRENGTH, POINTS, TRUMPS, HIGHER = _build_tables()
+# KEYS[mode][led suit][card]: how strongly the card bids for the trick, -1 if it cannot win.
+KEYS: Final = [[[STRENGTH[m][c] if SUIT_OF[c] == led or SUIT_OF[c] == m else -1
+                 for c in range(32)] for led in range(4)] for m in range(6)]
 
 
 def winning_position(cards: Sequence[int], mode: int) -> int:
@@ -138,12 +141,17 @@ def forbidden(card: int, trick: Sequence[int], mode: int, must_undertrump: bool 
     """
     if not trick:
         return []
-    led = SUIT_OF[trick[0]]
+    win = winning_position(trick, mode)
+    return forbidden_at(card, SUIT_OF[trick[0]], trick[win], win, len(trick), mode,
+                        must_undertrump, partner_master_free)
+
+
+def forbidden_at(card: int, led: int, top: int, win: int, n: int, mode: int,
+                 must_undertrump: bool, partner_master_free: bool) -> list[tuple[int, str]]:
+    """:func:`forbidden` from the trick's context: the led suit, the card that
+    holds the trick and its position ``win``, ``n`` cards down (the fold keeps these)."""
     suit = SUIT_OF[card]
     st = STRENGTH[mode]
-    n = len(trick)
-    win = winning_position(trick, mode)
-    top = trick[win]
     if suit == led:
         # FFB 5.2.1: on a trump lead (every lead at Tout Atout) go higher if one can.
         if (led == mode or mode == AT) and SUIT_OF[top] == led and st[card] < st[top]:
