@@ -215,6 +215,7 @@ class _News:
         self.sub = sub
         self.say = say
         self.hands_seen = 0
+        self.tricks_seen = 0
 
     def print(self) -> None:
         while (msg := self.sub.get(timeout=0)) is not None:
@@ -222,7 +223,16 @@ class _News:
                 self.say(_describe(msg.data))
             elif msg.topic == "alert":
                 self.say(f"ALERT {msg.data['kind']}: {msg.data.get('message', msg.data)}")
-            elif msg.topic == "state" and len(msg.data.get("hands") or []) > self.hands_seen:
+            elif msg.topic == "state" and len(msg.data.get("tricks") or []) > self.tricks_seen:
+                trick = msg.data["tricks"][-1]
+                pts = msg.data.get("card_points") or {}
+                self.say(f"  trick {len(msg.data['tricks'])} to {trick.get('winner')}"
+                         f" ({trick.get('points')} points); this hand NS {pts.get('NS', 0)}"
+                         f" - EW {pts.get('EW', 0)}; score NS {msg.data['scores']['NS']}"
+                         f" - EW {msg.data['scores']['EW']}")
+            if msg.topic == "state":
+                self.tricks_seen = len(msg.data.get("tricks") or [])
+            if msg.topic == "state" and len(msg.data.get("hands") or []) > self.hands_seen:
                 self.hands_seen = len(msg.data["hands"])
                 last = msg.data["hands"][-1]
                 score = last["result"].get("score", {})
