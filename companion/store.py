@@ -94,13 +94,20 @@ class Store:
         self._clock = clock
         self._lock = threading.RLock()
         # isolation_level=None: we open and close every transaction ourselves.
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None,
+                                       check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot open the store: {exc}") from None
         try:
             self._db.execute("PRAGMA busy_timeout = 5000")
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = FULL")
             self._db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
+        except sqlite3.Error as exc:
+            self._db.close()
+            raise StoreError(f"{self.path}: cannot use the store: {exc}") from None
         except BaseException:
             self._db.close()
             raise

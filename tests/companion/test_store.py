@@ -124,3 +124,13 @@ def test_a_finished_game_takes_no_more_events(db_path):
 
 def test_sources_are_the_three_of_the_design():
     assert SOURCES == ("camera", "web", "simulator")
+
+
+def test_a_file_that_is_not_a_store_is_refused_and_left_as_it_was(tmp_path):
+    path = tmp_path / "notes.db"
+    path.write_bytes(b"shopping list: bread, cards, felt\n" * 100)
+    with pytest.raises(StoreError, match="notes.db: cannot use the store: file is not a"):
+        Store(path)
+    assert path.read_bytes() == b"shopping list: bread, cards, felt\n" * 100
+    with pytest.raises(StoreError, match="cannot open the store"):
+        Store(tmp_path / "no" / "such" / "dir" / "t.db")
