@@ -83,13 +83,13 @@ STYLES: list[DeckStyle] = [
     DeckStyle("fr-ducale", "french", "liberation-serif-bold", 36, paper=(228, 240, 246),
               back="rings", back_color=(40, 40, 150), red=(50, 40, 190)),
     DeckStyle("fr-club", "french", "liberation-sans-bold", 38, back="stripes",
-              back_color=(50, 110, 40), pip_height=46),
+              back_color=(50, 110, 40), pip_height=46, red=(60, 75, 225)),
     DeckStyle("fr-narrow", "french", "liberation-sans-narrow-bold", 42, back="dots",
               back_color=(120, 40, 110), red=(30, 20, 215)),
     DeckStyle("fr-hershey", "french", "hershey-triplex", 36, suit_font="dejavu-sans-bold",
               back="plain", back_color=(30, 30, 160), pip_height=48),
     DeckStyle("en-bicycle", "english", "dejavu-serif-bold", 38, back="lattice",
-              back_color=(40, 30, 170)),
+              back_color=(40, 30, 170), red=(55, 70, 225)),
     DeckStyle("en-sans", "english", "dejavu-sans-bold", 36, back="dots",
               back_color=(150, 70, 20), paper=(242, 242, 240)),
     DeckStyle("en-condensed", "english", "dejavu-sans-condensed-bold", 42, back="rings",
@@ -288,73 +288,132 @@ def _ace(img: np.ndarray, style: DeckStyle, suit: str, rng: np.random.Generator)
     _stamp(img, mask, CARD_W / 2, CARD_H / 2, h, color)
 
 
-_ROBES = [(40, 40, 190), (160, 70, 30), (40, 170, 220), (60, 130, 40), (30, 30, 30),
-          (120, 50, 120)]
-_SKIN = [(170, 200, 235), (140, 180, 225), (110, 150, 200), (80, 110, 160)]
+# Printed court cards use few inks: red, blue, yellow, black (and green on some decks).
+_INKS = [(40, 40, 200), (170, 80, 30), (40, 180, 230), (30, 30, 30), (50, 130, 40),
+         (60, 90, 230), (130, 50, 110)]
+_SKIN = [(170, 200, 235), (140, 180, 225), (110, 150, 200), (80, 110, 160), (200, 215, 240)]
 _HAIR = [(40, 170, 220), (30, 60, 110), (20, 20, 20), (200, 200, 200), (40, 90, 160)]
+_GOLD = (40, 180, 230)
+#: Names printed on French courts (portrait officiel), by rank and suit.
+_FRENCH_NAMES = {
+    "K": {"H": "CHARLES", "D": "CESAR", "S": "DAVID", "C": "ALEXANDRE"},
+    "Q": {"H": "JUDITH", "D": "RACHEL", "S": "PALLAS", "C": "ARGINE"},
+    "J": {"H": "LA HIRE", "D": "HECTOR", "S": "OGIER", "C": "LANCELOT"},
+}
+
+
+def _poly(img: np.ndarray, pts: list[list[float]], color: tuple[int, int, int],
+          outline: tuple[int, int, int] | None = (25, 25, 25)) -> None:
+    arr = np.round(np.array(pts, np.float32)).astype(np.int32)
+    cv2.fillPoly(img, [arr], color, cv2.LINE_AA)
+    if outline is not None:
+        cv2.polylines(img, [arr], True, outline, 1, cv2.LINE_AA)
 
 
 def _court(img: np.ndarray, style: DeckStyle, rank: str, suit: str,
            rng: np.random.Generator) -> None:
-    """A double-headed court figure: the top half is drawn, then turned into the bottom."""
+    """A double-headed court figure in a frame: the top half is drawn, then turned
+    180 degrees into the bottom half, as on printed decks."""
     fx1, fy1, fx2, fy2 = _COURT_FRAME
     mid = (fy1 + fy2) // 2
     half = img[fy1:mid, fx1:fx2].copy()
     hh, hw = half.shape[:2]
-    cx = hw // 2 + int(rng.integers(-6, 7))
+    cx = hw // 2 + int(rng.integers(-8, 9))
 
     def pick(options: list[tuple[int, int, int]]) -> tuple[int, int, int]:
         return options[int(rng.integers(len(options)))]
 
-    robe, robe2 = pick(_ROBES), pick(_ROBES)
+    robe, trim, sash = pick(_INKS), pick(_INKS), pick(_INKS)
     skin, hair = pick(_SKIN), pick(_HAIR)
-    # Body: shoulders to the middle line, with the robe's trim and pattern.
-    sy = int(rng.integers(62, 76))
-    body = np.array([[cx - 52, hh], [cx - 40, sy], [cx + 40, sy], [cx + 52, hh]], np.int32)
-    cv2.fillConvexPoly(half, body, robe, cv2.LINE_AA)
-    for k in range(int(rng.integers(2, 6))):
-        y = sy + 12 + k * 14
-        if y < hh:
-            cv2.line(half, (cx - 48, y), (cx + 48, y), robe2, int(rng.integers(2, 5)),
-                     cv2.LINE_AA)
-    cv2.fillConvexPoly(half, np.array([[cx - 10, sy], [cx + 10, sy], [cx, hh]], np.int32),
-                       robe2, cv2.LINE_AA)
-    # Head, hair, face.
-    hy, hr = sy - 22, int(rng.integers(15, 20))
-    cv2.ellipse(half, (cx, hy), (hr + 3, hr + 5), 0, 180, 360, hair, -1, cv2.LINE_AA)
-    cv2.circle(half, (cx, hy), hr, skin, -1, cv2.LINE_AA)
-    for ex in (-6, 6):
-        cv2.circle(half, (cx + ex, hy - 2), 2, (40, 30, 30), -1, cv2.LINE_AA)
-    cv2.line(half, (cx - 4, hy + 8), (cx + 4, hy + 8), (40, 40, 150), 2, cv2.LINE_AA)
-    gold = (40, 180, 230)
+    side = int(rng.choice([-1, 1]))  # which hand holds the attribute
+    hr = int(rng.integers(17, 23))
+    hy = int(rng.integers(34, 44))
+    sy = hy + hr + 4  # shoulder line
+    sw = int(rng.integers(52, 66))
+    # Robe: shoulders widening to the fold line, a contrasting border and a sash.
+    _poly(half, [[cx - sw, sy + 8], [cx - sw + 14, sy], [cx + sw - 14, sy], [cx + sw, sy + 8],
+                 [cx + sw + 8, hh + 2], [cx - sw - 8, hh + 2]], robe)
+    _poly(half, [[cx - sw - 2, sy + 12], [cx - sw + 8, sy + 12], [cx - sw, hh + 2],
+                 [cx - sw - 9, hh + 2]], trim)
+    _poly(half, [[cx + sw + 2, sy + 12], [cx + sw - 8, sy + 12], [cx + sw, hh + 2],
+                 [cx + sw + 9, hh + 2]], trim)
+    d = side * int(rng.integers(30, 50))
+    _poly(half, [[cx - d - 10, sy + 4], [cx - d + 8, sy + 4], [cx + d + 10, hh + 2],
+                 [cx + d - 8, hh + 2]], sash)
+    pattern = int(rng.integers(3))
+    for _k in range(int(rng.integers(4, 10))):
+        px = cx + int(rng.integers(-sw + 10, sw - 10))
+        py = int(rng.integers(sy + 14, hh - 4))
+        if pattern == 0:
+            cv2.circle(half, (px, py), int(rng.integers(3, 7)), trim, -1, cv2.LINE_AA)
+        elif pattern == 1:
+            cv2.line(half, (px - 6, py), (px + 6, py), (25, 25, 25), 1, cv2.LINE_AA)
+        else:
+            _poly(half, [[px, py - 6], [px + 5, py], [px, py + 6], [px - 5, py]], _GOLD)
+    # Collar.
+    _poly(half, [[cx - 24, sy - 2], [cx + 24, sy - 2], [cx + 14, sy + 14], [cx, sy + 6],
+                 [cx - 14, sy + 14]], trim if trim != robe else _GOLD)
+    # Head: hair behind, face, features.
+    long_hair = rank == "Q" or rng.random() < 0.3
+    if long_hair:
+        _poly(half, [[cx - hr - 4, hy - 4], [cx + hr + 4, hy - 4], [cx + hr + 10, sy + 16],
+                     [cx - hr - 10, sy + 16]], hair)
+    cv2.ellipse(half, (cx, hy), (hr, hr + 3), 0, 0, 360, skin, -1, cv2.LINE_AA)
+    cv2.ellipse(half, (cx, hy), (hr, hr + 3), 0, 0, 360, (25, 25, 25), 1, cv2.LINE_AA)
+    cv2.ellipse(half, (cx, hy - 4), (hr, hr - 2), 0, 180, 360, hair, -1, cv2.LINE_AA)
+    for ex in (-7, 7):
+        cv2.line(half, (cx + ex - 3, hy + 1), (cx + ex + 3, hy + 1), (25, 25, 25), 2,
+                 cv2.LINE_AA)
+    cv2.line(half, (cx + 1, hy + 3), (cx - 2, hy + 10), (60, 60, 120), 1, cv2.LINE_AA)
+    cv2.line(half, (cx - 5, hy + 14), (cx + 5, hy + 14), (40, 40, 170), 2, cv2.LINE_AA)
+    top = hy - hr - 1
     if rank == "K":
-        pts = [[cx - hr, hy - hr + 2], [cx - hr, hy - hr - 12], [cx - hr // 2, hy - hr - 4],
-               [cx, hy - hr - 16], [cx + hr // 2, hy - hr - 4], [cx + hr, hy - hr - 12],
-               [cx + hr, hy - hr + 2]]
-        cv2.fillPoly(half, [np.array(pts, np.int32)], gold, cv2.LINE_AA)
-        cv2.ellipse(half, (cx, hy + 10), (hr - 3, 10), 0, 0, 180, hair, -1, cv2.LINE_AA)
-        sx = cx + int(rng.choice([-1, 1])) * 34
-        cv2.line(half, (sx, sy - 30), (sx, hh), gold, 4, cv2.LINE_AA)
-        cv2.circle(half, (sx, sy - 32), 6, robe2, -1, cv2.LINE_AA)
+        _poly(half, [[cx - hr, top + 6], [cx - hr - 2, top - 12], [cx - hr // 2, top - 2],
+                     [cx, top - 16], [cx + hr // 2, top - 2], [cx + hr + 2, top - 12],
+                     [cx + hr, top + 6]], _GOLD)
+        cv2.circle(half, (cx, top - 4), 3, (40, 40, 200), -1, cv2.LINE_AA)
+        # Beard.
+        _poly(half, [[cx - hr + 2, hy + 6], [cx + hr - 2, hy + 6], [cx + 6, hy + hr + 12],
+                     [cx - 6, hy + hr + 12]], hair)
+        cv2.line(half, (cx - 5, hy + 14), (cx + 5, hy + 14), (40, 40, 170), 2, cv2.LINE_AA)
+        # Sceptre or sword up over the shoulder.
+        ax = cx + side * (sw - 6)
+        cv2.line(half, (ax, hh), (ax - side * 10, 4), (25, 25, 25), 6, cv2.LINE_AA)
+        cv2.line(half, (ax, hh), (ax - side * 10, 4), _GOLD, 4, cv2.LINE_AA)
+        cv2.circle(half, (ax - side * 10, 8), 7, trim, -1, cv2.LINE_AA)
     elif rank == "Q":
-        cv2.ellipse(half, (cx, hy - hr), (hr - 2, 7), 0, 180, 360, gold, -1, cv2.LINE_AA)
-        cv2.line(half, (cx - hr - 2, hy), (cx - hr - 6, sy + 10), hair, 6, cv2.LINE_AA)
-        cv2.line(half, (cx + hr + 2, hy), (cx + hr + 6, sy + 10), hair, 6, cv2.LINE_AA)
-        fx = cx + int(rng.choice([-1, 1])) * 26
-        cv2.circle(half, (fx, sy + 18), 8, pick(_ROBES), -1, cv2.LINE_AA)
-        cv2.line(half, (fx, sy + 26), (fx, sy + 50), (40, 120, 40), 3, cv2.LINE_AA)
+        _poly(half, [[cx - hr + 2, top + 4], [cx - hr + 4, top - 8], [cx, top - 3],
+                     [cx + hr - 4, top - 8], [cx + hr - 2, top + 4]], _GOLD)
+        # A flower held up.
+        fx, fy = cx + side * (sw - 10), sy + int(rng.integers(-10, 12))
+        cv2.line(half, (fx, fy), (fx - side * 6, hh - 10), (40, 120, 40), 3, cv2.LINE_AA)
+        petal = pick(_INKS)
+        for a in range(0, 360, 72):
+            r = math.radians(a)
+            cv2.circle(half, (int(fx + 6 * math.cos(r)), int(fy + 6 * math.sin(r))), 5, petal,
+                       -1, cv2.LINE_AA)
+        cv2.circle(half, (fx, fy), 4, _GOLD, -1, cv2.LINE_AA)
     else:
-        hat = pick(_ROBES)
-        cv2.ellipse(half, (cx, hy - hr + 4), (hr + 10, 9), 0, 180, 360, hat, -1, cv2.LINE_AA)
-        cv2.line(half, (cx + hr, hy - hr), (cx + hr + 14, hy - hr - 18), robe2, 3, cv2.LINE_AA)
-        wx = cx + int(rng.choice([-1, 1])) * 40
-        cv2.line(half, (wx, 6), (wx, hh), (90, 90, 90), 3, cv2.LINE_AA)
-        cv2.fillConvexPoly(half, np.array([[wx - 7, 14], [wx, 2], [wx + 7, 14]], np.int32),
-                           (150, 150, 150), cv2.LINE_AA)
-    # A small suit sign in the figure's upper corner, as on French and English courts.
+        hat = pick(_INKS)
+        _poly(half, [[cx - hr - 10, top + 8], [cx - hr + 2, top - 10], [cx + hr - 2, top - 10],
+                     [cx + hr + 10, top + 8]], hat)
+        cv2.line(half, (cx + side * hr, top - 6), (cx + side * (hr + 18), top - 26), trim, 4,
+                 cv2.LINE_AA)
+        # Halberd.
+        wx = cx + side * (sw - 4)
+        cv2.line(half, (wx, 2), (wx, hh), (40, 60, 90), 4, cv2.LINE_AA)
+        _poly(half, [[wx, 2], [wx + side * 14, 10], [wx + side * 14, 22], [wx, 16]],
+              (170, 170, 170))
+    # The suit sign in the frame's free upper corner, large, as on printed courts.
     smask = glyph(_suit_font(style), "suit-" + suit)
-    side = 16 if rng.random() < 0.5 else hw - 16
-    _stamp(half, smask, side, 18, 22, _suit_color(style, suit))
+    _stamp(half, smask, hw // 2 - side * (hw // 2 - 17), 20, 28, _suit_color(style, suit))
+    if style.indices == "french" and rng.random() < 0.8:
+        name = _FRENCH_NAMES[rank][suit]
+        scale = 0.4 if len(name) < 8 else 0.34
+        (tw, th), _ = cv2.getTextSize(name, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)
+        x = hw // 2 + side * (hw // 2 - tw // 2 - 6) - tw // 2
+        cv2.putText(half, name, (x, hh - 6), cv2.FONT_HERSHEY_SIMPLEX, scale, (25, 25, 25), 1,
+                    cv2.LINE_AA)
     img[fy1:mid, fx1:fx2] = half
     img[mid:mid + hh, fx1:fx2] = half[::-1, ::-1][: fy2 - mid]
     cv2.line(img, (fx1, mid), (fx2, mid), style.frame_color, 1, cv2.LINE_AA)
@@ -418,7 +477,8 @@ def render_card(code: str, style: DeckStyle | str | None, rng: np.random.Generat
     """
     _check_code(code)
     st = get_style(style, rng)
-    tint = rng.normal(0, 4, 3)
+    # Paper ages warm (less blue), never pink or green: one shared shift plus a little blue loss.
+    tint = rng.normal(0, 2.5) + np.array([-abs(rng.normal(0, 4)), 0, 0])
     paper = np.clip(np.array(st.paper, np.float32) + tint, 0, 255).astype(np.uint8)
     img = np.empty((CARD_H, CARD_W, 3), np.uint8)
     img[:] = paper
