@@ -19,7 +19,7 @@ scorer.game.IllegalEventError: N played out of turn, W to play
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from scorer import tricks as T
@@ -48,10 +48,7 @@ _OTHER = {"NS": "EW", "EW": "NS"}
 _INDEX = {code: i for i, code in enumerate(CARD_CODES)}
 _SUIT_OF = T.SUIT_OF
 _KEYS = T.KEYS
-_POINTS = T.POINTS
 _AT = T.AT
-_forbidden_at = T.forbidden_at
-_KQ = tuple((1 << (s * 8 + 5)) | (1 << (s * 8 + 6)) for s in range(4))  # Q and K of each suit
 
 
 class IllegalEventError(ValueError):
@@ -62,6 +59,13 @@ class IllegalEventError(ValueError):
 Trick = tuple[str, list[str], list[int], str | None, int | None]
 
 _BIDS: dict[str, tuple[Bid, str]] = {}
+_HAND_START: dict[str, Any] = {
+    "to_speak": None, "turned": None, "contract": None, "mode": 0, "_high": None,
+    "_high_seat": None, "_double": 1, "_passes": 0, "_round": 1, "to_play": None,
+    "leader": None, "trick_no": 1, "_known": True, "_led": -1, "_keys": (), "_win": 0,
+    "_top": -1, "_top_key": -1, "_trick_points": 0, "_check_all": False, "_points": (),
+    "_forbidden": (), "_tally_entry": None}
+_DEFAULT_RULES = Rules()
 _RULES: dict[tuple[str, str], Rules] = {}
 
 
@@ -90,10 +94,35 @@ class GameState:
     that holds it, its points) so that each play is a few table look-ups.
     """
 
+    # Per-hand values, reset from _HAND_START at each deal.
+    to_speak: str | None
+    turned: str | None
+    contract: dict[str, Any] | None
+    mode: int
+    _high: Bid | None
+    _high_seat: str | None
+    _double: int
+    _passes: int
+    _round: int
+    to_play: str | None
+    leader: str | None
+    trick_no: int
+    _known: bool                 # every card of the trick in progress is known
+    _led: int
+    _keys: Sequence[int]
+    _win: int                    # position of the card that holds the trick
+    _top: int
+    _top_key: int
+    _trick_points: int
+    _check_all: bool
+    _points: Sequence[int]
+    _forbidden: Sequence[tuple[int, list[tuple[int, str]]] | None]
+    _tally_entry: TallyEntered | None
+
     def __init__(self) -> None:
         self.events: list[Event] = []
         self.undone: set[int] = set()
-        self.rules = Rules()
+        self.rules = _DEFAULT_RULES
         self.preset = "ffb"
         self.settings: dict[str, Any] = {}
         self.teams: dict[str, str] = {"NS": "NS", "EW": "EW"}
@@ -114,28 +143,11 @@ class GameState:
 
     # -- per-hand state ------------------------------------------------------------
     def _reset_hand(self) -> None:
+        # Values first (one C-level update), then fresh containers.
+        self.__dict__.update(_HAND_START)
         self.bids: list[tuple[str, str]] = []
-        self.to_speak: str | None = None
-        self.turned: str | None = None
-        self.contract: dict[str, Any] | None = None
-        self.mode = 0
-        self._high: Bid | None = None
-        self._high_seat: str | None = None
-        self._double = 1
-        self._passes = 0
-        self._round = 1
-        self.to_play: str | None = None
-        self.leader: str | None = None
         self.trick: list[int] = []          # cards (-1 unknown) of the trick in progress
         self.trick_seats: list[str] = []
-        self.trick_no = 1
-        self._known = True                  # every card of this trick is known
-        self._led = -1
-        self._keys: list[int] = []
-        self._win = 0                       # position of the card that holds the trick
-        self._top = -1
-        self._top_key = -1
-        self._trick_points = 0
         self.tricks: list[Trick] = []
         self.tricks_won = {"NS": 0, "EW": 0}
         self.card_points = {"NS": 0, "EW": 0}
@@ -144,9 +156,8 @@ class GameState:
         self.unknown: list[dict[str, Any]] = []
         # per seat: (trick, card, parts) facts that a later card could break
         self._facts: dict[str, list[tuple[int, int, list[tuple[int, str]]]]] = {
-            s: [] for s in SEATS}
-        self._fact_mask = dict.fromkeys(SEATS, 0)
-        self._tally_entry: TallyEntered | None = None
+            "N": [], "E": [], "S": [], "W": []}
+        self._fact_mask = {"N": 0, "E": 0, "S": 0, "W": 0}
         self._play_idx: list[int] = []
         self._plays_by_hand[self.hand_no] = self._play_idx
 
@@ -304,7 +315,9 @@ class GameState:
     def _set_contract(self, taker: str, value: int | str | None, trump: str,
                       double: int) -> None:
         self.contract = {"taker": taker, "value": value, "trump": trump, "double": double}
-        self.mode = T.trump_mode(trump)
+        self.mode = mode = T.trump_mode(trump)
+        self._points = T.POINTS[mode]
+        self._forbidden = T.forbidden_table(mode, self._undertrump, self._partner_free)
         self.phase = "play"
         self.to_speak = None
         self.leader = self.to_play = self._next[self.dealer]
@@ -342,21 +355,21 @@ class GameState:
                 self._led = _SUIT_OF[card]
                 self._keys = _KEYS[mode][self._led]
                 self._win, self._top, self._top_key = 0, card, self._keys[card]
+                # on a trump lead (every lead at Tout Atout) following may be wrong too
+                self._check_all = self._led == mode or mode == _AT
             elif self._known:
                 led = self._led
-                if _SUIT_OF[card] != led or led == mode or mode == _AT:
-                    parts = _forbidden_at(card, led, self._top, self._win, n, mode,
-                                          self._undertrump, self._partner_free)
-                    if parts:
-                        m = 0
-                        for part, _ in parts:
-                            m |= part
-                        self._facts[seat].append((self.trick_no, card, parts))
-                        self._fact_mask[seat] |= m
+                if self._check_all or _SUIT_OF[card] != led:
+                    # index of the forbidden table (tricks.table_index), inlined
+                    fact = self._forbidden[
+                        ((led * 32 + self._top) * 2 + (self._win == n - 2)) * 32 + card]
+                    if fact is not None:
+                        self._facts[seat].append((self.trick_no, card, fact[1]))
+                        self._fact_mask[seat] |= fact[0]
                 key = self._keys[card]
                 if key > self._top_key:
                     self._win, self._top, self._top_key = n, card, key
-            self._trick_points += _POINTS[mode][card]
+            self._trick_points += self._points[card]
         trick.append(card)
         self.trick_seats.append(seat)
         if n < 3:
@@ -429,19 +442,21 @@ class GameState:
         auto = self.rules.belote == "auto"
         if not auto and not self.belote:
             return out
-        announced = {s: self.belote.count(s) for s in SEATS}
-        held = dict.fromkeys(SEATS, 0)
-        for _, seats, cards, _, _ in self.tricks:
-            for seat, card in zip(seats, cards, strict=True):
-                if card >= 0:
-                    held[seat] |= 1 << card
+        announced = {s: self.belote.count(s) for s in self.belote}
         for suit in range(4) if mode == T.AT else (mode,):
-            kq = _KQ[suit]
-            for seat in SEATS:
-                if held[seat] & kq == kq and (auto or announced[seat] > 0):
-                    announced[seat] -= 1
-                    out[_TEAM[seat]] += 1
+            seat = self._player_of(suit * 8 + 5)      # the queen
+            if (seat is not None and seat == self._player_of(suit * 8 + 6)  # and the king
+                    and (auto or announced.get(seat, 0) > 0)):
+                announced[seat] = announced.get(seat, 0) - 1
+                out[_TEAM[seat]] += 1
         return out
+
+    def _player_of(self, card: int) -> str | None:
+        """The seat that put ``card`` down this hand."""
+        for _, seats, cards, _, _ in self.tricks:
+            if card in cards:
+                return seats[cards.index(card)]
+        return None
 
     def _end_hand(self) -> None:
         c = self.contract

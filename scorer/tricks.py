@@ -179,6 +179,45 @@ def forbidden_at(card: int, led: int, top: int, win: int, n: int, mode: int,
     return parts
 
 
+# One table per (mode, must undertrump, partner master free), built on first use:
+# forbidden_at for every led suit, card holding the trick, partner master or not, card.
+_TABLES: dict[tuple[int, bool, bool], list[tuple[int, list[tuple[int, str]]] | None]] = {}
+
+
+def forbidden_table(mode: int, must_undertrump: bool, partner_master_free: bool
+                    ) -> list[tuple[int, list[tuple[int, str]]] | None]:
+    """:func:`forbidden_at` precomputed, indexed by ``table_index``; each entry is
+    ``(mask of all parts, parts)`` or None when the card is legal whatever the hand.
+
+    >>> table = forbidden_table(0, False, True)
+    >>> kh, s8, s7 = card_index("KH"), card_index("8S"), card_index("7S")
+    >>> table[table_index(1, s8, False, s7)][1] == forbidden(s7, [kh, s8], 0)
+    True
+    """
+    key = (mode, must_undertrump, partner_master_free)
+    table = _TABLES.get(key)
+    if table is None:
+        table = []
+        for led in range(4):
+            for top in range(32):
+                for master in (False, True):
+                    # partner master <=> the card that holds is two places back
+                    n, win = (3, 1) if master else (1, 0)
+                    for card in range(32):
+                        parts = forbidden_at(card, led, top, win, n, mode, must_undertrump,
+                                             partner_master_free)
+                        m = 0
+                        for part, _ in parts:
+                            m |= part
+                        table.append((m, parts) if parts else None)
+        _TABLES[key] = table
+    return table
+
+
+def table_index(led: int, top: int, partner_master: bool, card: int) -> int:
+    return ((led * 32 + top) * 2 + partner_master) * 32 + card
+
+
 def forbidden_mask(card: int, trick: Sequence[int], mode: int, must_undertrump: bool = False,
                    partner_master_free: bool = True) -> int:
     m = 0
