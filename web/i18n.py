@@ -89,6 +89,7 @@ def words() -> dict[str, Any]:
         "renonce_by": _("%(seat)s in trick %(trick)s: %(rule)s, proved by %(card)s in trick "
                         "%(proof)s"),
         "unknown": _("Unknown card at %(seat)s (trick %(trick)s): name it on the control page"),
+        "out_of_turn": _("%(card)s put down at %(seat)s out of turn, %(to_play)s to play"),
         "camera": _("camera"),
         "display": _("display"),
         "connected": _("live"),

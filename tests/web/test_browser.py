@@ -54,6 +54,13 @@ def test_live_page_follows_published_events_without_reload(page: Any, server: An
             "data-card", seat_card["card"])
     for team in ("NS", "EW"):
         expect()(page.locator(f"#points-{team}")).to_have_text(str(shown["card_points"][team]))
+    # The camera could not read the next card: the page asks for it.
+    to_play = service.to_play()
+    service.submit(CardPlayed(seat=to_play, card=None), source="camera")
+    expect()(page.locator("#unknown-prompt")).to_be_visible()
+    expect()(page.locator(f"#seat-{to_play} .card")).to_have_attribute("data-card", "?")
+    service.alert("out_of_turn", seat="E", card="TH", to_play="W")
+    expect()(page.locator("#alert-line")).to_contain_text("10♥")
     service.set_status(camera="ok", display="ok")
     expect()(page.locator("#camera-status .dot")).to_have_class("dot ok")
     assert page.evaluate("window.__sameDocument") == "yes"

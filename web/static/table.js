@@ -120,6 +120,19 @@ function renderTable(s) {
   document.dispatchEvent(new CustomEvent("belote:state", {detail: s}));
 }
 
+/* A card put down out of turn: shown for a while (it is not stored, so no
+   state carries it). Renonces and unknown cards stay in the state instead. */
+let alertTimer = null;
+function showAlert(a) {
+  if (a.kind !== "out_of_turn") return;
+  const line = document.getElementById("alert-line");
+  line.textContent = fmt(W.out_of_turn, {card: cardLabel(a.card), seat: W.seats[a.seat] || a.seat,
+    to_play: W.seats[a.to_play] || a.to_play || "?"});
+  line.hidden = false;
+  clearTimeout(alertTimer);
+  alertTimer = setTimeout(() => { line.hidden = true; }, 8000);
+}
+
 /* EventSource reconnects by itself and sends Last-Event-ID; the server then
    sends the current state if anything was missed. */
 function connect() {
@@ -129,7 +142,11 @@ function connect() {
   source.addEventListener("error", () => { conn.textContent = W.disconnected; conn.className = "dot-label error"; });
   source.addEventListener("state", e => { window.beloteState = JSON.parse(e.data); renderTable(window.beloteState); });
   source.addEventListener("status", e => renderStatus(JSON.parse(e.data)));
-  source.addEventListener("alert", e => document.dispatchEvent(new CustomEvent("belote:alert", {detail: JSON.parse(e.data)})));
+  source.addEventListener("alert", e => {
+    const a = JSON.parse(e.data);
+    showAlert(a);
+    document.dispatchEvent(new CustomEvent("belote:alert", {detail: a}));
+  });
   window.beloteSource = source;
 }
 
