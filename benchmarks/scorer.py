@@ -47,16 +47,18 @@ def main(argv: list[str] | None = None) -> int:
     for g in games:
         state = replay(g)
         assert all(not h["result"]["renonces"] for h in state.hands)
-    best = float("inf")
-    timings = []
+    # The machine is shared: wall time counts the waits for the CPU too, so the
+    # process's own CPU time is recorded beside it and the headline is taken from it.
+    timings, cpu_timings = [], []
     for _ in range(args.repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for g in games:
             replay(g)
-        dt = time.perf_counter() - t0
-        timings.append(dt)
-        best = min(best, dt)
+        timings.append(time.perf_counter() - t0)
+        cpu_timings.append(time.process_time() - c0)
+    best = min(cpu_timings)
     rate = hands / best
+    wall_rate = hands / min(timings)
     result = {
         "benchmark": "scorer.replay full hands",
         "hands_per_second": round(rate),
@@ -65,17 +67,21 @@ def main(argv: list[str] | None = None) -> int:
         "hands": hands,
         "events": events,
         "games": args.games,
-        "best_seconds": round(best, 4),
-        "all_seconds": [round(t, 4) for t in timings],
+        "best_cpu_seconds": round(best, 4),
+        "wall_hands_per_second": round(wall_rate),
+        "all_cpu_seconds": [round(t, 4) for t in cpu_timings],
+        "all_wall_seconds": [round(t, 4) for t in timings],
+        "load_average": [round(x, 2) for x in os.getloadavg()],
         "us_per_hand": round(best / hands * 1e6, 2),
         "python": platform.python_version(),
         "machine": platform.machine(),
         "processor": platform.processor() or platform.uname().machine,
     }
     args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"scorer: {rate:,.0f} full hands/s on one core ({hands} hands, {events} events, "
-          f"best of {args.repeat}: {best:.3f} s, {best / hands * 1e6:.1f} µs/hand; "
-          f"goal {GOAL:,}) -> {args.out}")
+    print(f"scorer: {rate:,.0f} full hands/s on one core (CPU time; wall clock "
+          f"{wall_rate:,.0f}/s at load {os.getloadavg()[0]:.1f}); {hands} hands, {events} "
+          f"events, best of {args.repeat}: {best / hands * 1e6:.1f} µs/hand; goal {GOAL:,} "
+          f"-> {args.out}")
     return 0
 
 

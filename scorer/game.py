@@ -135,6 +135,7 @@ class GameState:
         self._hands: list[Any] = []     # dicts, or _FinishedHand built on first read
         self.held_over = 0
         self._next = _NEXT_CCW
+        self._classic = False
         self._undertrump = False
         self._partner_free = True
         # hand number -> indices in self.events of its CardPlayed, for corrections
@@ -245,6 +246,7 @@ class GameState:
         self.players = dict(e.players)
         self.dealer = e.dealer
         self._next = _NEXT_CW if self.rules.clockwise else _NEXT_CCW
+        self._classic = self.rules.game == "classic"
         self._undertrump = self.rules.must_undertrump
         self._partner_free = self.rules.partner_master_free
         self.hand_no = 1
@@ -263,7 +265,7 @@ class GameState:
         bid, written = _parse_bid(e.bid)
         self.bids.append((e.seat, written))
         nxt = self._next
-        if self.rules.game == "classic":
+        if self._classic:
             if bid.kind == TAKE:
                 trump = bid.trump or (self.turned or "H")[1]
                 self._set_contract(e.seat, None, trump, 1)
@@ -648,22 +650,20 @@ def _rebuild(events: list[Event]) -> GameState:
 
 def replay(events: Iterable[Event]) -> GameState:
     """The state of a game after ``events`` (pure, deterministic)."""
+    stream = list(events)
     state = GameState()
-    log = state.events
     play = GameState._play
     handlers = _HANDLERS
-    for e in events:
+    for i, e in enumerate(stream):
         kind = type(e)
         if kind is CardPlayed:
             # the common case first, without the generic dispatch
-            log.append(e)
-            play(state, e, len(log) - 1)  # type: ignore[arg-type]
+            play(state, e, i)  # type: ignore[arg-type]
         elif kind is EntryUndone or kind is CardCorrected:
-            state._fold(e)
-            log = state.events
+            state = _rebuild(stream[: i + 1])
         else:
-            log.append(e)
-            handlers[kind](state, e, len(log) - 1)
+            handlers[kind](state, e, i)
+    state.events = stream
     return state
 
 
