@@ -59,12 +59,16 @@ class IllegalEventError(ValueError):
 Trick = tuple[str, list[str], list[int], str | None, int | None]
 
 _BIDS: dict[str, tuple[Bid, str]] = {}
-_HAND_START: dict[str, Any] = {
-    "to_speak": None, "turned": None, "contract": None, "mode": 0, "_high": None,
-    "_high_seat": None, "_double": 1, "_passes": 0, "_round": 1, "to_play": None,
-    "leader": None, "trick_no": 1, "_known": True, "_led": -1, "_keys": (), "_win": 0,
-    "_top": -1, "_top_key": -1, "_trick_points": 0, "_check_all": False, "_points": (),
-    "_forbidden": (), "_tally_entry": None}
+# Attributes of a GameState (slots: the fold reads and writes them for every card).
+_SLOTS = (
+    "events", "undone", "rules", "preset", "settings", "teams", "players", "scores",
+    "hand_no", "dealer", "phase", "winner", "_hands", "held_over", "_next", "_classic",
+    "_undertrump", "_partner_free", "_plays_by_hand",
+    "to_speak", "turned", "contract", "mode", "_high", "_high_seat", "_double", "_passes",
+    "_round", "to_play", "leader", "trick_no", "_known", "_led", "_keys", "_win", "_top",
+    "_top_key", "_trick_points", "_check_all", "_points", "_forbidden", "_tally_entry",
+    "bids", "trick", "trick_seats", "tricks", "tricks_won", "card_points", "belote",
+    "renonces", "unknown", "_facts", "_fact_mask", "_play_idx")
 _DEFAULT_RULES = Rules()
 _RULES: dict[tuple[str, str], Rules] = {}
 
@@ -94,7 +98,9 @@ class GameState:
     that holds it, its points) so that each play is a few table look-ups.
     """
 
-    # Per-hand values, reset from _HAND_START at each deal.
+    __slots__ = _SLOTS
+
+    # Per-hand values, reset at each deal.
     to_speak: str | None
     turned: str | None
     contract: dict[str, Any] | None
@@ -144,8 +150,23 @@ class GameState:
 
     # -- per-hand state ------------------------------------------------------------
     def _reset_hand(self) -> None:
-        # Values first (one C-level update), then fresh containers.
-        self.__dict__.update(_HAND_START)
+        self.to_speak = self.turned = self.contract = None
+        self.mode = 0
+        self._high = None
+        self._high_seat = None
+        self._double = 1
+        self._passes = 0
+        self._round = 1
+        self.to_play = self.leader = None
+        self.trick_no = 1
+        self._known = True
+        self._led = -1
+        self._keys = self._points = self._forbidden = ()
+        self._win = 0
+        self._top = self._top_key = -1
+        self._trick_points = 0
+        self._check_all = False
+        self._tally_entry = None
         self.bids: list[tuple[str, str]] = []
         self.trick: list[int] = []          # cards (-1 unknown) of the trick in progress
         self.trick_seats: list[str] = []
@@ -166,7 +187,7 @@ class GameState:
     def apply(self, event: Event) -> GameState:
         """The state after ``event``; this state is left as it was."""
         new = GameState.__new__(GameState)
-        new.__dict__.update(self.__dict__)
+        _copy_slots(self, new)
         _copy_mutables(new)
         new._fold(event)
         return new
@@ -233,8 +254,7 @@ class GameState:
         self.events.append(event)
         kind = type(event)
         if kind is EntryUndone or kind is CardCorrected:
-            rebuilt = _rebuild(self.events)
-            self.__dict__.update(rebuilt.__dict__)
+            _copy_slots(_rebuild(self.events), self)
             return
         _HANDLERS[kind](self, event, index)
 
@@ -553,6 +573,11 @@ class _FinishedHand:
                 result["cancelled"] = True
         return {"hand_no": self.hand_no, "dealer": self.dealer, "record": rec,
                 "result": result}
+
+
+def _copy_slots(source: GameState, target: GameState) -> None:
+    for name in _SLOTS:
+        setattr(target, name, getattr(source, name))
 
 
 def _copy_mutables(s: GameState) -> None:
