@@ -70,6 +70,12 @@ function renderPlayed(s) {
   speak.textContent = s.to_speak ? W.seats[s.to_speak] + " " + W.to_speak : "";
   const classic = ((s.rules || {}).game) === "classic";
   for (const el of document.querySelectorAll(".classic-only")) el.hidden = !classic;
+  // Only what the moment calls for, so the thumb does not have to scroll past the rest.
+  const bidding = s.phase === "bidding";
+  document.getElementById("auction").hidden = !bidding;
+  document.getElementById("contract-entry").hidden = !bidding;
+  document.getElementById("cards").hidden = !(s.phase === "play" || (bidding && classic));
+  document.getElementById("belote").hidden = s.phase !== "play";
   const sata = Boolean((s.rules || {}).sans_tout_atout);
   for (const b of document.querySelectorAll('[data-trump="NT"], [data-trump="AT"]')) b.hidden = !sata;
 }
