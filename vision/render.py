@@ -67,6 +67,8 @@ class DeckStyle:
     frame_color: tuple[int, int, int] = (60, 40, 20)
     pip_height: int = 50
     suit_font: str | None = None  # atlas for suit signs (hershey styles borrow one)
+    index_x: int = 25  # centre of the corner index, face pixels from the left edge
+    index_top: int = 10  # top of the rank character, face pixels from the top edge
 
     def rank_label(self, rank: str) -> str:
         """The index text printed for ``rank`` ("10" for T, R/D/V on French decks)."""
@@ -76,28 +78,44 @@ class DeckStyle:
             return _FRENCH_COURT.get(rank, rank)
         return rank
 
+    def index_box(self) -> tuple[int, int, int, int]:
+        """The top-left corner index (rank over suit) on a face: x1, y1, x2, y2."""
+        rh = self.index_height
+        bottom = self.index_top + rh + 6 + round(rh * 0.68) + 4
+        return (self.index_x - 22, self.index_top - 4, self.index_x + 22, bottom)
+
 
 STYLES: list[DeckStyle] = [
     DeckStyle("fr-grimaud", "french", "dejavu-serif-bold", 40, back="lattice",
-              back_color=(140, 50, 30)),
+              back_color=(140, 50, 30),
+              index_x=25, index_top=10),
     DeckStyle("fr-ducale", "french", "liberation-serif-bold", 36, paper=(228, 240, 246),
-              back="rings", back_color=(40, 40, 150), red=(50, 40, 190)),
+              back="rings", back_color=(40, 40, 150), red=(50, 40, 190),
+              index_x=23, index_top=8),
     DeckStyle("fr-club", "french", "liberation-sans-bold", 38, back="stripes",
-              back_color=(50, 110, 40), pip_height=46, red=(60, 75, 225)),
+              back_color=(50, 110, 40), pip_height=46, red=(60, 75, 225),
+              index_x=27, index_top=12),
     DeckStyle("fr-narrow", "french", "liberation-sans-narrow-bold", 42, back="dots",
-              back_color=(120, 40, 110), red=(30, 20, 215)),
+              back_color=(120, 40, 110), red=(30, 20, 215),
+              index_x=24, index_top=9),
     DeckStyle("fr-hershey", "french", "hershey-triplex", 36, suit_font="dejavu-sans-bold",
-              back="plain", back_color=(30, 30, 160), pip_height=48),
+              back="plain", back_color=(30, 30, 160), pip_height=48,
+              index_x=26, index_top=12),
     DeckStyle("en-bicycle", "english", "dejavu-serif-bold", 38, back="lattice",
-              back_color=(40, 30, 170), red=(55, 70, 225)),
+              back_color=(40, 30, 170), red=(55, 70, 225),
+              index_x=24, index_top=10),
     DeckStyle("en-sans", "english", "dejavu-sans-bold", 36, back="dots",
-              back_color=(150, 70, 20), paper=(242, 242, 240)),
+              back_color=(150, 70, 20), paper=(242, 242, 240),
+              index_x=27, index_top=13),
     DeckStyle("en-condensed", "english", "dejavu-sans-condensed-bold", 42, back="rings",
-              back_color=(60, 60, 60), pip_height=54),
+              back_color=(60, 60, 60), pip_height=54,
+              index_x=23, index_top=8),
     DeckStyle("en-mono", "english", "liberation-mono-bold", 34, back="stripes",
-              back_color=(30, 100, 150), red=(45, 45, 185)),
+              back_color=(30, 100, 150), red=(45, 45, 185),
+              index_x=26, index_top=11),
     DeckStyle("en-hershey", "english", "hershey-duplex", 38, suit_font="liberation-serif-bold",
-              back="plain", back_color=(120, 60, 20)),
+              back="plain", back_color=(120, 60, 20),
+              index_x=25, index_top=12),
 ]
 _STYLE_BY_NAME = {s.name: s for s in STYLES}
 
@@ -233,9 +251,11 @@ _PIPS: dict[int, list[tuple[float, float]]] = {
 _PIP_AREA = (72, 48, 178, 302)  # x1, y1, x2, y2 of pip centres
 _COURT_FRAME = (48, 40, 202, 310)
 
-#: Where the corner indices sit on a face, for every style (x1, y1, x2, y2); the other
-#: index is this box turned 180 degrees about the card's centre.
-INDEX_BOX = (3, 6, 47, 112)
+#: A box that holds the top-left corner index of every style (x1, y1, x2, y2); the
+#: other index is the same box turned 180 degrees about the card's centre. Each
+#: style's own box is ``style.index_box()``.
+INDEX_BOX = (min(s.index_box()[0] for s in STYLES), min(s.index_box()[1] for s in STYLES),
+             max(s.index_box()[2] for s in STYLES), max(s.index_box()[3] for s in STYLES))
 
 
 def _suit_font(style: DeckStyle) -> str:
@@ -250,8 +270,8 @@ def _corner_index(img: np.ndarray, style: DeckStyle, label: str, suit: str) -> N
     color = _suit_color(style, suit)
     rh = style.index_height
     sh = round(rh * 0.68)
-    cx = (INDEX_BOX[0] + INDEX_BOX[2]) / 2
-    top = INDEX_BOX[1] + 4
+    cx = style.index_x
+    top = style.index_top
     for rot in (False, True):
         target = img if not rot else img[::-1, ::-1]
         # Drawing on the 180-degree view paints the opposite corner turned round.
@@ -517,9 +537,10 @@ def _card_mask(radius: int) -> np.ndarray:
     return m
 
 
-def index_quads() -> list[np.ndarray]:
-    """The two corner-index regions of a face, each as a 4x2 array in face pixels."""
-    x1, y1, x2, y2 = INDEX_BOX
+def index_quads(style: DeckStyle | str | None = None) -> list[np.ndarray]:
+    """The two corner-index regions of a face of ``style`` (all styles' union when
+    None), each as a 4x2 array in face pixels, clockwise."""
+    x1, y1, x2, y2 = INDEX_BOX if style is None else get_style(style).index_box()
     tl = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32)
     br = np.array([CARD_W, CARD_H], np.float32) - tl
     return [tl, br]
@@ -986,7 +1007,7 @@ class TableScene:
             visible = float(mine.sum() / max(full_area, area, 1))
             boxes = []
             if item.kind == "card" and item.code != "BACK":
-                for quad in index_quads():
+                for quad in index_quads(item.style):
                     pts = cv2.perspectiveTransform(quad[None], item.H)[0]
                     region = np.zeros((h, w), np.uint8)
                     cv2.fillConvexPoly(region, np.round(pts).astype(np.int32), 1)

@@ -13,7 +13,6 @@ from vision.render import (
     BELOTE_CODES,
     CARD_H,
     CARD_W,
-    INDEX_BOX,
     NEGATIVE_CODES,
     STYLES,
     RenderError,
@@ -60,8 +59,10 @@ def test_styles_are_split_into_french_and_english():
 
 def _rank_ink(face: np.ndarray, style) -> np.ndarray:
     """The ink of the top-left rank index, as a tight binary mask."""
-    top = INDEX_BOX[1] + 4
-    crop = face[top - 2:top + style.index_height + 2, INDEX_BOX[0]:INDEX_BOX[2]]
+    x1, _, x2, _ = style.index_box()
+    top = style.index_top
+    # Stop short of the court frame's left line (x = 48), which is not index ink.
+    crop = face[top - 2:top + style.index_height + 2, x1:min(x2, 45)]
     grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
     ink = (grey < 150).astype(np.uint8) * 255
     ys, xs = np.nonzero(ink)
@@ -83,6 +84,23 @@ def test_french_decks_print_r_d_v_and_english_decks_k_q_j(rank, french, english)
         want, other = (french, english) if style.indices == "french" else (english, french)
         assert _iou(ink, glyph(style.font, want)) > _iou(ink, glyph(style.font, other)) + 0.1, (
             style.name, rank)
+
+
+def test_index_ink_lies_inside_the_styles_index_box_at_both_corners():
+    rng = np.random.default_rng(2)
+    for style in STYLES:
+        x1, y1, x2, y2 = style.index_box()
+        for code in ("TH", "7S", "9D"):
+            face = render_card(code, style, rng)
+            for corner in (face, face[::-1, ::-1]):
+                # Above y = 100 and left of the pips' column only the index is printed,
+                # so any ink there outside the box would be a misplaced index.
+                right = min(46, 72 - round(0.6 * style.pip_height))
+                ink = cv2.cvtColor(corner[:100, :right], cv2.COLOR_BGR2GRAY) < 170
+                inside = np.zeros_like(ink)
+                inside[y1:y2, x1:min(x2, right)] = True
+                assert ink[inside].sum() > 100, (style.name, code)
+                assert ink[~inside].sum() == 0, (style.name, code)
 
 
 def test_ten_is_printed_as_10():
