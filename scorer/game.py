@@ -66,7 +66,7 @@ _SLOTS = (
     "_undertrump", "_partner_free", "_plays_by_hand",
     "to_speak", "turned", "contract", "mode", "_high", "_high_seat", "_double", "_passes",
     "_round", "to_play", "leader", "trick_no", "_known", "_led", "_keys", "_win", "_top",
-    "_top_key", "_trick_points", "_check_all", "_points", "_forbidden", "_tally_entry",
+    "_top_key", "_check_all", "_points", "_forbidden", "_tally_entry",
     "bids", "trick", "trick_seats", "tricks", "tricks_won", "card_points", "belote",
     "renonces", "unknown", "_facts", "_fact_mask", "_play_idx")
 _DEFAULT_RULES = Rules()
@@ -119,7 +119,6 @@ class GameState:
     _win: int                    # position of the card that holds the trick
     _top: int
     _top_key: int
-    _trick_points: int
     _check_all: bool
     _points: Sequence[int]
     _forbidden: Sequence[tuple[int, list[tuple[int, str]]] | None]
@@ -164,7 +163,6 @@ class GameState:
         self._keys = self._points = self._forbidden = ()
         self._win = 0
         self._top = self._top_key = -1
-        self._trick_points = 0
         self._check_all = False
         self._tally_entry = None
         self.bids: list[tuple[str, str]] = []
@@ -191,6 +189,14 @@ class GameState:
         _copy_mutables(new)
         new._fold(event)
         return new
+
+    def __eq__(self, other: object) -> bool:
+        """Two states are equal when they say the same (``to_json``) after the same events."""
+        if not isinstance(other, GameState):
+            return NotImplemented
+        return self.events == other.events and self.to_json() == other.to_json()
+
+    __hash__ = None  # type: ignore[assignment]
 
     @property
     def hands(self) -> list[dict[str, Any]]:
@@ -372,8 +378,8 @@ class GameState:
             bit = 1 << card
             if self._fact_mask[seat] & bit:
                 self._prove(seat, card)
-            mode = self.mode
             if n == 0:
+                mode = self.mode
                 self._led = _SUIT_OF[card]
                 self._keys = _KEYS[mode][self._led]
                 self._win, self._top, self._top_key = 0, card, self._keys[card]
@@ -391,7 +397,6 @@ class GameState:
                 key = self._keys[card]
                 if key > self._top_key:
                     self._win, self._top, self._top_key = n, card, key
-            self._trick_points += self._points[card]
         trick.append(card)
         self.trick_seats.append(seat)
         if n < 3:
@@ -425,7 +430,7 @@ class GameState:
         points: int | None = None
         if self._known:
             winner = seats[self._win]
-            points = self._trick_points
+            points = sum(map(self._points.__getitem__, self.trick))
             team = _TEAM[winner]
             self.tricks_won[team] += 1
             self.card_points[team] += points
@@ -434,7 +439,6 @@ class GameState:
         self.trick = []
         self.trick_seats = []
         self._known = True
-        self._trick_points = 0
         self.to_play = self.leader = winner
         if self.trick_no < 8:
             self.trick_no += 1
