@@ -174,7 +174,7 @@ def open_source(args: argparse.Namespace) -> Any:
     if args.video:
         return sources.VideoSource(args.video)
     if args.images:
-        return sources.ImageFolderSource(args.images)
+        return sources.ImageFolderSource(args.images, interval=args.interval)
     if args.picamera:
         return sources.PiCameraSource()
     return sources.DeviceSource(args.camera)
@@ -187,6 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--picamera", action="store_true", help="the Raspberry Pi camera")
     src.add_argument("--video", metavar="FILE", help="a video file")
     src.add_argument("--images", metavar="DIR", help="a folder of images, in name order")
+    p.add_argument("--interval", type=float, default=0.1,
+                   help="seconds between two images of --images (default: %(default)s)")
     p.add_argument("--db", default="belote-table.db", help="event store (default: %(default)s)")
     p.add_argument("--calibration", metavar="FILE",
                    help="table corners and seat zones (belote-table calibrate); "
@@ -229,8 +231,15 @@ def main(argv: list[str]) -> int:
               f"({len(service.events())} events)")
     closers = start_outputs(service, None if args.no_web else args.port, args.host,
                             display=args.display)
-    reader = CardReader(args.model)
-    source = open_source(args)
+    try:
+        reader = CardReader(args.model)
+        source = open_source(args)
+    except (ValueError, FileNotFoundError) as exc:  # SourceError is a ValueError
+        print(f"belote-table run: {exc}", file=sys.stderr)
+        for close in closers:
+            close()
+        store.close()
+        return 2
     pipeline = None
     service.set_status(camera="ok")
     try:
