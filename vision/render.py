@@ -557,9 +557,9 @@ def _noise(rng: np.random.Generator, shape: tuple[int, ...], sigma: float) -> np
 
 def render_background(rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
                       kind: str | None = None) -> np.ndarray:
-    """A table top seen from above: "felt" (greens), "wood", "cloth" or "white"."""
+    """A table top seen from above: "felt" (greens), "wood", "cloth", "white" or "stone"."""
     w, h = size
-    kinds = ("felt", "felt", "wood", "cloth", "white")
+    kinds = ("felt", "felt", "felt", "wood", "cloth", "white", "stone")
     kind = kind or kinds[int(rng.integers(len(kinds)))]
     if kind == "felt":
         greens = [(40, 100, 25), (50, 120, 40), (30, 80, 20), (60, 110, 30), (80, 90, 30),
@@ -569,7 +569,16 @@ def render_background(rng: np.random.Generator, size: tuple[int, int] = (1280, 7
         img = np.empty((h, w, 3), np.float32)
         img[:] = base
         fine = _noise(rng, (h, w), float(rng.uniform(4, 12)))
-        fine = cv2.GaussianBlur(fine, (0, 0), float(rng.uniform(0.6, 1.5)))[..., None]
+        if rng.random() < 0.4:
+            # Brushed felt: fibres laid one way streak the texture.
+            k = int(rng.integers(5, 15))
+            kern = np.zeros((k, k), np.float32)
+            kern[k // 2, :] = 1.0 / np.sqrt(k)
+            M = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), float(rng.uniform(0, 180)),
+                                        1)
+            fine = cv2.filter2D(fine, -1, cv2.warpAffine(kern, M, (k, k)))[..., None]
+        else:
+            fine = cv2.GaussianBlur(fine, (0, 0), float(rng.uniform(0.6, 1.5)))[..., None]
         low = cv2.resize(rng.normal(0, 6, (6, 10)).astype(np.float32), (w, h),
                          interpolation=cv2.INTER_CUBIC)[..., None]
         img += fine + low
@@ -608,8 +617,18 @@ def render_background(rng: np.random.Generator, size: tuple[int, int] = (1280, 7
         img = np.empty((h, w, 3), np.float32)
         img[:] = np.array([225, 228, 230], np.float32) + rng.normal(0, 5, 3)
         img += _noise(rng, (h, w, 1), 2)
+    elif kind == "stone":
+        # Granite or dark marble: speckles of several sizes on a grey or black ground.
+        img = np.empty((h, w, 3), np.float32)
+        img[:] = float(rng.uniform(25, 110)) + rng.normal(0, 4, 3)
+        for sigma, amp in ((0.7, 25.0), (2.0, 40.0)):
+            n = cv2.GaussianBlur(_noise(rng, (h, w), 1.0), (0, 0), sigma)
+            img += (np.maximum(n - n.std() * 1.2, 0) * (amp / max(float(n.std()), 1e-6)))[
+                ..., None]
+        img += _noise(rng, (h, w, 1), 3)
     else:
-        raise RenderError(f"background {kind!r}: unknown, expected felt, wood, cloth or white")
+        raise RenderError(f"background {kind!r}: unknown, expected felt, wood, cloth, white "
+                          "or stone")
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
@@ -923,8 +942,9 @@ class TableScene:
                          height or self.card_height)
 
     def place_clutter(self, kind: str, center: tuple[float, float], angle_deg: float = 0.0,
-                      rng: np.random.Generator | None = None) -> int:
-        """Put a non-card object (coin, coaster, score pad, phone) under the cards."""
+                      rng: np.random.Generator | None = None, on_top: bool = False) -> int:
+        """Put a non-card object (coin, coaster, score pad, phone) under the cards
+        (or on top of those already placed, with ``on_top``)."""
         rng = rng or self.rng
         face, mask = _clutter_face(kind, rng)
         # Real sizes against a card's 88 mm: a coin ~25 mm, a coaster ~100 mm,
@@ -932,7 +952,7 @@ class TableScene:
         lo, hi = _CLUTTER_SIZE[kind]
         height = self.card_height * float(rng.uniform(lo, hi))
         return self._add(kind, "", "clutter", face, mask, center, angle_deg, height,
-                         below=True)
+                         below=not on_top)
 
     def remove(self, what: int | str) -> None:
         """Take away a placement by id, or the top-most card with that code."""
@@ -1053,6 +1073,9 @@ def degrade(frame: np.ndarray, rng: np.random.Generator, strength: float = 1.0) 
         n = cv2.resize(_noise(rng, ((h + 1) // 2, (w + 1) // 2, 3), sigma), (w, h),
                        interpolation=cv2.INTER_LINEAR)
         out = np.clip(out.astype(np.float32) + n, 0, 255).astype(np.uint8)
+    if rng.random() < 0.04 * strength:
+        # Some cameras and phone photos are black and white.
+        out = cv2.cvtColor(cv2.cvtColor(out, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     if rng.random() < 0.8:
         q = int(rng.integers(int(95 - 55 * min(strength, 1)), 96))
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])
@@ -1139,6 +1162,11 @@ def render_scene(rng: np.random.Generator, n_cards: int = 8,
             scene.style)
         scene.place(code, c, float(rng.uniform(0, 360)), st,
                     scene.card_height * float(rng.uniform(0.95, 1.05)))
+    if negatives and rng.random() < 0.25:
+        # A coin or a phone put down on the cards.
+        kind = ("COIN", "PHONE")[int(rng.integers(2))]
+        c = (float(rng.uniform(0.15, 0.85) * w), float(rng.uniform(0.15, 0.85) * h))
+        scene.place_clutter(kind, c, float(rng.uniform(0, 360)), rng, on_top=True)
     n_hands = int(rng.integers(0, 3)) if hands is None else hands
     occ = [hand_occluder(rng, size) for _ in range(n_hands)]
     frame = scene.draw(occ)

@@ -189,3 +189,51 @@ def test_bad_input_says_what_and_where():
     with pytest.raises(RenderError, match="remove 'AS'"):
         table.remove("AS")
     assert render.is_belote("JS") and not render.is_belote("BACK")
+
+
+def test_table_scene_places_removes_and_redraws_the_same_frame():
+    table = TableScene(np.random.default_rng(21), background="cloth")
+    empty = table.draw()
+    first = table.place("JH", (400, 360), 10, "fr-ducale")
+    second = table.place("JH", (800, 360), -20, "en-mono")
+    assert first != second
+    frame = table.draw()
+    assert np.array_equal(frame, table.draw())  # faces and warps are cached
+    table.remove(first)
+    notes = table.annotations()
+    assert [(a["code"], a["style"], a["id"]) for a in notes] == [("JH", "en-mono", second)]
+    table.remove("JH")
+    assert np.array_equal(table.draw(), empty)
+    # Sensor noise is drawn from the rng passed to draw, so it repeats with the seed.
+    table.place("9C", (640, 360), 45)
+    noisy = table.draw(rng=np.random.default_rng(3))
+    assert np.array_equal(noisy, table.draw(rng=np.random.default_rng(3)))
+    assert not np.array_equal(noisy, table.draw())
+
+
+def test_clutter_is_annotated_as_not_belote():
+    table = TableScene(np.random.default_rng(4), background="white")
+    table.place("AC", (640, 360), 0)
+    for k, kind in enumerate(render.CLUTTER_KINDS):
+        table.place_clutter(kind, (200 + 280 * k, 560), 30)
+    notes = table.annotations()
+    kinds = {a["code"]: a for a in notes}
+    assert set(kinds) == {"AC", *render.CLUTTER_KINDS}
+    for kind in render.CLUTTER_KINDS:
+        assert kinds[kind]["belote"] is False and kinds[kind]["index_boxes"] == []
+    # Clutter lies under the cards that were already down.
+    assert notes[-1]["code"] == "AC"
+
+
+def test_example_frames_for_a_person_to_look_at(artifacts):
+    for seed, background in enumerate(("felt", "wood", "cloth", "white", "stone")):
+        frame, notes = render_scene(np.random.default_rng(100 + seed), background=background)
+        shown = frame.copy()
+        for a in notes:
+            colour = (0, 255, 0) if a["belote"] else (0, 0, 255)
+            cv2.polylines(shown, [np.round(np.array(a["quad"])).astype(np.int32)], True,
+                          colour, 2)
+            for x1, y1, x2, y2 in a["index_boxes"]:
+                cv2.rectangle(shown, (int(x1), int(y1)), (int(x2), int(y2)), (255, 0, 0), 2)
+        assert cv2.imwrite(str(artifacts / f"render_{background}.png"), frame)
+        assert cv2.imwrite(str(artifacts / f"render_{background}_annotated.png"), shown)
