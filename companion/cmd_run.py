@@ -232,8 +232,8 @@ def main(argv: list[str]) -> int:
     closers = start_outputs(service, None if args.no_web else args.port, args.host,
                             display=args.display)
     try:
-        reader = CardReader(args.model)
         source = open_source(args)
+        reader = CardReader(args.model)
     except (ValueError, FileNotFoundError) as exc:  # SourceError is a ValueError
         print(f"belote-table run: {exc}", file=sys.stderr)
         for close in closers:
