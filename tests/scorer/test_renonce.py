@@ -140,3 +140,24 @@ def test_unknown_card_play_goes_on_and_a_correction_rederives_the_renonce(play_o
     state = state.apply(CardCorrected(seat="W", trick=1, new="9C", hand=1))
     assert state.hands[0]["result"]["renonces"] == [
         {"seat": "W", "trick": 1, "rule": "trump", "proof": {"trick": 2, "card": "7H"}}]
+
+
+def test_after_an_unknown_card_anyone_may_lead_and_the_correction_checks_the_turn():
+    from scorer.events import CardCorrected, ContractSet, GameStarted
+    from scorer.game import can_play
+    events = [GameStarted(dealer="N"), ContractSet(taker="W", value=80, trump="H"),
+              CardPlayed("W", "7S"), CardPlayed("S", None), CardPlayed("E", "9S"),
+              CardPlayed("N", "8S")]
+    state = replay(events)
+    assert state.to_play is None
+    assert can_play(state, CardPlayed("N", "7D")) and can_play(state, CardPlayed("E", "7D"))
+    state = state.apply(CardPlayed("E", "7D"))  # E leads trick 2
+    assert state.leader == "E" and state.to_play == "N"
+    # S's card was the ace: S won trick 1, so E led out of turn
+    wrong = state.apply(CardCorrected(seat="S", trick=1, new="AS"))
+    assert wrong.tricks[0][3] == "S"
+    assert wrong.renonces == [{"seat": "E", "trick": 2, "rule": "turn",
+                               "proof": {"trick": 2, "card": "7D"}}]
+    # S's card was a club (S void in spades): E's 9 won, E led in turn
+    right = state.apply(CardCorrected(seat="S", trick=1, new="7C"))
+    assert right.tricks[0][3] == "E" and right.renonces == [] and right.unknown == []
