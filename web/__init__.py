@@ -36,10 +36,12 @@ def _select_locale() -> str:
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the web application. ``config["SERVICE"]`` is the table service.
 
-    Other keys: ``SECRET_KEY`` (random per start when absent), ``PIN_FILE``
-    (where table PINs are kept; beside the store's database by default),
-    ``PIN`` (the PIN of a game started elsewhere, e.g. by the demo),
-    ``PIN_RATE_LIMIT`` (failed PIN attempts allowed, default ``"10 per minute"``).
+    Without a service, the app opens its own table on ``DATABASE`` (a SQLite
+    file; in memory by default). Other keys: ``SECRET_KEY`` (random per start
+    when absent), ``PIN_FILE`` (where table PINs are kept; beside the store's
+    database by default), ``PIN`` (the PIN of a game started elsewhere, e.g.
+    by the demo), ``PIN_RATE_LIMIT`` (failed PIN attempts allowed, default
+    ``"10 per minute"``), ``MAX_STREAMS`` (event streams open at once).
     """
     from web import access, api, control, history, live
 
@@ -51,6 +53,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         BABEL_DEFAULT_LOCALE="fr",
         BABEL_TRANSLATION_DIRECTORIES=str(HERE / "translations"),
         PIN_RATE_LIMIT="10 per minute",
+        # Event streams open at once (each holds a server thread; see serve()).
+        MAX_STREAMS=64,
         # The PIN travels in a header for API clients; forms carry the token.
         WTF_CSRF_HEADERS=["X-CSRFToken"],
         WTF_CSRF_TIME_LIMIT=None,
@@ -59,8 +63,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     if config:
         app.config.update(config)
     if app.config.get("SERVICE") is None:
-        raise ValueError("create_app: config['SERVICE'] (a companion.service.TableService)"
-                         " is required")
+        # On its own (``flask --app web run``, a quick look): a table of its
+        # own on ``DATABASE`` (default: in memory).
+        from companion.bus import Bus
+        from companion.service import TableService
+        from companion.store import Store
+
+        app.config["SERVICE"] = TableService(Store(app.config.get("DATABASE", ":memory:")),
+                                             Bus())
 
     Babel(app, locale_selector=_select_locale)
     csrf = CSRFProtect(app)
@@ -70,6 +80,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["belote_limiter"] = limiter
     # Set when the server closes, so open event streams end promptly.
     app.extensions["belote_stop"] = threading.Event()
+    app.extensions["belote_streams"] = live.StreamCount()
     access.init_app(app)
 
     app.register_blueprint(live.bp)
@@ -132,6 +143,8 @@ def serve(app: Flask, host: str = "127.0.0.1", port: int = 8000, threads: int = 
     (read it back from ``.port``). Binds to 127.0.0.1 unless told otherwise."""
     if app.debug:
         raise RuntimeError("refusing to serve a Flask app in debug mode")
+    # Keep some threads for page loads and the organiser while watchers stream.
+    app.config["MAX_STREAMS"] = min(int(app.config["MAX_STREAMS"]), max(1, threads - 16))
     server = Server(app, host, port, threads)
     log.info("web page at %s", server.url)
     return server

@@ -11,6 +11,7 @@ current state at once if it missed any.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -56,9 +57,34 @@ def choose_language(code: str) -> Any:
     return redirect(back if back.startswith(request.host_url) else "/")
 
 
+class StreamCount:
+    """Open event streams: each holds a server thread, so their number is
+    capped below the server's threads and the organiser's requests still get in."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.open = 0
+
+    def enter(self, limit: int) -> bool:
+        with self._lock:
+            if self.open >= limit:
+                return False
+            self.open += 1
+            return True
+
+    def leave(self) -> None:
+        with self._lock:
+            self.open -= 1
+
+
 @bp.get("/events")
 def events() -> Response:
     service = current_app.config["SERVICE"]
+    streams: StreamCount = current_app.extensions["belote_streams"]
+    if not streams.enter(int(current_app.config["MAX_STREAMS"])):
+        # The page's script tries again a little later (EventSource itself gives up).
+        return Response("too many watchers, try again shortly\n", status=503,
+                        mimetype="text/plain", headers={"Retry-After": "5"})
     bus = service.bus
     stop = current_app.extensions["belote_stop"]
     seen = _last_event_id()
@@ -97,6 +123,7 @@ def events() -> Response:
                 yield _sse(msg.topic, msg.data, msg.seq)
         finally:
             sub.close()
+            streams.leave()
 
     return Response(stream(), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

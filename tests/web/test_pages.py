@@ -177,6 +177,39 @@ def test_event_stream_resumes_after_a_dropped_connection(server: Any, client: An
     conn.close()
 
 
+def test_event_streams_are_capped_and_a_closed_one_frees_its_place(app: Any) -> None:
+    app.config["MAX_STREAMS"] = 1
+    with web.serve(app, port=0) as srv:
+        first = Stream(srv)
+        first.read(1)
+        conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=3)
+        conn.request("GET", "/events")
+        resp = conn.getresponse()
+        assert resp.status == 503 and resp.getheader("Retry-After") == "5"
+        resp.read()
+        conn.close()
+        first.close()
+        # The server notices the closed stream at its next write (at most a keepalive away);
+        # publishing something makes that write happen now.
+        deadline = time.monotonic() + 3
+        while app.extensions["belote_streams"].open and time.monotonic() < deadline:
+            app.config["SERVICE"].set_status(camera="ok")
+            time.sleep(0.05)
+        second = Stream(srv)
+        assert second.read(1)[0]["event"] == "state"
+        second.close()
+
+
+def test_app_on_its_own_opens_its_own_table(tmp_path: Any) -> None:
+    app = web.create_app({"DATABASE": str(tmp_path / "own.db")})
+    client = app.test_client()
+    assert client.post("/api/games", json={"pin": "4321"}).status_code == 201
+    assert (tmp_path / "own.db").exists()
+    assert (tmp_path / "own.db.pins.json").exists()
+    assert client.get("/api/state").json["phase"] == "bidding"
+    app.config["SERVICE"].store.close()
+
+
 def test_server_binds_loopback_and_refuses_debug(app: Any) -> None:
     srv = web.serve(app, port=0)
     try:

@@ -139,7 +139,13 @@ function connect() {
   const conn = document.getElementById("conn");
   const source = new EventSource("/events");
   source.addEventListener("open", () => { conn.textContent = W.connected; conn.className = "dot-label ok"; });
-  source.addEventListener("error", () => { conn.textContent = W.disconnected; conn.className = "dot-label error"; });
+  source.addEventListener("error", () => {
+    conn.textContent = W.disconnected;
+    conn.className = "dot-label error";
+    // EventSource retries a dropped stream by itself, but gives up on an
+    // HTTP error (server full, restarting behind a proxy): try again later.
+    if (source.readyState === EventSource.CLOSED) setTimeout(connect, 5000);
+  });
   source.addEventListener("state", e => { window.beloteState = JSON.parse(e.data); renderTable(window.beloteState); });
   source.addEventListener("status", e => renderStatus(JSON.parse(e.data)));
   source.addEventListener("alert", e => {
