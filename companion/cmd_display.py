@@ -6,6 +6,9 @@
     mpremote connect /dev/ttyACM0 cp firmware/protocol.py firmware/segments.py \\
         firmware/scoreboard.py firmware/app.py firmware/tm1637.py firmware/main.py : + reset
 
+Our firmware ignores Ctrl-C, so ``flash`` first sends a MAINT frame: the Pico
+restarts with its REPL open (see firmware/main.py) and mpremote can get in.
+
 ``status`` opens the display's port, says HELLO and prints the firmware and
 protocol versions the display announces (works with the emulator's pty too).
 """
@@ -13,9 +16,11 @@ protocol versions the display announces (works with the emulator's pty too).
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 FIRMWARE_DIR = Path(__file__).resolve().parent.parent / "firmware"
@@ -35,7 +40,7 @@ def mpremote_command(port: str | None) -> list[str]:
 
 
 def _flash(args: argparse.Namespace) -> int:
-    from companion.display import find_port
+    from companion.display import find_port, request_maintenance
 
     missing = [name for name in FIRMWARE_FILES if not (FIRMWARE_DIR / name).is_file()]
     if missing:
@@ -58,6 +63,18 @@ def _flash(args: argparse.Namespace) -> int:
             print("display flash: mpremote is not installed: "
                   "pip install 'belote-table[firmware]'", file=sys.stderr)
             return 1
+    # Our firmware ignores Ctrl-C (so line noise cannot stop it): ask it to
+    # restart with the REPL open, and wait for its port to come back.
+    try:
+        if request_maintenance(port):
+            print("display flash: the display restarts in maintenance mode")
+            time.sleep(1.0)
+            deadline = time.monotonic() + 10.0
+            while not os.path.exists(port) and time.monotonic() < deadline:
+                time.sleep(0.2)
+    except OSError as exc:
+        print(f"display flash: {port}: {exc}", file=sys.stderr)
+        return 1
     return subprocess.call(cmd)
 
 

@@ -375,3 +375,25 @@ def probe(port: str, timeout: float = 3.0) -> dict[str, str]:
                     name, fields = protocol.parse_hello(frame.payload)
                     return {"name": name, **fields}
     raise TimeoutError(f"{port}: no HELLO from the display within {timeout:g} s")
+
+
+def request_maintenance(port: str, timeout: float = 2.0) -> bool:
+    """Ask the display to restart with its REPL open (for mpremote); True when it acked.
+
+    False means nothing answered: a Pico with MicroPython but no firmware yet,
+    whose REPL is open anyway.
+    """
+    reader = protocol.LineReader()
+    maint = protocol.encode_frame(0, protocol.MAINT)
+    with serial.Serial(port, BAUDRATE, timeout=0.05, write_timeout=1.0) as ser:
+        ser.reset_input_buffer()
+        deadline = time.monotonic() + timeout
+        next_try = 0.0
+        while time.monotonic() < deadline:
+            if time.monotonic() >= next_try:
+                ser.write(maint)
+                next_try = time.monotonic() + 0.5
+            for frame in reader.feed(ser.read(max(1, ser.in_waiting))):
+                if frame.kind == protocol.ACK and frame.payload == "0":
+                    return True
+    return False

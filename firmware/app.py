@@ -44,6 +44,9 @@ class DisplayApp:
         self.frames = 0  # frames accepted
         self.refused = 0  # frames answered with NAK
         self.shown = None
+        # Set by a MAINT frame: main.py then restarts the Pico with the REPL open
+        # (the firmware otherwise ignores Ctrl-C, so mpremote could not get in).
+        self.maintenance_requested = False
 
     def _frame(self, kind, payload=""):
         line = protocol.encode_frame(self.seq, kind, payload)
@@ -83,6 +86,8 @@ class DisplayApp:
                 self.board.alert(team, now)
             elif kind == protocol.PIN:
                 self.board.show_pin(None if frame.payload == "-" else frame.payload, now)
+            elif kind == protocol.MAINT:
+                self.maintenance_requested = True
             elif kind != protocol.PING:
                 raise ValueError(f"kind {kind!r} unknown")
         except ValueError as exc:

@@ -2,8 +2,14 @@
 
 MicroPython runs ``main.py`` at boot. Pins (see hardware/wiring.md): NS display
 CLK GP2 / DIO GP3, EW display CLK GP4 / DIO GP5, alert LED GP15 (through 330 ohm).
+
+Maintenance: the firmware ignores Ctrl-C and runs under a watchdog, so a tool
+cannot break into it. A MAINT frame (``belote-table display flash`` sends one)
+leaves a flag file and restarts the Pico; the next boot sees the flag, removes
+it, and stays at the REPL without the watchdog, for mpremote to copy files.
 """
 
+import os
 import select
 import sys
 import time
@@ -19,6 +25,7 @@ LED_PIN = 15
 # Longest the RP2040 watchdog allows is about 8.3 s; a stuck loop restarts the Pico.
 WATCHDOG_MS = 8000
 READ_CHUNK = 64
+MAINTENANCE_FLAG = "maintenance"
 
 
 def run():
@@ -48,8 +55,25 @@ def run():
             reply = app.feed(data, now)
             if reply:
                 stdout.write(reply)
+            if app.maintenance_requested:
+                with open(MAINTENANCE_FLAG, "w") as flag:
+                    flag.write("1")
+                time.sleep_ms(100)  # let the ACK leave before USB goes away
+                machine.reset()
         else:
             app.tick(now)
 
 
-run()
+def maintenance_boot():
+    """True (and the flag removed) when this boot was asked for by a MAINT frame."""
+    try:
+        os.remove(MAINTENANCE_FLAG)
+    except OSError:
+        return False
+    return True
+
+
+if maintenance_boot():
+    print("belote-display: maintenance mode, REPL open; reset to start the firmware")
+else:
+    run()

@@ -41,11 +41,12 @@ STATE = "STATE"  # the latest scores and table state (latest wins)
 ALERT = "ALERT"  # a one-off alert to blink, e.g. "renonce NS"
 PIN = "PIN"  # show the web page's PIN for a while ("-" hides it)
 PING = "PING"  # heartbeat when there is nothing else to say
+MAINT = "MAINT"  # restart into maintenance mode (REPL open, for flashing)
 # Display to host:
 ACK = "ACK"  # payload: the acknowledged seq
 NAK = "NAK"  # payload: "<seq> <reason>", a frame understood but refused
 
-KINDS = (HELLO, STATE, ALERT, PIN, PING, ACK, NAK)
+KINDS = (HELLO, STATE, ALERT, PIN, PING, MAINT, ACK, NAK)
 
 SEATS = ("N", "E", "S", "W")
 TEAMS = ("NS", "EW")

@@ -182,6 +182,17 @@ def check_pin_shows_then_goes():
     assert protocol.LineReader().feed(reply)[0].kind == "NAK"
 
 
+def check_maint_frame_is_acked_and_asks_for_maintenance():
+    app, ns, ew, led = new_app()
+    app.feed(protocol.encode_frame(1, "PING"), 3000)
+    assert not app.maintenance_requested
+    reply = app.feed(b"MAINT\n@2 MAINT*0000\n", 3100)  # noise and a forged one do nothing
+    assert reply == b"" and not app.maintenance_requested
+    reply = app.feed(protocol.encode_frame(3, "MAINT"), 3200)
+    assert protocol.LineReader().feed(reply)[0].payload == "3"
+    assert app.maintenance_requested
+
+
 def check_scoreboard_survives_tick_wrap():
     # On the Pico time.ticks_ms wraps at 2**30; ticks_diff handles it.
     period = 1 << 30

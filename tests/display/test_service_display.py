@@ -6,19 +6,21 @@ Also the ``display`` and ``display-emulator`` commands themselves."""
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import subprocess
 import sys
 import threading
 import time
+import tty
 
 import pytest
 
 from companion import cmd_display
 from companion.bus import Bus
 from companion.cmd_display_emulator import Emulator
-from companion.display import DisplayDriver
+from companion.display import DisplayDriver, request_maintenance
 from companion.service import TableService
 from companion.store import Store
 from scorer.simulate import simulate_game
@@ -131,3 +133,21 @@ def test_display_flash_dry_run_lists_every_firmware_file(capsys):
         assert f"firmware/{name}" in out
     # main.py last, so that an interrupted copy never starts half a new firmware
     assert out.index("firmware/main.py") > out.index("firmware/tm1637.py")
+
+
+def test_maintenance_request_reaches_the_firmware():
+    with Emulator(banner_ms=100) as emu:
+        assert request_maintenance(emu.path, timeout=3) is True
+        assert emu.app is not None and emu.app.maintenance_requested
+
+
+def test_maintenance_request_to_a_silent_port_says_no():
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    try:
+        started = time.monotonic()
+        assert request_maintenance(os.ttyname(slave), timeout=0.5) is False
+        assert time.monotonic() - started < 2
+    finally:
+        os.close(master)
+        os.close(slave)

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Install Belote Table on a Raspberry Pi 5 (Raspberry Pi OS Bookworm 64-bit).
+#
+#   sudo hardware/install.sh            # the service, udev rule and venv
+#   sudo hardware/install.sh --kiosk    # and the club screen at desktop login
+#   hardware/install.sh --dry-run       # print what it would do, change nothing
+#
+# Run from a checkout of the project. It installs:
+#   /opt/belote-table/app    a copy of the checkout
+#   /opt/belote-table/venv   a venv with --system-site-packages, so that Debian's
+#                            picamera2 (and the numpy 1.24 it is built for) are seen
+#   /etc/systemd/system/belote-table.service, /etc/default/belote-table,
+#   /etc/udev/rules.d/99-belote-display.rules, the system user "belote".
+set -euo pipefail
+
+SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PREFIX="${PREFIX:-/opt/belote-table}"
+SERVICE_USER="${SERVICE_USER:-belote}"
+KIOSK_USER="${KIOSK_USER:-${SUDO_USER:-pi}}"
+DRY_RUN=0
+KIOSK=0
+
+for arg in "$@"; do
+    case "$arg" in
+        --dry-run) DRY_RUN=1 ;;
+        --kiosk) KIOSK=1 ;;
+        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        *) echo "install.sh: unknown option $arg (see --help)" >&2; exit 2 ;;
+    esac
+done
+
+run() {
+    if [ "$DRY_RUN" = 1 ]; then
+        echo "+ $*"
+    else
+        "$@"
+    fi
+}
+
+if [ "$DRY_RUN" = 0 ] && [ "$(id -u)" != 0 ]; then
+    echo "install.sh: run it with sudo (or --dry-run to see what it does)" >&2
+    exit 1
+fi
+if [ "$(uname -m)" != aarch64 ]; then
+    # onnxruntime has Linux ARM wheels for 64-bit only.
+    echo "install.sh: warning: $(uname -m) is not aarch64; use the 64-bit Raspberry Pi OS" >&2
+fi
+
+echo "== system packages"
+run apt-get update -q
+run apt-get install -y -q --no-install-recommends \
+    python3-venv python3-pip python3-picamera2 python3-numpy curl
+
+echo "== service user $SERVICE_USER"
+if ! id "$SERVICE_USER" >/dev/null 2>&1; then
+    run useradd --system --home-dir /var/lib/belote-table --create-home \
+        --shell /usr/sbin/nologin --groups dialout,video "$SERVICE_USER"
+fi
+
+echo "== application in $PREFIX"
+run mkdir -p "$PREFIX/app"
+run cp -a "$SRC/." "$PREFIX/app/"
+run rm -rf "$PREFIX/app/.venv" "$PREFIX/app/.git"
+run python3 -m venv --system-site-packages "$PREFIX/venv"
+run "$PREFIX/venv/bin/pip" install -q --upgrade pip
+run "$PREFIX/venv/bin/pip" install -q -c "$PREFIX/app/hardware/constraints-pi.txt" \
+    "$PREFIX/app[firmware]"
+# picamera2 must still import with the numpy the venv ends up with.
+run "$PREFIX/venv/bin/python" -c \
+    "import numpy, picamera2; assert numpy.__version__.startswith('1.'), numpy.__version__"
+
+echo "== udev name /dev/belote-display for the score display's Pico"
+run install -m 644 "$SRC/hardware/99-belote-display.rules" /etc/udev/rules.d/
+run udevadm control --reload-rules
+run udevadm trigger --subsystem-match=tty
+
+echo "== systemd service belote-table"
+if [ ! -e /etc/default/belote-table ]; then
+    run install -m 644 "$SRC/hardware/belote-table.env" /etc/default/belote-table
+fi
+run install -m 644 "$SRC/hardware/belote-table.service" /etc/systemd/system/
+run systemctl daemon-reload
+run systemctl enable --now belote-table
+
+if [ "$KIOSK" = 1 ]; then
+    echo "== club screen for $KIOSK_USER"
+    home="$(getent passwd "$KIOSK_USER" | cut -d: -f6 || true)"
+    home="${home:-/home/$KIOSK_USER}"
+    run install -D -m 644 -o "$KIOSK_USER" "$SRC/hardware/kiosk/belote-kiosk.desktop" \
+        "$home/.config/autostart/belote-kiosk.desktop"
+    # No screen blanking on the club screen.
+    if command -v raspi-config >/dev/null 2>&1; then
+        run raspi-config nonint do_blanking 1
+    fi
+fi
+
+echo "== done: http://$(hostname).local:8000/  (journalctl -u belote-table -f for the log)"
+echo "   flash the display once: $PREFIX/venv/bin/belote-table display flash"
