@@ -668,12 +668,15 @@ class Occluder:
 
 def hand_occluder(rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
                   target: tuple[float, float] | None = None,
-                  edge: str | None = None) -> Occluder:
-    """A skin-coloured hand and sleeved arm reaching from a table edge towards ``target``."""
+                  edge: str | None = None, scale: float | None = None) -> Occluder:
+    """A skin-coloured hand and sleeved arm reaching from a table edge (N E S W of the
+    frame) towards ``target`` (the fingertips' end). ``scale`` 1 suits a 720-pixel-high
+    frame whose cards are about 190 pixels long."""
     w, h = size
     if target is None:
         target = (float(rng.uniform(0.2, 0.8) * w), float(rng.uniform(0.2, 0.8) * h))
     edge = edge or "NESW"[int(rng.integers(4))]
+    k = (float(rng.uniform(1.0, 1.35)) if scale is None else float(scale)) * h / 720.0
     tx, ty = target
     start = {"N": (tx + rng.uniform(-200, 200), -60), "S": (tx + rng.uniform(-200, 200), h + 60),
              "W": (-60, ty + rng.uniform(-150, 150)), "E": (w + 60, ty + rng.uniform(-150, 150))}
@@ -682,36 +685,62 @@ def hand_occluder(rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
     alpha = np.zeros((h, w), np.uint8)
     skin = np.array(_SKIN[int(rng.integers(len(_SKIN)))], np.float32) + rng.normal(0, 8, 3)
     skin_c = tuple(int(c) for c in np.clip(skin, 0, 255))
+    crease = tuple(int(c) for c in np.clip(skin * 0.72, 0, 255))
+    nail = tuple(int(c) for c in np.clip(skin * 1.12 + 15, 0, 255))
     sleeve = tuple(int(c) for c in rng.integers(20, 220, 3))
     d = np.array([tx - sx, ty - sy], np.float64)
     length = float(np.hypot(*d)) or 1.0
     d /= length
     n = np.array([-d[1], d[0]])
-    arm_w = float(rng.uniform(38, 55))
-    wrist = np.array([tx, ty]) - d * 70
-    cuff = np.array([sx, sy]) + d * max(40.0, (length - 70) * float(rng.uniform(0.3, 0.7)))
+    arm_w = float(rng.uniform(38, 52)) * k
+    palm = np.array([tx, ty]) - d * 95 * k
+    wrist = palm - d * 45 * k
+    cuff = np.array([sx, sy]) + d * max(40.0, (length - 140 * k) * float(rng.uniform(0.3, 0.8)))
+
+    def pt(p: np.ndarray) -> tuple[int, int]:
+        return int(round(p[0])), int(round(p[1]))
+
+    def both(draw: Any) -> None:
+        draw(canvas, skin_c)
+        draw(alpha, 255)
+
     # The sleeve from the edge to the cuff, the bare forearm from the cuff to the wrist.
     for a, b, col, wa, wb in ((np.array([sx, sy]), cuff, sleeve, arm_w * 1.25, arm_w * 1.1),
-                              (cuff, wrist, skin_c, arm_w * 0.9, arm_w * 0.7)):
+                              (cuff, wrist, skin_c, arm_w * 0.85, arm_w * 0.68)):
         poly = np.array([a + n * wa, b + n * wb, b - n * wb, a - n * wa], np.int32)
         cv2.fillConvexPoly(canvas, poly, col, cv2.LINE_AA)
         cv2.fillConvexPoly(alpha, poly, 255, cv2.LINE_AA)
-    palm = wrist + d * 40
     ang = math.degrees(math.atan2(d[1], d[0]))
-    cv2.ellipse(canvas, (int(palm[0]), int(palm[1])), (55, 42), ang, 0, 360, skin_c, -1,
-                cv2.LINE_AA)
-    cv2.ellipse(alpha, (int(palm[0]), int(palm[1])), (55, 42), ang, 0, 360, 255, -1, cv2.LINE_AA)
-    for k in range(4):
-        off = (k - 1.5) * 18
-        base = palm + d * 40 + n * off
-        tip = base + d * float(rng.uniform(30, 50)) + n * off * 0.2
-        for img, col in ((canvas, skin_c), (alpha, 255)):
-            cv2.line(img, (int(base[0]), int(base[1])), (int(tip[0]), int(tip[1])), col, 15,
-                     cv2.LINE_AA)
-    thumb = palm + n * 45 * float(rng.choice([-1, 1])) + d * 10
-    for img, col in ((canvas, skin_c), (alpha, 255)):
-        cv2.line(img, (int(palm[0]), int(palm[1])), (int(thumb[0]), int(thumb[1])), col, 18,
-                 cv2.LINE_AA)
+    axes = (int(52 * k), int(44 * k))
+    both(lambda img, col: cv2.ellipse(img, pt(palm), axes, ang, 0, 360, col, -1, cv2.LINE_AA))
+    # Four fingers, a little spread and of unequal length, with the gaps between them
+    # drawn as creases and pale nails at the tips.
+    spread = float(rng.uniform(0.0, 0.25))
+    fw = max(3, int(15 * k))
+    tips = []
+    for i, rel in enumerate((0.82, 1.0, 0.95, 0.75)):
+        off = (i - 1.5) * 17 * k
+        base = palm + d * 36 * k + n * off
+        direction = d + n * (i - 1.5) * spread * 0.4
+        direction /= np.linalg.norm(direction)
+        tip = base + direction * float(rng.uniform(44, 56)) * k * rel
+        tips.append((base, tip, direction))
+        both(lambda img, col, b=base, t=tip: cv2.line(img, pt(b), pt(t), col, fw, cv2.LINE_AA))
+    for i in range(3):
+        b0, t0, _ = tips[i]
+        b1, t1, _ = tips[i + 1]
+        cv2.line(canvas, pt((b0 + b1) / 2 + d * 4 * k), pt((t0 + t1) / 2 - d * 6 * k), crease,
+                 max(1, int(2 * k)), cv2.LINE_AA)
+    for _, tip, direction in tips:
+        cv2.ellipse(canvas, pt(tip - direction * 5 * k), (max(2, int(5 * k)), max(2, int(4 * k))),
+                    ang, 0, 360, nail, -1, cv2.LINE_AA)
+    side = float(rng.choice([-1, 1]))
+    thumb_base = palm + n * side * 30 * k - d * 10 * k
+    thumb = palm + n * side * 58 * k + d * 22 * k
+    both(lambda img, col: cv2.line(img, pt(thumb_base), pt(thumb), col, max(4, int(19 * k)),
+                                   cv2.LINE_AA))
+    cv2.line(canvas, pt(palm + n * side * 18 * k - d * 20 * k),
+             pt(palm + n * side * 8 * k + d * 20 * k), crease, max(1, int(2 * k)), cv2.LINE_AA)
     # Light falls on the arm's middle more than on its sides.
     ys, xs = np.nonzero(alpha)
     if len(xs) == 0:
@@ -930,14 +959,21 @@ class TableScene:
         return item.id
 
     def place(self, code: str, center: tuple[float, float], angle_deg: float = 0.0,
-              style: DeckStyle | str | None = None, height: float | None = None) -> int:
+              style: DeckStyle | str | None = None, height: float | None = None,
+              bend: float = 0.0) -> int:
         """Put a card face up on top of the others; returns its placement id.
 
         ``angle_deg`` turns the card clockwise in the image; ``height`` is the card's
-        long side in frame pixels (the scene's default otherwise).
+        long side in frame pixels (the scene's default otherwise); ``bend`` (about
+        -0.15..0.15) shades the face as a card bowed across its width catches the light.
         """
         st = get_style(style) if style is not None else self.style
         face = self.face(code, st)
+        if bend:
+            x = np.linspace(-1.0, 1.0, face.shape[1], dtype=np.float32)
+            gain = 1.0 + bend * x - abs(bend) * 0.5 * x * x
+            face = np.clip(face.astype(np.float32) * gain[None, :, None], 0, 255).astype(
+                np.uint8)
         return self._add(code, st.name, "card", face, _card_mask(14), center, angle_deg,
                          height or self.card_height)
 
@@ -1160,8 +1196,9 @@ def render_scene(rng: np.random.Generator, n_cards: int = 8,
         code = all_codes[int(i)]
         st = get_style(None, rng) if mixed or code in NEGATIVE_CODES and style is None else (
             scene.style)
+        bend = float(rng.normal(0, 0.06)) if rng.random() < 0.5 else 0.0
         scene.place(code, c, float(rng.uniform(0, 360)), st,
-                    scene.card_height * float(rng.uniform(0.95, 1.05)))
+                    scene.card_height * float(rng.uniform(0.95, 1.05)), bend)
     if negatives and rng.random() < 0.25:
         # A coin or a phone put down on the cards.
         kind = ("COIN", "PHONE")[int(rng.integers(2))]
