@@ -155,6 +155,24 @@ def test_unknown_card_then_confirmed(client: Any) -> None:
     assert r.json["state"]["current_trick"]["cards"][0]["card"] == events[first_play].card
 
 
+def test_confirming_a_card_keeps_who_vouched_and_changes_nothing_else(client: Any,
+                                                                      service: Any) -> None:
+    events = one_hand(6)
+    enter_hand(client, events)
+    before = service.state_json()
+    first = before["hands"][0]["result"]["tricks"][0]
+    r = client.post("/api/correct", json={"seat": first["seats"][1], "trick": 1, "hand": 1,
+                                          "card": first["cards"][1]},
+                    headers={**AUTH, "X-Author": "Arbitre"})
+    assert r.status_code == 200, r.json
+    after = r.json["state"]
+    assert after["hands"] == before["hands"] and after["scores"] == before["scores"]
+    detail = client.get(f"/api/games/{service.game_id}/hands/1").json
+    (confirmed,) = detail["corrections"]
+    assert confirmed["author"] == "Arbitre" and confirmed["card"] == first["cards"][1]
+    assert confirmed["trick"] == 1 and confirmed["ts"] > 0
+
+
 def test_undo_cancels_the_last_entry(client: Any, service: Any) -> None:
     start(client)
     client.post("/api/bid", json={"bid": "80H"}, headers=AUTH)

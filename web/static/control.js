@@ -59,6 +59,7 @@ function renderPlayed(s) {
     b.type = "button";
     b.dataset.trick = it.trick;
     b.dataset.seat = it.seat;
+    b.dataset.card = it.card || "";
     b.textContent = it.trick + "·" + it.seat + " " + cardLabel(it.card);
     if (it.card === null) b.classList.add("danger");
     const on = chosenPlay && chosenPlay.trick === it.trick && chosenPlay.seat === it.seat;
@@ -117,6 +118,13 @@ document.getElementById("correct-card").addEventListener("click", async () => {
   if (await send("correct", {seat: target.seat, trick: target.trick, card: chosenCard})) {
     chosenPlay = null; pickCard(null);
   }
+});
+/* A card read right but with doubt: confirming it keeps who vouched for it. */
+document.getElementById("confirm-card").addEventListener("click", () => {
+  const chosen = chosenPlay && document.querySelector(
+    `#played-list button[data-trick="${chosenPlay.trick}"][data-seat="${chosenPlay.seat}"]`);
+  if (!chosen || !chosen.dataset.card) { say("?", true); return; }
+  send("correct", {seat: chosenPlay.seat, trick: chosenPlay.trick, card: chosen.dataset.card});
 });
 document.getElementById("undo").addEventListener("click", () => send("undo", {}));
 renderPlayed(window.beloteState);
