@@ -13,7 +13,7 @@ from scorer.simulate import simulate_game
 
 PRESETS = st.sampled_from(["ffb", "ffb-sata", "ffb-pfd", "classic", "club", "club-variant",
                            "classic-82"])
-FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def played_hands(state: GameState):
