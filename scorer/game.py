@@ -644,6 +644,16 @@ _HANDLERS: dict[type[Event], Callable[[GameState, Any, int], None]] = {
 }
 
 
+def _still_fits(state: GameState, e: Event) -> bool:
+    """After an undo or a correction, events recorded later may no longer fit
+    (a card after an auction that is now open again): those are left out.
+    A card put down out of turn still counts: that is a renonce, not a misfit."""
+    if isinstance(e, CardPlayed):
+        return (state.phase == "play" and e.seat not in state.trick_seats
+                and (e.card is None or T.card_index(e.card) not in state.played))
+    return can_apply(state, e)
+
+
 def _rebuild(events: list[Event]) -> GameState:
     """Fold the stream again, leaving undone entries out and putting each
     corrected card in place of the one first recorded."""
@@ -670,7 +680,8 @@ def _rebuild(events: list[Event]) -> GameState:
                 continue
             if i in subs and isinstance(e, CardPlayed):
                 e = CardPlayed(seat=e.seat, card=subs[i])
-            _HANDLERS[type(e)](state, e, i)
+            if _still_fits(state, e):
+                _HANDLERS[type(e)](state, e, i)
         if not restart:
             state.events = list(events)
             state.undone = undone
@@ -689,7 +700,8 @@ def replay(events: Iterable[Event]) -> GameState:
             # the common case first, without the generic dispatch
             play(state, e, i)  # type: ignore[arg-type]
         elif kind is EntryUndone or kind is CardCorrected:
-            state = _rebuild(stream[: i + 1])
+            # from the first undo or correction on, the careful fold takes the whole stream
+            return _rebuild(stream)
         else:
             handlers[kind](state, e, i)
     state.events = stream

@@ -107,3 +107,15 @@ def test_a_finished_game_refuses_more_play():
     assert state.phase == "over" and state.winner in ("NS", "EW")
     assert state.scores[state.winner] >= 1000
     assert not can_apply(state, BidMade(state.dealer, "pass"))
+
+
+def test_undoing_the_bid_that_closed_the_auction_leaves_the_later_cards_out():
+    events = [GameStarted(dealer="N"), BidMade("W", "80H"), BidMade("S", "pass"),
+              BidMade("E", "pass"), BidMade("N", "pass"), CardPlayed("W", "7S"),
+              CardPlayed("S", "8S")]
+    state = replay(events + [EntryUndone(index=4)])
+    assert state.phase == "bidding" and state.to_speak == "N"
+    assert state.trick == [] and state.played == []
+    # N now bids: the auction goes on; the stream is replayed the same way every time
+    state = state.apply(BidMade("N", "90S"))
+    assert state.bids[-1] == ("N", "90S") and state == replay(state.events)
