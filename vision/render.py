@@ -69,6 +69,9 @@ class DeckStyle:
     suit_font: str | None = None  # atlas for suit signs (hershey styles borrow one)
     index_x: int = 25  # centre of the corner index, face pixels from the left edge
     index_top: int = 10  # top of the rank character, face pixels from the top edge
+    # Width squeeze on the table: 1 for 63x88 mm bridge/poker-size cards, about 0.9 for
+    # the narrow 56x87 mm piquet decks many French belote players use.
+    narrow: float = 1.0
 
     def rank_label(self, rank: str) -> str:
         """The index text printed for ``rank`` ("10" for T, R/D/V on French decks)."""
@@ -88,7 +91,7 @@ class DeckStyle:
 STYLES: list[DeckStyle] = [
     DeckStyle("fr-grimaud", "french", "dejavu-serif-bold", 40, back="lattice",
               back_color=(140, 50, 30),
-              index_x=25, index_top=10),
+              index_x=25, index_top=10, narrow=0.9),
     DeckStyle("fr-ducale", "french", "liberation-serif-bold", 36, paper=(228, 240, 246),
               back="rings", back_color=(40, 40, 150), red=(50, 40, 190),
               index_x=23, index_top=8),
@@ -97,7 +100,7 @@ STYLES: list[DeckStyle] = [
               index_x=27, index_top=12),
     DeckStyle("fr-narrow", "french", "liberation-sans-narrow-bold", 42, back="dots",
               back_color=(120, 40, 110), red=(30, 20, 215),
-              index_x=24, index_top=9),
+              index_x=24, index_top=9, narrow=0.9),
     DeckStyle("fr-hershey", "french", "hershey-triplex", 36, suit_font="dejavu-sans-bold",
               back="plain", back_color=(30, 30, 160), pip_height=48,
               index_x=26, index_top=12),
@@ -583,18 +586,29 @@ def render_background(rng: np.random.Generator, size: tuple[int, int] = (1280, 7
                          interpolation=cv2.INTER_CUBIC)[..., None]
         img += fine + low
     elif kind == "wood":
-        browns = [(40, 80, 130), (50, 100, 160), (30, 55, 90), (70, 120, 170)]
-        base = np.array(browns[int(rng.integers(len(browns)))], np.float32)
-        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-        angle = float(rng.uniform(0, np.pi))
-        u = xx * np.cos(angle) + yy * np.sin(angle)
-        v = -xx * np.sin(angle) + yy * np.cos(angle)
-        warp = cv2.resize(rng.normal(0, 1, (8, 12)).astype(np.float32), (w, h),
+        browns = [(40, 80, 130), (50, 100, 160), (30, 55, 90), (70, 120, 170), (95, 150, 195)]
+        base = np.array(browns[int(rng.integers(len(browns)))], np.float32) + rng.normal(0, 6, 3)
+        # Draw planks along a square canvas's rows, then turn it to a random angle:
+        # grain lines run along the planks, long streaks follow them.
+        side = int(math.hypot(w, h)) + 4
+        plank_w = float(rng.uniform(90, 220))
+        v = np.arange(side, dtype=np.float32)[:, None]
+        warp = cv2.resize(rng.normal(0, 1, (6, 10)).astype(np.float32), (side, side),
                           interpolation=cv2.INTER_CUBIC)
-        grain = np.sin(v / float(rng.uniform(3, 8)) + warp * 3 + np.sin(u / 90.0))
-        plank = np.floor(v / float(rng.uniform(120, 220)))
-        shade = (plank % 3 - 1) * 8
-        img = base[None, None, :] * (1 + 0.12 * grain[..., None]) + shade[..., None]
+        period = float(rng.uniform(2.0, 5.0))
+        grain = np.sin(v / period + warp * float(rng.uniform(2, 6)))
+        streak = cv2.resize(_noise(rng, (side, max(2, side // 40)), 1.0), (side, side),
+                            interpolation=cv2.INTER_LINEAR)
+        plank = np.floor(v / plank_w)
+        shade = ((plank * 7919) % 5 - 2) * float(rng.uniform(3, 8))
+        tone = 1 + 0.06 * grain + 0.05 * streak
+        flat = base[None, None, :] * tone[..., None] + shade[..., None]
+        gap = (v % plank_w) < 2.0
+        flat = np.where(gap[..., None], flat * 0.55, flat)
+        M = cv2.getRotationMatrix2D((side / 2, side / 2), float(rng.uniform(0, 180)), 1.0)
+        M[:, 2] -= [(side - w) / 2, (side - h) / 2]
+        img = cv2.warpAffine(flat.astype(np.float32), M, (w, h), flags=cv2.INTER_LINEAR,
+                             borderMode=cv2.BORDER_REFLECT)
         img += _noise(rng, (h, w, 1), 3)
     elif kind == "cloth":
         img = np.empty((h, w, 3), np.float32)
@@ -919,21 +933,21 @@ class TableScene:
         return self._faces[key]
 
     def _homography(self, face_size: tuple[int, int], center: tuple[float, float],
-                    angle_deg: float, height: float) -> np.ndarray:
+                    angle_deg: float, height: float, narrow: float = 1.0) -> np.ndarray:
         w, h = face_size
         s = height / h
         a = math.radians(angle_deg)
         c, si = math.cos(a) * s, math.sin(a) * s
-        # Rotate and scale about the face's centre, then move it to ``center``.
-        A = np.array([[c, -si, center[0] - (c * w / 2 - si * h / 2)],
-                      [si, c, center[1] - (si * w / 2 + c * h / 2)],
-                      [0, 0, 1]], np.float64)
+        # Squeeze the width (narrow decks), rotate and scale about the face's centre,
+        # then move it to ``center``.
+        A = np.array([[c, -si, center[0]], [si, c, center[1]], [0, 0, 1]], np.float64)
+        A = A @ np.array([[narrow, 0, -narrow * w / 2], [0, 1, -h / 2], [0, 0, 1]], np.float64)
         return self.tilt @ A
 
     def _add(self, code: str, style: str, kind: str, face: np.ndarray, mask: np.ndarray,
              center: tuple[float, float], angle_deg: float, height: float,
-             below: bool = False) -> int:
-        H = self._homography((face.shape[1], face.shape[0]), center, angle_deg, height)
+             below: bool = False, narrow: float = 1.0) -> int:
+        H = self._homography((face.shape[1], face.shape[0]), center, angle_deg, height, narrow)
         pad = 6
         warped = _warp(face, mask, H, self.size, pad)
         if warped is None:
@@ -975,7 +989,7 @@ class TableScene:
             face = np.clip(face.astype(np.float32) * gain[None, :, None], 0, 255).astype(
                 np.uint8)
         return self._add(code, st.name, "card", face, _card_mask(14), center, angle_deg,
-                         height or self.card_height)
+                         height or self.card_height, narrow=st.narrow)
 
     def place_clutter(self, kind: str, center: tuple[float, float], angle_deg: float = 0.0,
                       rng: np.random.Generator | None = None, on_top: bool = False) -> int:
