@@ -19,6 +19,10 @@ from companion.display import DisplayDriver
 ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
 
+# MicroPython-only files (a simulated Pico's ``machine`` and its boot script):
+# run by the unix port in test_pico_main.py, not importable by CPython.
+collect_ignore = ["pico_sim"]
+
 
 @pytest.fixture(scope="session")
 def micropython() -> str:
