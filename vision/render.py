@@ -95,7 +95,8 @@ STYLES: list[DeckStyle] = [
     DeckStyle("fr-ducale", "french", "liberation-serif-bold", 36, paper=(228, 240, 246),
               back="rings", back_color=(40, 40, 150), red=(50, 40, 190),
               index_x=23, index_top=8),
-    DeckStyle("fr-club", "french", "liberation-sans-bold", 38, back="stripes",
+    DeckStyle("fr-club", "french", "liberation-sans-bold", 38, suit_font="drawn",
+              back="stripes",
               back_color=(50, 110, 40), pip_height=46, red=(60, 75, 225),
               index_x=27, index_top=12),
     DeckStyle("fr-narrow", "french", "liberation-sans-narrow-bold", 42, back="dots",
@@ -113,7 +114,8 @@ STYLES: list[DeckStyle] = [
     DeckStyle("en-condensed", "english", "dejavu-sans-condensed-bold", 42, back="rings",
               back_color=(60, 60, 60), pip_height=54,
               index_x=23, index_top=8),
-    DeckStyle("en-mono", "english", "liberation-mono-bold", 34, back="stripes",
+    DeckStyle("en-mono", "english", "liberation-mono-bold", 34, suit_font="drawn",
+              back="stripes",
               back_color=(30, 100, 150), red=(45, 45, 185),
               index_x=26, index_top=11),
     DeckStyle("en-hershey", "english", "hershey-duplex", 38, suit_font="liberation-serif-bold",
@@ -188,8 +190,8 @@ def glyph(font: str, name: str) -> np.ndarray:
     """Tight greyscale mask (uint8, ink = 255) of one index character or a suit sign.
 
     ``name`` is a rank label ("10", "R", "K", "7"...) or "suit-S" / "suit-H" / ...
-    ``font`` is an atlas name or "hershey-simplex/duplex/triplex/complex" (index
-    characters only: suit signs always come from an atlas).
+    ``font`` is an atlas name, "hershey-simplex/duplex/triplex/complex" (index
+    characters only) or "drawn" (suit signs only, built from circles and triangles).
     """
     if font.startswith("hershey-"):
         faces = {"simplex": cv2.FONT_HERSHEY_SIMPLEX, "duplex": cv2.FONT_HERSHEY_DUPLEX,
@@ -199,6 +201,8 @@ def glyph(font: str, name: str) -> np.ndarray:
         # Hershey strokes are thin: a thickness of 6 at scale 3 gives a printed look.
         cv2.putText(canvas, name, (10, 110), face, 3.0, 255, 7, cv2.LINE_AA)
         return _tight(canvas)
+    if font == "drawn":
+        return _drawn_suit(name)
     meta = _atlas_meta()
     if font not in meta["fonts"]:
         raise RenderError(f"font {font!r}: no atlas, expected one of {', '.join(meta['fonts'])}")
@@ -208,6 +212,36 @@ def glyph(font: str, name: str) -> np.ndarray:
         raise RenderError(f"glyph {name!r}: not in the atlases") from None
     cell = meta["cell"]
     return _tight(_atlas(font)[:, i * cell:(i + 1) * cell])
+
+
+def _drawn_suit(name: str) -> np.ndarray:
+    """Suit signs built from circles and triangles, as plainer decks print them."""
+    m = np.zeros((200, 200), np.uint8)
+    aa = cv2.LINE_AA
+
+    def tri(pts: list[tuple[int, int]]) -> None:
+        cv2.fillConvexPoly(m, np.array(pts, np.int32), 255, aa)
+
+    if name == "suit-H":
+        cv2.circle(m, (70, 72), 46, 255, -1, aa)
+        cv2.circle(m, (130, 72), 46, 255, -1, aa)
+        tri([(27, 90), (173, 90), (100, 178)])
+    elif name == "suit-D":
+        tri([(100, 8), (162, 100), (100, 192)])
+        tri([(100, 8), (38, 100), (100, 192)])
+    elif name == "suit-S":
+        cv2.circle(m, (70, 118), 42, 255, -1, aa)
+        cv2.circle(m, (130, 118), 42, 255, -1, aa)
+        tri([(30, 104), (170, 104), (100, 14)])
+        tri([(100, 120), (76, 190), (124, 190)])
+    elif name == "suit-C":
+        for c in ((100, 56), (58, 116), (142, 116)):
+            cv2.circle(m, c, 36, 255, -1, aa)
+        cv2.circle(m, (100, 104), 22, 255, -1, aa)
+        tri([(100, 100), (78, 190), (122, 190)])
+    else:
+        raise RenderError(f"glyph {name!r}: the drawn font has suit signs only")
+    return _tight(m)
 
 
 def _stamp(img: np.ndarray, mask: np.ndarray, x: float, y: float, h: float,
