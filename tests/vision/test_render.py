@@ -237,3 +237,30 @@ def test_example_frames_for_a_person_to_look_at(artifacts):
                 cv2.rectangle(shown, (int(x1), int(y1)), (int(x2), int(y2)), (255, 0, 0), 2)
         assert cv2.imwrite(str(artifacts / f"render_{background}.png"), frame)
         assert cv2.imwrite(str(artifacts / f"render_{background}_annotated.png"), shown)
+
+
+def test_renderer_runs_with_only_numpy_and_opencv():
+    """The virtual table runs on the Pi without Pillow, torch, onnxruntime or Flask."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in {'PIL', 'torch', 'onnxruntime', 'flask', 'onnx'}:\n"
+        "            raise ImportError('blocked: ' + name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import numpy as np\n"
+        "from vision.render import render_scene, TableScene, hand_occluder\n"
+        "frame, notes = render_scene(np.random.default_rng(0), n_cards=3)\n"
+        "t = TableScene(np.random.default_rng(1)); t.place('TS', (640, 360), 5)\n"
+        "t.draw([hand_occluder(np.random.default_rng(2))])\n"
+        "print(len(notes) >= 3, frame.shape)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True (720, 1280, 3)"
