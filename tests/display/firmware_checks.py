@@ -10,13 +10,13 @@ try:
     from firmware import protocol, segments
     from firmware.app import DisplayApp
     from firmware.scoreboard import Scoreboard
-    from firmware.sim import SimDisplay, SimLed
+    from firmware.sim import SimDisplay, SimLed, render_row
 except ImportError:
     import protocol
     import segments
     from app import DisplayApp
     from scoreboard import Scoreboard
-    from sim import SimDisplay, SimLed
+    from sim import SimDisplay, SimLed, render_row
 
 STATE = "ns=120 ew=80 dl=E tk=N ct=110 tr=H db=1 rn=- ph=play wn=-"
 
@@ -191,6 +191,16 @@ def check_maint_frame_is_acked_and_asks_for_maintenance():
     reply = app.feed(protocol.encode_frame(3, "MAINT"), 3200)
     assert protocol.LineReader().feed(reply)[0].payload == "3"
     assert app.maintenance_requested
+
+
+def check_simulator_draws_big_digits():
+    display = SimDisplay()
+    display.show_text("8", colon=True)
+    rows = render_row(display.segs, display.colon)
+    assert len(rows) == 5
+    assert rows[0].endswith(" ---- ") or rows[0].endswith(" ----")
+    assert rows[1].endswith("|    |") and " o " in rows[1]
+    assert "show" in raises(ValueError, display.show, [0, 0])
 
 
 def check_scoreboard_survives_tick_wrap():

@@ -209,3 +209,28 @@ def test_find_port_prefers_the_configured_then_the_environment(monkeypatch):
     monkeypatch.setenv("BELOTE_DISPLAY_PORT", "/dev/ttyACM7")
     assert find_port("/dev/pts/9") == "/dev/pts/9"
     assert find_port() == "/dev/ttyACM7"
+
+
+def test_emulator_draws_both_displays_in_big_digits(bus, emulator, driver):
+    bus.publish("state", state(8, 1, dealer="N"))
+    assert wait_until(shows(emulator, 8, 1))
+    lines = emulator.drawing().splitlines()
+    assert lines[0].startswith("NS") and "EW" in lines
+    ns_rows, ew_rows = lines[1:6], lines[8:13]
+    # "   8": the last digit has all seven segments; "   1": only the right-hand bars
+    assert ns_rows[0].rstrip().endswith("----") and ns_rows[2].rstrip().endswith("----")
+    assert ns_rows[1].rstrip().endswith("|    |") and " o " in ns_rows[1]  # dealer N: colon
+    assert "----" not in "".join(ew_rows) and ew_rows[1].rstrip().endswith("|")
+
+
+@pytest.mark.hardware
+def test_a_real_pico_answers_hello():
+    from serial.tools import list_ports
+
+    from companion.display import PICO_PID, PICO_VID, probe
+
+    ports = [p.device for p in list_ports.comports() if (p.vid, p.pid) == (PICO_VID, PICO_PID)]
+    if not ports:
+        pytest.skip("no Pico (USB 2e8a:0005) plugged in")
+    hello = probe(ports[0], timeout=5)
+    assert hello["name"] == "belote-display" and hello["proto"] == "1"
