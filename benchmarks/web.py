@@ -93,7 +93,8 @@ def page_load(url: str, loads: int) -> dict[str, Any] | None:
             context = browser.new_context()
             page = context.new_page()
             page.goto(url)
-            page.wait_for_function("document.getElementById('conn').className.includes('ok')")
+            page.wait_for_function(
+                "() => document.getElementById('conn').className.includes('ok')")
             nav = page.evaluate("JSON.stringify(performance.getEntriesByType('navigation')[0])")
             timing = json.loads(nav)
             times.append(timing["loadEventEnd"] - timing["startTime"])

@@ -33,6 +33,18 @@ def _select_locale() -> str:
     return choice if choice in LANGUAGES else "fr"
 
 
+# Everything comes from this server: no CDN, no inline script, no framing.
+CONTENT_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
+                  " connect-src 'self'; frame-ancestors 'none'; form-action 'self'")
+
+
+def _security_headers(response: Any) -> Any:
+    response.headers.setdefault("Content-Security-Policy", CONTENT_POLICY)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    return response
+
+
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the web application. ``config["SERVICE"]`` is the table service.
 
@@ -90,6 +102,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # API clients authenticate with the PIN header, not a cookie, so CSRF does
     # not apply to them; a cookie-authenticated call is checked in access.py.
     csrf.exempt(api.bp)
+    app.after_request(_security_headers)
     access.pin_rate_limit(app, api.bp, app.view_functions["control.login"],
                           app.view_functions["control.setup"])
     return app

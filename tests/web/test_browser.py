@@ -96,13 +96,14 @@ def test_setup_contract_and_whole_hand_by_hand_entry(page: Any, server: Any, ser
     for n, event in enumerate(entries):
         if isinstance(event, BeloteAnnounced):
             page.click(f"button[data-belote='{event.seat}']")
-            page.wait_for_function(f"window.beloteState.belote.includes('{event.seat}')")
+            page.wait_for_function(
+                f"() => window.beloteState.belote.includes('{event.seat}')")
             continue
         assert isinstance(event, CardPlayed)
         page.click(f"#picker button[data-card='{event.card}']")
         page.click("#play-card")
-        page.wait_for_function(
-            f"window.beloteState.played.includes('{event.card}') || window.beloteState.hand_no > 1")
+        page.wait_for_function(f"() => window.beloteState.played.includes('{event.card}')"
+                               " || window.beloteState.hand_no > 1")
         if n == 13:
             page.screenshot(path=str(artifacts / "web-control.png"), full_page=True)
     expect()(page.locator("#score-NS")).to_have_text(str(expected["scores"]["NS"]))

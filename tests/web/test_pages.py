@@ -47,6 +47,8 @@ def test_live_page_carries_everything_it_draws_and_nothing_from_outside(client: 
                    "renonce-banner", "unknown-prompt", "camera-status", "display-status"):
         assert f'id="{anchor}"' in page
     assert "http://" not in page and "https://" not in page
+    policy = client.get("/").headers["Content-Security-Policy"]
+    assert "default-src 'self'" in policy and "script-src 'self'" in policy
     assert "/static/table.js" in page
 
 
