@@ -430,7 +430,8 @@ class GameState:
         points: int | None = None
         if self._known:
             winner = seats[self._win]
-            points = sum(map(self._points.__getitem__, self.trick))
+            pts, cards = self._points, self.trick
+            points = pts[cards[0]] + pts[cards[1]] + pts[cards[2]] + pts[cards[3]]
             team = _TEAM[winner]
             self.tricks_won[team] += 1
             self.card_points[team] += points
