@@ -634,16 +634,16 @@ def render_background(rng: np.random.Generator, size: tuple[int, int] = (1280, 7
         streak = cv2.resize(_noise(rng, (side, max(2, side // 40)), 1.0), (side, side),
                             interpolation=cv2.INTER_LINEAR)
         plank = np.floor(v / plank_w)
-        shade = ((plank * 7919) % 5 - 2) * float(rng.uniform(3, 8))
-        tone = 1 + 0.06 * grain + 0.05 * streak
-        flat = base[None, None, :] * tone[..., None] + shade[..., None]
-        gap = (v % plank_w) < 2.0
-        flat = np.where(gap[..., None], flat * 0.55, flat)
+        # One brightness channel is shaped and turned; the colour comes last (3x cheaper).
+        shade = ((plank * 7919) % 5 - 2) * float(rng.uniform(0.03, 0.07))
+        tone = 1 + 0.06 * grain + 0.05 * streak + shade
+        tone *= np.where((v % plank_w) < 2.0, 0.55, 1.0).astype(np.float32)
         M = cv2.getRotationMatrix2D((side / 2, side / 2), float(rng.uniform(0, 180)), 1.0)
         M[:, 2] -= [(side - w) / 2, (side - h) / 2]
-        img = cv2.warpAffine(flat.astype(np.float32), M, (w, h), flags=cv2.INTER_LINEAR,
-                             borderMode=cv2.BORDER_REFLECT)
-        img += _noise(rng, (h, w, 1), 3)
+        tone = cv2.warpAffine(tone.astype(np.float32), M, (w, h), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REFLECT)
+        tone += _noise(rng, (h, w), 3.0 / float(base.mean()))
+        img = tone[..., None] * base[None, None, :]
     elif kind == "cloth":
         img = np.empty((h, w, 3), np.float32)
         if rng.random() < 0.5:
