@@ -550,7 +550,7 @@ class _FinishedHand:
             t = self.tally
             rec["tally"] = {**t.points, "tricks": dict(t.tricks), "belote": t.belote}
         elif self.contract is not None:
-            rec["plays"] = [f"{s}:{_code(c)}" for _, seats, cards, _, _ in self.tricks
+            rec["plays"] = [f"{s}:{_code(c) or '?'}" for _, seats, cards, _, _ in self.tricks
                             for s, c in zip(seats, cards, strict=True)]
             rec["belote"] = list(self.belote)
         if self.result is None or self.contract is None:

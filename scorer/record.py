@@ -166,7 +166,9 @@ def _fold_record(record: Any, rules: str | None, overrides: dict[str, Any] | Non
                                      f"got {play!r}")
         seat, card = play.split(":")
         try:
-            event = CardPlayed(seat=seat.strip().upper(), card=card.strip())
+            # "?" is a card the camera could not read (exported as such)
+            event = CardPlayed(seat=seat.strip().upper(),
+                               card=None if card.strip() == "?" else card.strip())
         except InvalidEventError as exc:
             raise InvalidRecordError(f"plays[{i}]: {str(exc).split(': ', 1)[1]}") from None
         add(f"plays[{i}]", event)

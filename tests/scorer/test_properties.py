@@ -93,3 +93,17 @@ def test_one_injected_illegal_play_is_flagged_at_the_earliest_provable_trick(see
     assert renonces[0]["proof"] == {"trick": proof // 4 + 1, "card": plays[proof][1]}
     # ... and reported at that very play, not later
     assert flagged_at is not None and flagged_at[0] == start + proof
+
+
+@FAST
+@given(mode=st.integers(0, 5), undertrump=st.booleans(), partner_free=st.booleans(),
+       cards=st.lists(st.integers(0, 31), min_size=2, max_size=4, unique=True))
+def test_the_folds_precomputed_table_is_the_legality_rule(mode, undertrump, partner_free,
+                                                          cards):
+    from scorer import tricks as T
+    *trick, card = cards
+    table = T.forbidden_table(mode, undertrump, partner_free)
+    win = T.winning_position(trick, mode)
+    entry = table[T.table_index(T.SUIT_OF[trick[0]], trick[win], win == len(trick) - 2, card)]
+    parts = T.forbidden(card, trick, mode, undertrump, partner_free)
+    assert (entry[1] if entry else []) == parts

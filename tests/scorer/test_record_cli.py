@@ -149,3 +149,17 @@ def test_cli_score_imports_no_heavy_library():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_hand_with_an_unread_card_exports_and_scores_with_a_question_mark():
+    from scorer.events import CardPlayed
+    events = simulate_game(13, hands=1)
+    last_trick_first = max(i for i, e in enumerate(events) if isinstance(e, CardPlayed)) - 3
+    e = events[last_trick_first]
+    events[last_trick_first] = CardPlayed(e.seat, None)
+    state = replay(events)
+    rec = state.hands[-1]["record"]
+    assert f"{e.seat}:?" in rec["plays"]
+    r = score_record(rec)
+    assert r["tricks"][-1]["winner"] is None and r["tricks"][-1]["cards"][0] is None
+    assert r["score"] == state.hands[-1]["result"]["score"]
