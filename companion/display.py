@@ -1,7 +1,8 @@
 """Host side of the score display: the bus on one side, the Pico's serial line on the other.
 
 ``DisplayDriver(bus, port=None)`` runs in its own thread. It subscribes to
-the service's bus (topics ``state``, ``alert`` and ``display``), turns what it
+the service's bus (topics ``state``, ``alert``, and ``display`` for
+``{"kind": "show_pin", "pin": "1234"}`` or ``{"kind": "hide_pin"}``), turns what it
 hears into frames of ``firmware.protocol`` and sends them to the Pico found by
 USB id 2e8a:0005, by the udev name ``/dev/belote-display`` or at a configured
 port (a pseudo terminal from the emulator, say).
@@ -153,8 +154,8 @@ class DisplayDriver:
                 if team in ("NS", "EW"):
                     self._alert = (f"renonce {team}", now)
             elif (topic == "display" and isinstance(data, dict)
-                  and data.get("kind") == "show_pin"):
-                pin = str(data.get("pin") or "-")
+                  and data.get("kind") in ("show_pin", "hide_pin")):
+                pin = str(data.get("pin") or "-") if data["kind"] == "show_pin" else "-"
                 if pin != "-" and (not pin.isdigit() or len(pin) > 8):
                     raise ValueError(f"show_pin: pin {pin!r} is not 1 to 8 digits")
                 self._pin = (pin, now)
