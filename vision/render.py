@@ -1223,9 +1223,10 @@ def render_scene(rng: np.random.Generator, n_cards: int = 8,
         codes = [BELOTE_CODES[int(i)] for i in picked]
     for c in codes:
         _check_code(c)
+    # Cards from 17 % of the frame's height (a camera high above a wide table) to 36 %.
     scene = TableScene(rng, size, background=background, light=float(rng.uniform(0.3, 1.3)),
                        tilt=float(rng.uniform(0.0, 0.06)),
-                       card_height=float(rng.uniform(0.22, 0.36) * size[1]), style=style)
+                       card_height=float(rng.uniform(0.17, 0.36) * size[1]), style=style)
     w, h = size
     extra: list[str] = []
     if negatives:
