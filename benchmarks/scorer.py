@@ -7,7 +7,7 @@ Whole games are replayed (as the service does after a restart or a correction),
 and only hands that were played out are counted; the time of passed-out
 auctions is included. Prints the figure and writes benchmarks/scorer.json.
 
-    .venv/bin/python benchmarks/scorer.py [--games 300] [--repeat 5]
+    .venv/bin/python benchmarks/scorer.py [--games 300] [--repeat 15]
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--games", type=int, default=300, help="simulated games (default 300)")
     p.add_argument("--hands", type=int, default=8, help="hands per game at most (default 8)")
-    p.add_argument("--repeat", type=int, default=5, help="timed passes; the best is kept")
+    p.add_argument("--repeat", type=int, default=15, help="timed passes; the best is kept")
     p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "scorer.json")
     args = p.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
