@@ -101,4 +101,7 @@ def words() -> dict[str, Any]:
         "last_trick": _("Last trick"),
         "won_by": _("won by"),
         "played": _("played"),
+        "made": _("made"),
+        "fallen": _("fallen"),
+        "last_hand": _("Last hand"),
     }

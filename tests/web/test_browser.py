@@ -106,6 +106,12 @@ def test_setup_contract_and_whole_hand_by_hand_entry(page: Any, server: Any, ser
                                " || window.beloteState.hand_no > 1")
         if n == 13:
             page.screenshot(path=str(artifacts / "web-control.png"), full_page=True)
+    # The hand is over: its last trick stays on the table, with the hand's score.
+    final = expected["hands"][0]["result"]
+    last = entries[-1]
+    assert isinstance(last, CardPlayed)
+    expect()(page.locator(f"#seat-{last.seat} .card")).to_have_attribute("data-card", last.card)
+    expect()(page.locator("#last-hand")).to_contain_text(str(final["score"]["NS"]))
     expect()(page.locator("#score-NS")).to_have_text(str(expected["scores"]["NS"]))
     expect()(page.locator("#score-EW")).to_have_text(str(expected["scores"]["EW"]))
     state = service.state_json()

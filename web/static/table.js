@@ -89,8 +89,27 @@ function renderTable(s) {
   const bids = (s.bids || []).map(b => W.seats[b.seat][0] + ": " + bidText(b.bid));
   setText("bids", bids.length ? W.bids + " — " + bids.join(", ") : "");
 
+  // Between tricks the last one stays on the table, faded, until the next lead:
+  // watchers should see the fourth card and who took the trick.
   const played = {};
-  for (const c of ((s.current_trick || {}).cards || [])) played[c.seat] = c.card;
+  let last = null;
+  const current = (s.current_trick || {}).cards || [];
+  const previousHand = (s.hands || []).length ? s.hands[s.hands.length - 1].result : null;
+  if (current.length) {
+    for (const c of current) played[c.seat] = c.card;
+  } else if ((s.tricks || []).length) {
+    last = s.tricks[s.tricks.length - 1];
+  } else if (previousHand && !(s.bids || []).length && (previousHand.tricks || []).length) {
+    last = previousHand.tricks[previousHand.tricks.length - 1];
+  }
+  if (last) (last.seats || []).forEach((seat, i) => { played[seat] = last.cards[i]; });
+  setText("last-trick", last ? W.last_trick + " — " + W.won_by + " " +
+    (last.winner ? W.seats[last.winner] : "?") + " (" + last.points + ")" : "");
+  setText("last-hand", previousHand && !current.length && !(s.tricks || []).length ?
+    W.last_hand + " — " + teams.NS + " " + previousHand.score.NS + ", " + teams.EW + " " +
+    previousHand.score.EW + (previousHand.made === true ? " (" + W.made + ")" :
+      previousHand.made === false ? " (" + W.fallen + ")" : "") : "");
+  document.getElementById("table").classList.toggle("showing-last", Boolean(last));
   for (const seat of ["N", "E", "S", "W"]) {
     const box = document.getElementById("seat-" + seat);
     if (!box) continue;
