@@ -60,7 +60,7 @@ function renderPlayed(s) {
     b.dataset.trick = it.trick;
     b.dataset.seat = it.seat;
     b.dataset.card = it.card || "";
-    b.textContent = it.trick + "·" + it.seat + " " + cardLabel(it.card);
+    b.textContent = it.trick + "·" + W.seats[it.seat][0] + " " + cardLabel(it.card);
     if (it.card === null) b.classList.add("danger");
     const on = chosenPlay && chosenPlay.trick === it.trick && chosenPlay.seat === it.seat;
     b.setAttribute("aria-pressed", String(Boolean(on)));
