@@ -24,7 +24,16 @@ from typing import Any
 
 from scorer import tricks as T
 from scorer.bidding import CONTRE, PASS, SURCONTRE, TAKE, Bid, InvalidBidError
-from scorer.cards import CARD_CODES, SEATS, TEAMS, Card, InvalidCardError, partner_of, team_of
+from scorer.cards import (
+    CARD_CODES,
+    SEATS,
+    TEAMS,
+    Card,
+    InvalidCardError,
+    next_seat,
+    partner_of,
+    team_of,
+)
 from scorer.events import (
     BeloteAnnounced,
     BidMade,
@@ -40,10 +49,9 @@ from scorer.events import (
 from scorer.rules import Rules, UnknownSettingError
 from scorer.scoring import score_hand
 
-_NEXT_CCW = {s: SEATS[(i - 1) % 4] for i, s in enumerate(SEATS)}
-_NEXT_CW = {s: SEATS[(i + 1) % 4] for i, s in enumerate(SEATS)}
+_NEXT_CCW = {s: next_seat(s) for s in SEATS}
+_NEXT_CW = {s: next_seat(s, clockwise=True) for s in SEATS}
 _TEAM = {s: team_of(s) for s in SEATS}
-_OTHER = {"NS": "EW", "EW": "NS"}
 # Table look-ups bound once for the play fold.
 _INDEX = {code: i for i, code in enumerate(CARD_CODES)}
 _SUIT_OF = T.SUIT_OF
@@ -863,14 +871,31 @@ def can_apply(state: GameState, event: Event) -> bool:
 
 
 # One legality question, asked of a state (pokerkit's verify/can pair).
-def verify_play(state: GameState, event: CardPlayed) -> None:
+def verify_play(state: GameState, event: CardPlayed, hand: Iterable[str] | None = None) -> None:
+    """Raise ``IllegalEventError`` if ``event`` cannot be put down now (turn,
+    card already played); with the player's ``hand`` known, also if the card
+    breaks FFB 5.2 (and the house-rule settings), naming the rule."""
     _verify_play(state, event)
+    if hand is None or event.card is None:
+        return
+    held = T.mask_of([str(Card.parse(c)) for c in hand])
+    card = T.card_index(event.card)
+    if not held >> card & 1:
+        raise IllegalEventError(f"{event.seat} does not hold {event.card}")
+    if not state._known:
+        return
+    for mask, rule in T.forbidden(card, state.trick, state.mode, state._undertrump,
+                                  state._partner_free):
+        if held & mask:
+            cards = " ".join(T.card_code(c) for c in T.cards_in(held & mask))
+            raise IllegalEventError(f"{event.seat} played {event.card}: renonce ({rule}), "
+                                    f"holding {cards}")
 
 
-def can_play(state: GameState, event: CardPlayed) -> bool:
+def can_play(state: GameState, event: CardPlayed, hand: Iterable[str] | None = None) -> bool:
     try:
-        _verify_play(state, event)
-    except IllegalEventError:
+        verify_play(state, event, hand)
+    except (IllegalEventError, InvalidCardError):
         return False
     return True
 

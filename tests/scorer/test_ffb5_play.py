@@ -113,3 +113,17 @@ def test_11_3_tout_atout_follow_and_go_higher_no_cutting():
     state = trick_state("AT", "9S", "JH", "8S", "7S")
     assert state.tricks[0][3] == "W"  # no cutting: the led suit wins
     assert state.tricks[0][4] == 14 + 20
+
+
+def test_verify_play_with_a_known_hand_names_the_rule_broken():
+    state = trick_state("H", "KS", "8H")  # S cut; E must overtrump with JH
+    with pytest.raises(IllegalEventError, match=r"E played AD: renonce \(overtrump\), "
+                                                r"holding JH"):
+        verify_play(state, CardPlayed("E", "AD"), hand=["7H", "JH", "AD"])
+    with pytest.raises(IllegalEventError, match="E does not hold 9C"):
+        verify_play(state, CardPlayed("E", "9C"), hand=["7H", "JH", "AD"])
+    assert can_play(state, CardPlayed("E", "JH"), hand=["7H", "JH", "AD"])
+    # the same answer as legal_plays, card by card
+    hand = ["7H", "JH", "AD", "TS"]
+    assert [c for c in hand if can_play(state, CardPlayed("E", c), hand)] == \
+        legal_plays(hand, state) == ["TS"]
