@@ -120,7 +120,7 @@ class Server:
         self._server = create_server(app, host=host, port=port, threads=threads,
                                      channel_timeout=300, ident="belote-table")
         self.host = host
-        self.port = int(self._server.effective_port)  # type: ignore[union-attr]
+        self.port = int(self._server.effective_port)
         self._thread = threading.Thread(target=self._run, name="web-server", daemon=True)
         self._thread.start()
 

@@ -15,7 +15,6 @@ import hmac
 import json
 import logging
 import os
-import re
 import secrets
 import tempfile
 import threading
@@ -27,7 +26,6 @@ from flask_babel import gettext as _
 
 log = logging.getLogger(__name__)
 
-PIN_RE = re.compile(r"^[0-9]{4,8}$")
 PIN_HEADER = "X-Table-PIN"
 
 

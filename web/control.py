@@ -12,7 +12,6 @@ from typing import Any
 
 from flask import (
     Blueprint,
-    Response,
     current_app,
     flash,
     redirect,
@@ -55,7 +54,7 @@ def login() -> Any:
 
 
 @bp.post("/control/logout")
-def logout() -> Response:
+def logout() -> Any:
     from flask import session
 
     session.pop("table", None)
@@ -63,7 +62,7 @@ def logout() -> Response:
 
 
 @bp.post("/control/show-pin")
-def show_pin() -> Response:
+def show_pin() -> Any:
     """Ask the score display at the table to show the PIN: only people at the
     table can read it there."""
     pin = access.table_pin()

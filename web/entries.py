@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from scorer.cards import SEATS, TEAMS, Card, InvalidCardError
 from scorer.events import (
@@ -36,6 +36,8 @@ from scorer.events import (
     TallyEntered,
 )
 from scorer.rules import PRESETS, Rules, UnknownSettingError
+
+E = TypeVar("E", bound=Event)
 
 TRUMPS = ("S", "H", "D", "C", "NT", "AT")
 DOUBLES = (1, 2, 4)
@@ -109,7 +111,7 @@ def _bool(data: Mapping[str, Any], field: str) -> bool:
     raise EntryError(field, f"expected true or false, got {value!r}")
 
 
-def _event(field: str, build: Any, *args: Any, **kw: Any) -> Any:
+def _event(field: str, build: Callable[..., E], *args: Any, **kw: Any) -> E:
     """Build an event; a field the event itself refuses is reported under ``field``."""
     try:
         return build(*args, **kw)
@@ -296,5 +298,5 @@ def read_undo(stored: list[Any]) -> EntryUndone:
 def describe(event: Event) -> str:
     """A short line for logs and the history's list of entries."""
     data = event.to_json()
-    kind = data.pop("type")
+    kind = str(data.pop("type"))
     return kind + " " + " ".join(f"{k}={v}" for k, v in data.items() if v is not None)

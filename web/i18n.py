@@ -48,16 +48,16 @@ def bid_label(bid: str) -> str:
     The notation's own form stays in the API and the records.
     """
     if bid == "pass":
-        return _("pass")
+        return str(_("pass"))
     value, trump = bid, ""
     for mode in ("NT", "AT", "S", "H", "D", "C"):
         if bid.endswith(mode) and bid[: -len(mode)].rstrip(":"):
             value, trump = bid[: -len(mode)].rstrip(":"), mode
             break
     if value == "capot":
-        value = _("capot")
+        value = str(_("capot"))
     elif value == "take":
-        value = _("take")
+        value = str(_("take"))
     if not trump:
         return value
     return value + (SUIT_SYMBOLS[trump] if len(trump) == 1 else " " + trump_names()[trump])
