@@ -370,6 +370,9 @@ class GameState:
         n = len(trick)
         self._play_idx.append(index)
         if n == 0:
+            if self.phase != "play":
+                raise IllegalEventError(f"{seat} played {e.card} outside the play "
+                                        f"({self.phase})")
             if self.to_play is None:
                 self.to_play = seat  # the last trick's winner is not known yet
             self.leader = seat
@@ -703,16 +706,22 @@ def replay(events: Iterable[Event]) -> GameState:
     state = GameState()
     play = GameState._play
     handlers = _HANDLERS
-    for i, e in enumerate(stream):
-        kind = type(e)
-        if kind is CardPlayed:
-            # the common case first, without the generic dispatch
-            play(state, e, i)  # type: ignore[arg-type]
-        elif kind is EntryUndone or kind is CardCorrected:
-            # from the first undo or correction on, the careful fold takes the whole stream
-            return _rebuild(stream)
-        else:
-            handlers[kind](state, e, i)
+    i = 0
+    try:
+        for i, e in enumerate(stream):
+            kind = type(e)
+            if kind is CardPlayed:
+                # the common case first, without the generic dispatch
+                play(state, e, i)  # type: ignore[arg-type]
+            elif kind is EntryUndone or kind is CardCorrected:
+                # from the first undo or correction on, the careful fold takes the whole stream
+                return _rebuild(stream)
+            else:
+                handlers[kind](state, e, i)
+    except (AssertionError, IndexError, KeyError, TypeError, ValueError) as exc:
+        # The fold trusts verified streams; say where one that was not goes wrong.
+        reason = str(exc) if isinstance(exc, ValueError) else "it does not fit the game there"
+        raise IllegalEventError(f"event {i} ({type(stream[i]).__name__}): {reason}") from None
     state.events = stream
     return state
 

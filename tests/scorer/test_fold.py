@@ -119,3 +119,10 @@ def test_undoing_the_bid_that_closed_the_auction_leaves_the_later_cards_out():
     # N now bids: the auction goes on; the stream is replayed the same way every time
     state = state.apply(BidMade("N", "90S"))
     assert state.bids[-1] == ("N", "90S") and state == replay(state.events)
+
+
+def test_replay_of_an_unverified_stream_says_which_event_does_not_fit():
+    with pytest.raises(IllegalEventError, match=r"^event 1 \(CardPlayed\): "):
+        replay([GameStarted(dealer="N"), CardPlayed("W", "7S"), CardPlayed("S", "8H")])
+    with pytest.raises(IllegalEventError, match=r"^event 0 \(GameStarted\): unknown rule preset"):
+        replay([GameStarted(rules="nope")])
