@@ -18,7 +18,7 @@ import random
 from typing import Any
 
 from scorer import tricks as T
-from scorer.cards import CARD_CODES, SEATS
+from scorer.cards import CARD_CODES, SEATS, team_of
 from scorer.events import (
     BeloteAnnounced,
     BidMade,
@@ -55,7 +55,7 @@ def _contree_bid(rng: random.Random, state: GameState, hand: int) -> str:
     floor = 80 if high is None else high.rank + 10
     seat = state.to_speak
     if (high is not None and state._high_seat is not None and seat is not None
-            and _team(seat) != _team(state._high_seat)
+            and team_of(seat) != team_of(state._high_seat)
             and rng.random() < 0.06):
         return "contre"
     if state._high_seat == seat or value < floor or floor > rules.max_bid:
@@ -63,10 +63,6 @@ def _contree_bid(rng: random.Random, state: GameState, hand: int) -> str:
     if value > rules.max_bid or (value >= 100 and rng.random() < 0.1):
         return f"capot{T.TRUMP_CODES[best_mode]}"
     return f"{max(value, floor)}{T.TRUMP_CODES[best_mode]}"
-
-
-def _team(seat: str) -> str:
-    return "NS" if seat in ("N", "S") else "EW"
 
 
 def simulate_hand(rng: random.Random, state: GameState, inject_renonce: bool = False

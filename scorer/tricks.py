@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from scorer.cards import CARD_CODES, RANKS, SUITS
+from scorer.cards import CARD_CODES, RANKS
 
 NT: Final = 4
 AT: Final = 5
@@ -238,6 +238,6 @@ def trick_points(cards: Sequence[int], mode: int) -> int:
     return sum(pts[c] for c in cards)
 
 
-__all__ = ["AT", "NT", "SUITS", "TRUMP_CODES", "card_code", "card_index", "cards_in",
-           "forbidden", "legal_plays", "mask_of", "trick_points", "trump_mode",
-           "winning_position"]
+__all__ = ["AT", "KEYS", "NT", "POINTS", "TRUMP_CODES", "card_code", "card_index", "cards_in",
+           "forbidden", "forbidden_at", "forbidden_table", "legal_plays", "mask_of",
+           "table_index", "trick_points", "trump_mode", "winning_position"]
