@@ -12,7 +12,15 @@ import pytest
 from companion.bus import Bus
 from companion.service import TableService
 from companion.store import Store
-from scorer.events import BeloteAnnounced, BidMade, CardPlayed, ContractSet, Event, GameStarted
+from scorer.events import (
+    BeloteAnnounced,
+    BidMade,
+    CardPlayed,
+    CardTurned,
+    ContractSet,
+    Event,
+    GameStarted,
+)
 from scorer.game import replay
 from scorer.simulate import simulate_game
 
@@ -51,10 +59,10 @@ def server(app: Any) -> Iterator[Any]:
     srv.close()
 
 
-def one_hand(seed: int = 1) -> list[Event]:
+def one_hand(seed: int = 1, rules: str = "ffb") -> list[Event]:
     """A simulated game's first whole hand with a contract (GameStarted first)."""
     for s in range(seed, seed + 50):
-        events = simulate_game(s, hands=1)
+        events = simulate_game(s, hands=1, rules=rules)
         state = replay(events)
         if state.hands and state.hands[0]["result"].get("contract"):
             end = next(i for i in range(1, len(events) + 1)
@@ -71,6 +79,8 @@ def api_body(event: Event) -> tuple[str, dict[str, Any]]:
         return "/api/play", {"seat": event.seat, "card": event.card}
     if isinstance(event, BeloteAnnounced):
         return "/api/belote", {"seat": event.seat}
+    if isinstance(event, CardTurned):
+        return "/api/turned", {"card": event.card}
     if isinstance(event, ContractSet):
         return "/api/contract", {"taker": event.taker, "value": event.value,
                                  "trump": event.trump, "double": event.double}

@@ -53,6 +53,16 @@ def test_whole_hand_entered_by_hand_scores_like_the_rules_engine(client: Any, se
     assert {s.source for s in stored} == {"web"}
 
 
+def test_classic_belote_hand_with_turned_card(client: Any) -> None:
+    events = one_hand(2, rules="classic")
+    enter_hand(client, events)
+    expected = replay(events).to_json()
+    state = client.get("/api/state").json
+    assert state["preset"] == "classic"
+    assert state["hands"][0]["record"]["turned"] == expected["hands"][0]["record"]["turned"]
+    assert state["scores"] == expected["scores"]
+
+
 def test_write_without_pin_is_refused_and_changes_nothing(client: Any, service: Any) -> None:
     start(client)
     before = len(service.store.events(service.game_id))

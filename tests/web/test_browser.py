@@ -120,6 +120,32 @@ def test_setup_contract_and_whole_hand_by_hand_entry(page: Any, server: Any, ser
     assert {s.author for s in service.events()[1:]} == {"Mado"}
 
 
+def test_auction_bid_by_bid_from_the_buttons(page: Any, server: Any, service: Any,
+                                             client: Any) -> None:
+    events = one_hand(9)
+    bids = [e for e in events if isinstance(e, BidMade)]
+    assert any(b.bid[0].isdigit() for b in bids)
+    client.post("/api/games", json=start_body(events[0]))
+    page.goto(server.url + "/control")
+    page.fill("#pin", PIN)
+    page.click("#login")
+    wait_connected(page)
+    for n, b in enumerate(bids, start=1):
+        if b.bid in ("pass", "contre", "surcontre"):
+            page.click(f"button.bid[data-bid='{b.bid}']")
+        else:
+            value, trump = (b.bid[:5], b.bid[5:]) if b.bid.startswith("capot") else (
+                b.bid[:-1], b.bid[-1])
+            page.select_option("#bid-value", value)
+            page.click(f"button.bid-trump[data-trump='{trump}']")
+        page.wait_for_function(f"() => window.beloteState.bids.length === {n}"
+                               " || window.beloteState.phase !== 'bidding'")
+    expected = replay(events[:1] + bids).to_json()
+    expect()(page.locator("#contract")).to_contain_text(str(expected["contract"]["value"]))
+    assert service.state_json()["contract"] == expected["contract"]
+    assert service.state_json()["bids"] == expected["bids"]
+
+
 def test_correction_from_the_picker_changes_trick_and_score(page: Any, server: Any,
                                                            service: Any, client: Any,
                                                            artifacts: Any) -> None:
