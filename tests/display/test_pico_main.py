@@ -21,22 +21,22 @@ NS_PINS, EW_PINS, LED_PIN = (2, 3), (4, 5), 15
 
 def boot(micropython: str, cwd, *chunks: bytes, pause: float = 0.0
          ) -> subprocess.CompletedProcess[bytes]:
-    """Boot the simulated Pico, write ``chunks`` to its USB line ``pause`` s apart."""
+    """Boot the simulated Pico; once it has spoken its first line (its HELLO, so the
+    boot banner's clock has started), write ``chunks`` to its USB line ``pause`` s apart."""
     env = {**os.environ, "MICROPYPATH": f"{FIRMWARE}:{SIM}"}
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen([micropython, str(SIM / "boot_sim.py")], cwd=cwd, env=env,
-                                stdin=subprocess.PIPE, stdout=out, stderr=err)
-        assert proc.stdin is not None
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
+        assert proc.stdin is not None and proc.stdout is not None
+        first = proc.stdout.readline()
         for i, chunk in enumerate(chunks):
             if i:
                 time.sleep(pause)
             proc.stdin.write(chunk)
             proc.stdin.flush()
-        proc.stdin.close()
-        proc.wait(30)
-        out.seek(0)
+        out, _ = proc.communicate(timeout=30)
         err.seek(0)
-        return subprocess.CompletedProcess(proc.args, proc.returncode, out.read(), err.read())
+        return subprocess.CompletedProcess(proc.args, proc.returncode, first + out, err.read())
 
 
 def pin_events(trace: str) -> list[tuple[int, int]]:
@@ -106,7 +106,7 @@ def test_maint_frame_restarts_into_the_repl_and_the_next_boot_runs_again(micropy
     assert protocol.LineReader().feed(run.stdout)[-1].payload == "5"
     assert run.stderr.decode().endswith("RESET;")
     assert (tmp_path / "maintenance").exists()
-    again = boot(micropython, tmp_path, b"")
+    again = boot(micropython, tmp_path)
     assert b"maintenance mode, REPL open" in again.stdout
     assert "W" not in again.stderr.decode()  # no watchdog: mpremote has time to copy
     assert not (tmp_path / "maintenance").exists()  # one maintenance boot only
