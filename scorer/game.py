@@ -862,13 +862,20 @@ def _verify_play(state: GameState, e: CardPlayed) -> None:
 
 def _verify_correction(state: GameState, e: CardCorrected) -> None:
     hand = e.hand if e.hand is not None else state.hand_no
-    index = _find_play(state, hand, e.trick, e.seat)
-    if index is None:
+    if _find_play(state, hand, e.trick, e.seat) is None:
         raise IllegalEventError(f"no card of {e.seat} in trick {e.trick} of hand {hand}")
-    if hand == state.hand_no and T.card_index(e.new) in state.played:
-        old = state.events[index]
-        if not (isinstance(old, CardPlayed) and old.card == e.new):
-            raise IllegalEventError(f"{e.new} has already been played in this hand")
+    if hand == state.hand_no:
+        plays = [(seat, _code(card)) for _, seats, cards, _, _ in state.tricks
+                 for seat, card in zip(seats, cards, strict=True)]
+        plays += [(seat, _code(card)) for seat, card in zip(state.trick_seats, state.trick,
+                                                             strict=True)]
+    else:
+        record = next(h["record"] for h in state.hands if h["hand_no"] == hand)
+        plays = [tuple(p.split(":")) for p in record.get("plays", [])]
+    for k, (seat, card) in enumerate(plays):
+        if card == e.new and not (k // 4 + 1 == e.trick and seat == e.seat):
+            raise IllegalEventError(f"{e.new} has already been played in hand {hand} "
+                                    f"(trick {k // 4 + 1}, {seat})")
 
 
 def can_apply(state: GameState, event: Event) -> bool:

@@ -126,3 +126,21 @@ def test_replay_of_an_unverified_stream_says_which_event_does_not_fit():
         replay([GameStarted(dealer="N"), CardPlayed("W", "7S"), CardPlayed("S", "8H")])
     with pytest.raises(IllegalEventError, match=r"^event 0 \(GameStarted\): unknown rule preset"):
         replay([GameStarted(rules="nope")])
+
+
+def test_a_finished_hand_is_corrected_by_hand_number_and_only_to_a_card_not_seen():
+    events = simulate_game(13, hands=2)
+    plays = [i for i, e in enumerate(events) if isinstance(e, CardPlayed)]
+    first = plays[0]  # hand 1, trick 1, the leader's card: make it unread
+    seat, card = events[first].seat, events[first].card
+    events[first] = CardPlayed(seat, None)
+    state = replay(events)
+    assert state.hand_no >= 2 and state.hands[0]["result"]["tricks"][0]["winner"] is None
+    other = next(e.card for e in events[plays[1]:plays[31]] if isinstance(e, CardPlayed))
+    with pytest.raises(IllegalEventError, match=f"{other} has already been played in hand 1"):
+        verify_event(state, CardCorrected(seat=seat, trick=1, new=other, hand=1))
+    fix = CardCorrected(seat=seat, trick=1, new=card, hand=1)
+    verify_event(state, fix)
+    fixed = state.apply(fix)
+    assert fixed.hands[0]["result"]["tricks"][0]["winner"] is not None
+    assert fixed.hands[0]["result"] == replay(simulate_game(13, hands=2)).hands[0]["result"]
