@@ -205,7 +205,7 @@ class DisplayDriver:
             self._set(link="searching", port=None)
             return
         self._set(link="connecting", port=port)
-        ser = serial.Serial(port, BAUDRATE, timeout=0.02, write_timeout=0.5)
+        ser = serial.Serial(port, BAUDRATE, timeout=0.02, write_timeout=0.5, exclusive=True)
         with contextlib.suppress(serial.SerialException, OSError):
             ser.reset_input_buffer()
         self._serial = ser
@@ -363,7 +363,7 @@ def probe(port: str, timeout: float = 3.0) -> dict[str, str]:
     (``{"name", "fw", "proto"}``); raises ``TimeoutError`` when nothing answers."""
     reader = protocol.LineReader()
     hello = protocol.encode_frame(0, protocol.HELLO, f"host proto={protocol.PROTOCOL_VERSION}")
-    with serial.Serial(port, BAUDRATE, timeout=0.05, write_timeout=1.0) as ser:
+    with serial.Serial(port, BAUDRATE, timeout=0.05, write_timeout=1.0, exclusive=True) as ser:
         ser.reset_input_buffer()
         deadline = time.monotonic() + timeout
         next_hello = 0.0
@@ -386,7 +386,7 @@ def request_maintenance(port: str, timeout: float = 2.0) -> bool:
     """
     reader = protocol.LineReader()
     maint = protocol.encode_frame(0, protocol.MAINT)
-    with serial.Serial(port, BAUDRATE, timeout=0.05, write_timeout=1.0) as ser:
+    with serial.Serial(port, BAUDRATE, timeout=0.05, write_timeout=1.0, exclusive=True) as ser:
         ser.reset_input_buffer()
         deadline = time.monotonic() + timeout
         next_try = 0.0

@@ -153,3 +153,16 @@ def test_maintenance_request_to_a_silent_port_says_no():
     finally:
         os.close(master)
         os.close(slave)
+
+
+def test_display_status_does_not_steal_the_port_from_the_running_driver(tmp_path, capsys):
+    bus = Bus()
+    with Emulator(banner_ms=100) as emu:
+        driver = DisplayDriver(bus, port=emu.path, reconnect_delay=0.1).start()
+        try:
+            assert wait_until(lambda: driver.status()["link"] == "ok")
+            assert cmd_display.main(["status", "--port", emu.path, "--timeout", "1"]) == 1
+            assert "lock" in capsys.readouterr().err
+            assert driver.status()["link"] == "ok"
+        finally:
+            driver.stop()
