@@ -718,9 +718,11 @@ def replay(events: Iterable[Event]) -> GameState:
                 return _rebuild(stream)
             else:
                 handlers[kind](state, e, i)
-    except (AssertionError, IndexError, KeyError, TypeError, ValueError) as exc:
+    except (AssertionError, IndexError, KeyError, TypeError, IllegalEventError) as exc:
         # The fold trusts verified streams; say where one that was not goes wrong.
-        reason = str(exc) if isinstance(exc, ValueError) else "it does not fit the game there"
+        # (Unknown rules keep their own error, UnknownSettingError, naming the setting.)
+        reason = (str(exc) if isinstance(exc, IllegalEventError)
+                  else "it does not fit the game there")
         raise IllegalEventError(f"event {i} ({type(stream[i]).__name__}): {reason}") from None
     state.events = stream
     return state
