@@ -96,8 +96,12 @@ class PlayTracker:
     read the card; ``gone_after`` unseen time after which a card has left the
     table; ``unknown_after`` time a card may stay unread before it is played as
     unknown; ``out_of_turn_after`` grace before a settled card of the wrong
-    seat is reported; ``still_px`` how far a card may move and still be still;
-    ``match_px`` how far an unread detection may lie from a track to be it.
+    seat is reported; ``still_px`` how far a card may move and still count as
+    lying where it was (the reader's centre of a card jumps when only one of
+    its two indices is read); ``match_px`` how far an unread detection may lie
+    from a track to be that card (its other index). Both default to a quarter
+    of the frame's short side, about a card's length on a table filling the
+    frame, well under the distance between two seats' cards.
     """
 
     def __init__(self, calibration: Calibration, settle: float = DEFAULT_SETTLE_S,
@@ -114,8 +118,8 @@ class PlayTracker:
         self.unknown_after = unknown_after
         self.out_of_turn_after = out_of_turn_after
         size = min(calibration.width, calibration.height)
-        self.still_px = size * 0.02 if still_px is None else still_px
-        self.match_px = size * 0.08 if match_px is None else match_px
+        self.still_px = size * 0.25 if still_px is None else still_px
+        self.match_px = size * 0.25 if match_px is None else match_px
         self.tracks: list[_Track] = []
         self._frames: deque[float] = deque()  # times of recent frames (settle window)
 
@@ -199,8 +203,8 @@ class PlayTracker:
     def _place(self, track: _Track, ts: float, center: tuple[float, float], seat: str) -> None:
         track.center = center
         track.last_seen = ts
-        if math.dist(center, track.anchor) > self.still_px:
-            # Moved (nudged, slid, picked up): it must settle again where it stops.
+        if seat != track.seat or math.dist(center, track.anchor) > self.still_px:
+            # Moved to another seat's zone, or far: it must settle again where it stops.
             track.anchor = center
             track.still_since = ts
             track.seat = seat
@@ -256,6 +260,12 @@ class PlayTracker:
                 track.played = True
                 out.append(TrackerOutput("play", track.seat, track.code,
                                          self._confidence(track), ts, track.settled_at))
+            # A seat puts one card down per trick: anything else unplayed in its
+            # zone now is that card seen twice (its other index, unread).
+            for other in self.tracks:
+                if other is not track and other.seat == track.seat and not other.played \
+                        and not other.unknown_played:
+                    other.played = True
             return out
         if to_play is None:
             return out  # bidding, or no game: cards wait for the play to start

@@ -71,15 +71,29 @@ def test_glare_and_stray_misreads_create_nothing():
     assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "N", "AS")]
 
 
-def test_a_sliding_card_counts_where_it_stops_and_a_nudge_changes_nothing():
+def test_a_card_slid_into_another_zone_counts_there_and_a_nudge_changes_nothing():
     tracker = PlayTracker(CAL, settle=0.3)
-    slide = [[Det("JH", 0.9, (320, 118 - 12 * (11 - i)))] for i in range(12)]  # slides into N
+    (wx, wy), (nx, ny) = SPOT["W"], SPOT["N"]
+    slide = [[Det("JH", 0.9, (wx + (nx - wx) * i / 11, wy + (ny - wy) * i / 11))]
+             for i in range(12)]
     rest = [[Det("JH", 0.9, (320, 118))] for _ in range(10)]
     nudged = [[Det("JH", 0.9, (340, 130))] for _ in range(20)]
-    out = run(tracker, slide + rest + nudged)
+    out = run(tracker, slide + rest + nudged, to_play="N")
     assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "N", "JH")]
-    ts, _ = out[0]
-    assert ts >= 11 / FPS + 0.3 - 1e-9  # not before it stopped sliding
+    entered = next(i for i, f in enumerate(slide) if CAL.seat_of(f[0].center) == "N")
+    assert out[0][0] >= entered / FPS + 0.3 - 1e-9  # settled in N's zone, not before
+
+
+def test_a_card_read_by_one_index_then_the_other_is_one_card():
+    tracker = PlayTracker(CAL, settle=0.3, unknown_after=1.0)
+    x, y = SPOT["S"]
+    corner_a, corner_b = (x - 30, y - 45), (x + 30, y + 45)  # its two indices
+    frames = []
+    for i in range(40):
+        read, doubtful = (corner_a, corner_b) if (i // 3) % 2 else (corner_b, corner_a)
+        frames.append([Det("QD", 0.99, read), Det(None, 0.4, doubtful)])
+    out = run(tracker, frames, to_play="S")
+    assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "S", "QD")]
 
 
 def test_a_card_put_down_out_of_turn_is_reported_not_given_to_the_player_to_play():
