@@ -80,10 +80,20 @@ class CardClassifier:
         return float(x0), float(y0), float(x1), float(y1)
 
     def logits(self, crops: np.ndarray) -> np.ndarray:
-        """Raw logits for grey crops of shape (N, H, W) uint8."""
+        """Raw logits for grey crops of shape (N, H, W) uint8.
+
+        With ``tta`` in the metadata (design B) the patch is read at each of its
+        quarter turns and the logits summed: an index may lie any way up, and
+        the four readings together are surer than any one.
+        """
         x = np.asarray(crops, dtype=np.float32)[:, None, :, :] / 255.0
+        turns = int(self.meta.get("tta", 1))
         if len(x) == 0:
-            return np.zeros((0, len(self.classes)), np.float32)
+            return np.zeros((0, self.session.get_outputs()[0].shape[1] or 33), np.float32)
+        if turns > 1:
+            batch = np.concatenate([np.rot90(x, k, axes=(2, 3)) for k in range(turns)])
+            out = self.session.run(None, {self.input_name: np.ascontiguousarray(batch)})[0]
+            return out.reshape(turns, len(x), -1).sum(axis=0)
         return self.session.run(None, {self.input_name: x})[0]
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:

@@ -36,6 +36,7 @@ from vision.classify import MODELS
 from vision.locate import CROP_H, CROP_W, INDEX_CROP, INDEX_PAD, INDEX_REGION
 
 DET_STRIDE = 8
+TTA_TURNS = 4  # the index classifier reads each patch at its four quarter turns
 DET_PATCH = 256
 DATA = Path(__file__).with_name("data")
 
@@ -57,7 +58,7 @@ class Standardize(nn.Module):
 
 
 class Classifier(nn.Module):
-    """A few conv blocks and a linear layer: about 60 k weights."""
+    """A few conv blocks and a linear layer: about 70 k weights."""
 
     def __init__(self, n_classes: int) -> None:
         super().__init__()
@@ -65,8 +66,8 @@ class Classifier(nn.Module):
             Standardize(),
             _conv(1, 16), nn.MaxPool2d(2),
             _conv(16, 32), nn.MaxPool2d(2),
-            _conv(32, 48), _conv(48, 48), nn.MaxPool2d(2),
-            _conv(48, 64),
+            _conv(32, 48), _conv(48, 64), nn.MaxPool2d(2),
+            _conv(64, 64),
             nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1), nn.Linear(64, n_classes))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -182,17 +183,21 @@ def _focal(pred: torch.Tensor, heat: torch.Tensor) -> torch.Tensor:
 
 # --------------------------------------------------------------------------- loops
 def train_classifier(x: np.ndarray, y: np.ndarray, steps: int, seed: int, n_classes: int,
-                     rotate: bool, log=print, batch: int = 128) -> Classifier:
-    """Train a crop classifier on uint8 crops (N, H, W) with labels (N,)."""
+                     rotate: bool, log=print, batch: int = 128,
+                     real: np.ndarray | None = None) -> Classifier:
+    """Train a crop classifier on uint8 crops (N, H, W) with labels (N,).
+
+    Batches are drawn so that each card is equally likely, ``none`` (the last
+    class: backs, 2-6, pips, table, hands...) makes up a third of them, being
+    far more varied than any card, and the few real crops (``real`` mask) a
+    quarter.
+    """
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     model = Classifier(n_classes)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=max(steps, 1))
-    # Balance the classes: "none" crops outnumber each card's.
-    counts = np.bincount(y, minlength=n_classes).astype(np.float64)
-    weights = 1.0 / np.maximum(counts[y], 1)
-    weights /= weights.sum()
+    weights = _sampling_weights(y, n_classes, real)
     model.train()
     t0 = time.time()
     for step in range(steps):
@@ -211,6 +216,22 @@ def train_classifier(x: np.ndarray, y: np.ndarray, steps: int, seed: int, n_clas
             log(f"classifier step {step}/{steps} loss {loss.item():.4f} ({time.time() - t0:.0f}s)")
     model.eval()
     return model
+
+
+def _sampling_weights(y: np.ndarray, n_classes: int, real: np.ndarray | None) -> np.ndarray:
+    none = n_classes - 1
+    class_share = np.full(n_classes, (2 / 3) / (n_classes - 1))
+    class_share[none] = 1 / 3
+    weights = np.zeros(len(y))
+    groups = [np.ones(len(y), bool)] if real is None or not real.any() else [real, ~real]
+    group_share = [1.0] if len(groups) == 1 else [0.25, 0.75]
+    for mask, g_share in zip(groups, group_share, strict=True):
+        counts = np.bincount(y[mask], minlength=n_classes).astype(np.float64)
+        present = counts > 0
+        share = np.where(present, class_share, 0.0)
+        share /= share.sum()
+        weights[mask] = g_share * share[y[mask]] / counts[y[mask]]
+    return weights / weights.sum()
 
 
 def train_detector(frames: list[np.ndarray], boxes: list[np.ndarray], real: list[bool],
@@ -321,9 +342,16 @@ def pick_threshold(probs: np.ndarray, y: np.ndarray, none_index: int,
 # --------------------------------------------------------------------------- the whole run
 def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int = 1200,
         real: bool = True, det_steps: int | None = None, log=print,
-        design_a: bool = True, faces: int = 3000, cache: Path | None = None) -> dict:
-    """Train, export and calibrate every model; returns a summary (also written as JSON)."""
-    torch.set_num_threads(max(1, torch.get_num_threads()))
+        faces: int = 3000, cache: Path | None = None,
+        parts: tuple[str, ...] = ("classifier", "detector", "corner")) -> dict:
+    """Train, export and calibrate the models; returns a summary (also written as JSON).
+
+    ``parts`` picks which of the three models to (re)train; the data are drawn
+    the same way whatever the choice, so training them one at a time gives the
+    same weights as one run of all three.
+    """
+    # One thread: the machine is shared, and oversubscribed torch threads spin and stall.
+    torch.set_num_threads(1)
     out = Path(out) if out else MODELS
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
@@ -345,10 +373,11 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
     crops = np.concatenate([s[2] for s in shards])
     labels = np.concatenate([s[3] for s in shards])
     is_real = [False] * len(frames)
+    crop_real = np.zeros(len(crops), bool)
     # The last synthetic shard's last tenth calibrates (never trained on).
     n_cal = max(1, len(crops) // 10)
     cal_x, cal_y = crops[-n_cal:], labels[-n_cal:]
-    crops, labels = crops[:-n_cal], labels[:-n_cal]
+    crops, labels, crop_real = crops[:-n_cal], labels[:-n_cal], crop_real[:-n_cal]
     if real:
         rf, rb, rc, ry = ds.real_index_samples("train", rng)
         frames += rf
@@ -356,45 +385,75 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
         is_real += [True] * len(rf)
         crops = np.concatenate([crops, rc])
         labels = np.concatenate([labels, ry])
+        crop_real = np.concatenate([crop_real, np.ones(len(ry), bool)])
         _, _, kc, ky = ds.real_index_samples("calib", rng, crops_per_box=1, negatives=3)
         cal_x, cal_y = np.concatenate([cal_x, kc]), np.concatenate([cal_y, ky])
     log(f"data: {len(frames)} frames, {len(crops)} index crops, {len(cal_x)} calibration crops "
         f"({time.time() - t0:.0f}s)")
 
-    n_classes = len(ds.CLASSES)
-    summary: dict = {"seed": seed, "steps": steps, "det_steps": det_steps, "scenes": scenes,
-                     "real": real, "classes": list(ds.CLASSES)}
+    summary_path = out / "train_summary.json"
+    summary: dict = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
+    summary.update({"seed": seed, "steps": steps, "det_steps": det_steps, "scenes": scenes,
+                    "real": real, "classes": list(ds.CLASSES)})
+    if "classifier" in parts:
+        summary["classifier"] = _train_index_classifier(crops, labels, crop_real, cal_x, cal_y,
+                                                        seed, steps, out, log)
+    if "calibrate" in parts:
+        summary["classifier"].update(calibrate_index_classifier(out, cal_x, cal_y, seed, log))
+    if "detector" in parts:
+        det = train_detector(frames, boxes, is_real, det_steps, seed, log=log)
+        ddiff = export_onnx(det, torch.zeros(1, 1, 96, 160), out / "index_detector.onnx",
+                            dynamic_hw=True)
+        summary["detector"] = {"onnx_max_diff": ddiff}
+    if "corner" in parts:
+        summary["corner"] = _train_design_a(seed, steps, out, rng, log, faces, real)
+    summary["seconds_" + "+".join(parts)] = round(time.time() - t0, 1)
+    summary_path.write_text(json.dumps(summary, indent=2) + "\n")
+    log(f"done in {time.time() - t0:.0f}s")
+    return summary
 
-    clf = train_classifier(crops, labels, steps, seed, n_classes, rotate=True, log=log)
+
+def _train_index_classifier(crops, labels, crop_real, cal_x, cal_y, seed, steps, out, log):
+    clf = train_classifier(crops, labels, steps, seed, len(ds.CLASSES), rotate=True, log=log,
+                           real=crop_real)
     diff = export_onnx(clf, torch.zeros(4, 1, INDEX_CROP, INDEX_CROP),
                        out / "index_classifier.onnx", dynamic_hw=False)
-    cal_logits = _logits(clf, cal_x)
+    result = calibrate_index_classifier(out, cal_x, cal_y, seed, log)
+    result["onnx_max_diff"] = diff
+    return result
+
+
+def calibrate_index_classifier(out: Path, cal_x: np.ndarray, cal_y: np.ndarray, seed: int,
+                               log=print) -> dict:
+    """Fit the temperature and threshold of the exported index classifier on held-out crops.
+
+    The reader sums the logits of a patch's four quarter turns (the index may
+    lie any way up), so calibration does the same, through onnxruntime: what
+    is calibrated is exactly what runs.
+    """
+    from vision.classify import CardClassifier
+
+    clf = CardClassifier.__new__(CardClassifier)
+    clf.meta = {"tta": TTA_TURNS}
+    from vision.classify import _session
+
+    clf.session = _session(out / "index_classifier.onnx", 1)
+    clf.input_name = clf.session.get_inputs()[0].name
+    cal_logits = clf.logits(cal_x)
     temperature = fit_temperature(cal_logits, cal_y)
     probs = _softmax(cal_logits / temperature)
     threshold = pick_threshold(probs, cal_y, ds.NONE_INDEX)
-    summary["classifier"] = {"onnx_max_diff": diff, "temperature": temperature,
-                             "threshold": threshold,
-                             "calib_accuracy": float((probs.argmax(1) == cal_y).mean())}
+    result = {"temperature": temperature, "threshold": threshold,
+              "calib_accuracy": float((probs.argmax(1) == cal_y).mean()),
+              "calib_crops": int(len(cal_y))}
     log(f"classifier: T={temperature:.3f} threshold={threshold:.3f} "
-        f"calib accuracy {summary['classifier']['calib_accuracy']:.4f}")
-
-    det = train_detector(frames, boxes, is_real, det_steps, seed, log=log)
-    ddiff = export_onnx(det, torch.zeros(1, 1, 96, 160), out / "index_detector.onnx",
-                        dynamic_hw=True)
-    summary["detector"] = {"onnx_max_diff": ddiff}
-
+        f"calib accuracy {result['calib_accuracy']:.4f}")
     meta = {"design": "B", "classes": list(ds.CLASSES), "temperature": temperature,
-            "threshold": threshold, "crop": INDEX_CROP, "pad": INDEX_PAD,
+            "threshold": threshold, "crop": INDEX_CROP, "pad": INDEX_PAD, "tta": TTA_TURNS,
             "detector": "index_detector.onnx", "stride": DET_STRIDE, "heat_threshold": 0.3,
             "seed": seed, "trained": time.strftime("%Y-%m-%d", time.gmtime())}
     (out / "index_classifier.json").write_text(json.dumps(meta, indent=2) + "\n")
-
-    if design_a:
-        summary["corner"] = _train_design_a(seed, steps, out, rng, log, faces, real)
-    summary["seconds"] = round(time.time() - t0, 1)
-    (out / "train_summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    log(f"done in {summary['seconds']}s")
-    return summary
+    return result
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
