@@ -93,6 +93,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # Set when the server closes, so open event streams end promptly.
     app.extensions["belote_stop"] = threading.Event()
     app.extensions["belote_streams"] = live.StreamCount()
+    # Tells this run's event ids from those of a run before a restart.
+    app.extensions["belote_boot"] = secrets.token_hex(4)
     access.init_app(app)
 
     app.register_blueprint(live.bp)

@@ -29,15 +29,20 @@ KEEPALIVE_S = 15.0
 RETRY_MS = 1000
 
 
-def _sse(topic: str, data: Any, msg_id: int | None = None) -> str:
+def _sse(topic: str, data: Any, msg_id: str | None = None) -> str:
     # One JSON line: data never holds a newline, so no SSE field splitting is needed.
     head = f"id: {msg_id}\n" if msg_id is not None else ""
     return f"{head}event: {topic}\ndata: {json.dumps(data, default=str)}\n\n"
 
 
 def _last_event_id() -> int:
+    """The bus number the browser last got; 0 when it got nothing from this run
+    of the server (ids carry a token of the run: the bus counts afresh on restart)."""
     raw = request.headers.get("Last-Event-ID") or request.args.get("last_id") or ""
-    return int(raw) if raw.strip().isdigit() else 0
+    boot, _, seq = raw.strip().rpartition("-")
+    if boot != current_app.extensions["belote_boot"] or not seq.isdigit():
+        return 0
+    return int(seq)
 
 
 @bp.get("/")
@@ -87,12 +92,11 @@ def events() -> Response:
                         mimetype="text/plain", headers={"Retry-After": "5"})
     bus = service.bus
     stop = current_app.extensions["belote_stop"]
+    # Read now: the stream below runs after the request's context is gone.
+    boot = current_app.extensions["belote_boot"]
     seen = _last_event_id()
     # Subscribe before reading the snapshot, so nothing published in between is lost.
     sub = bus.subscribe()
-    newest = max((m.seq for m in list(bus.last.values())), default=0)
-    if seen > newest:
-        seen = 0  # an id from before a server restart: the bus counts afresh
     last_state = bus.last.get("state")
     snapshot_id = last_state.seq if last_state is not None else 0
     snapshot = service.state_json() if snapshot_id > seen or seen == 0 else None
@@ -103,7 +107,7 @@ def events() -> Response:
         try:
             yield f"retry: {RETRY_MS}\n\n"
             if snapshot is not None:
-                yield _sse("state", snapshot, sent)
+                yield _sse("state", snapshot, f"{boot}-{sent}")
             yield _sse("status", status)
             quiet_since = time.monotonic()
             while not stop.is_set():
@@ -120,7 +124,7 @@ def events() -> Response:
                     continue
                 sent = msg.seq
                 quiet_since = time.monotonic()
-                yield _sse(msg.topic, msg.data, msg.seq)
+                yield _sse(msg.topic, msg.data, f"{boot}-{msg.seq}")
         finally:
             sub.close()
             streams.leave()

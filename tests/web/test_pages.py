@@ -108,10 +108,15 @@ def test_history_shows_the_hand_step_by_step(client: Any, service: Any) -> None:
     assert client.get(f"/history/{game_id}/hands/9").status_code == 404
 
 
+def _seq(event_id: str) -> int:
+    """The bus number in an SSE id (``<run>-<number>``)."""
+    return int(event_id.rpartition("-")[2])
+
+
 class Stream:
     """A raw SSE client: reads ``id``/``event``/``data`` messages off the socket."""
 
-    def __init__(self, server: Any, last_id: int | None = None) -> None:
+    def __init__(self, server: Any, last_id: str | None = None) -> None:
         self.conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=3)
         headers = {"Accept": "text/event-stream"}
         if last_id is not None:
@@ -151,7 +156,7 @@ def test_event_stream_sends_the_state_then_each_change_with_ids(server: Any,
     (status,) = conn.read(1)
     assert time.perf_counter() - started < 0.5
     assert status["event"] == "status" and status["data"]["camera"] == "ok"
-    assert int(status["id"]) > int(first[0]["id"])
+    assert _seq(status["id"]) > _seq(first[0]["id"])
     conn.close()
 
 
@@ -159,15 +164,15 @@ def test_event_stream_resumes_after_a_dropped_connection(server: Any, client: An
                                                          service: Any) -> None:
     conn = Stream(server)
     (state, _status) = conn.read(2)
-    last_id = int(state["id"])
+    last_id = state["id"]
     conn.close()
     # While the browser is away, a game starts.
     client.post("/api/games", json={"teams": {"NS": "A", "EW": "B"}, "pin": PIN})
     conn = Stream(server, last_id)
     (missed, _status) = conn.read(2)
-    assert missed["event"] == "state" and int(missed["id"]) > last_id
+    assert missed["event"] == "state" and _seq(missed["id"]) > _seq(last_id)
     assert missed["data"]["teams"] == {"NS": "A", "EW": "B"}
-    up_to_date = int(missed["id"])
+    up_to_date = missed["id"]
     conn.close()
     # A browser that missed nothing gets no state again, only what is new.
     conn = Stream(server, up_to_date)
@@ -176,6 +181,10 @@ def test_event_stream_resumes_after_a_dropped_connection(server: Any, client: An
     service.set_status(display="ok")
     (new,) = conn.read(1)
     assert new["event"] == "status" and new["data"]["display"] == "ok"
+    conn.close()
+    # An id from another run of the server (before a restart) gets the state again.
+    conn = Stream(server, "0badc0de-" + str(_seq(up_to_date) + 100))
+    assert conn.read(1)[0]["event"] == "state"
     conn.close()
 
 
