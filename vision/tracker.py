@@ -250,6 +250,12 @@ class PlayTracker:
         # One play per frame: the next seat's turn is known only once the service
         # has taken this one, and the next frame comes soon enough.
         mine = [(t, sure) for t, sure in ready if any_seat or t.seat == to_play]
+        if any_seat and mine:
+            # Whoever leads is whoever put a card down first: wait for the earliest
+            # card on the table, even while it is still being read.
+            waiting = [t for t in self.tracks if not t.played and not t.unknown_played]
+            first = min(waiting, key=lambda t: t.still_since)
+            mine = [(t, sure) for t, sure in mine if t is first]
         if mine and (any_seat or to_play is not None):
             track, sure = min(mine, key=lambda ts_: (not ts_[1], ts_[0].still_since))
             if not sure:

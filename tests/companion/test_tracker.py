@@ -155,3 +155,15 @@ def test_the_same_card_in_the_next_hand_is_a_new_play():
     out += run(tracker, [[]] * 10 + still("TC", "N", 1.0), to_play="N", played=[], start=1.0)
     assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "S", "TC"),
                                                           ("play", "N", "TC")]
+
+
+def test_when_anyone_may_lead_the_first_card_down_leads_even_if_read_later():
+    tracker = PlayTracker(CAL, settle=0.3, unknown_after=1.0)
+    # N's card lies first but is hard to read for a while; W's comes later, read at once.
+    frames = [[Det(None, 0.3, SPOT["N"])] for _ in range(6)]
+    frames += [[Det(None, 0.3, SPOT["N"]), Det("9D", 0.95, SPOT["W"])] for _ in range(6)]
+    frames += [[Det("JD", 0.95, SPOT["N"]), Det("9D", 0.95, SPOT["W"])] for _ in range(10)]
+    out = []
+    for i, dets in enumerate(frames):
+        out += tracker.update(i / FPS, dets, None, any_seat=True)
+    assert [(o.kind, o.seat, o.card) for o in out][:1] == [("play", "N", "JD")]
