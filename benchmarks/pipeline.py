@@ -8,9 +8,12 @@ its SQLite store (a file, WAL, synchronous FULL) and the bus.
    the pipeline alone (read + track + store + publish) and with the virtual
    table's rendering.
 2. Delay: frames at the table's pace (``--fps``, wall clock); for every card,
-   the delay from the frame in which it had settled (still and read for the
-   settle time) to its event being stored and published on the bus (median,
-   99th percentile, max). Goal: p99 <= 300 ms.
+   the delay from the frame in which it had settled (in one seat's zone and
+   read for the settle time) to its event being stored and published on the
+   bus, as a subscriber receives it (median, 99th percentile, max). Goal:
+   p99 <= 300 ms. Cards that settled before their turn came (the card before
+   them was not read yet) wait for the game, not the pipeline: they are
+   counted apart.
 
 Prints the figures and writes them to ``benchmarks/pipeline.json``.
 
@@ -110,13 +113,21 @@ def run(args: argparse.Namespace, reader: CardReader, realtime: bool, folder: Pa
            "read_ms_median": round(1000 * statistics.median(timed.seconds), 1),
            "read_ms_p99": round(1000 * _percentile(timed.seconds, 0.99), 1)}
     if realtime:
-        delays = [published[p.seq] - p.settled_at for p in pipeline.log.plays
-                  if p.settled_at is not None and p.seq in published]
+        # A card that settled before its turn came (the previous card not read
+        # yet) waits for the game, not for the pipeline: counted apart.
+        on_turn = [p for p in pipeline.log.plays if p.settled_at is not None
+                   and p.seq in published and abs(p.decided_at - p.settled_at) < 1e-6]
+        waited = [p for p in pipeline.log.plays if p.settled_at is not None
+                  and p.seq in published and p not in on_turn]
+        delays = [published[p.seq] - p.settled_at for p in on_turn]
         out.update({
             "delay_ms_median": round(1000 * statistics.median(delays), 1),
             "delay_ms_p99": round(1000 * _percentile(delays, 0.99), 1),
             "delay_ms_max": round(1000 * max(delays), 1),
             "delay_samples": len(delays),
+            "cards_that_waited_for_their_turn": len(waited),
+            "waited_ms_median": round(1000 * statistics.median(
+                [published[p.seq] - p.settled_at for p in waited]), 1) if waited else None,
         })
     else:
         out.update({
@@ -134,11 +145,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fps", type=float, default=10.0)
     p.add_argument("--size", default="960x540")
     p.add_argument("--threads", type=int, default=1, help="onnxruntime/OpenCV threads")
+    p.add_argument("--model", help="card reader model (default: the shipped one)")
     p.add_argument("--out", default=str(ROOT / "benchmarks" / "pipeline.json"))
     args = p.parse_args(argv)
     w, h = (int(v) for v in args.size.split("x"))
     args.size = (w, h)
-    reader = CardReader(threads=args.threads)
+    reader = CardReader(args.model, threads=args.threads)
     with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as tmp:
         fast = run(args, reader, realtime=False, folder=Path(tmp))
         paced = run(args, reader, realtime=True, folder=Path(tmp))
@@ -165,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"settled -> stored and published: median {paced['delay_ms_median']} ms, "
           f"p99 {paced['delay_ms_p99']} ms, max {paced['delay_ms_max']} ms "
           f"over {paced['delay_samples']} cards at {args.fps:g} fps "
+          f"({paced['cards_that_waited_for_their_turn']} more waited for their turn) "
           f"(goal p99 <= 300 ms: {'met' if result['goal']['met'] else 'NOT met'})")
     print(f"every card matched the simulator: fast {fast['matched_simulator']}, "
           f"paced {paced['matched_simulator']}")
