@@ -80,7 +80,8 @@ class _Track:
     born: float
     still_since: float
     last_seen: float
-    hits: deque[float] = field(default_factory=deque)  # times it was read as ``code``
+    hits: deque[float] = field(default_factory=deque)  # recent times read as ``code``
+    reads: int = 0  # sure reads as ``code`` since it lies where it is
     confidences: deque[float] = field(default_factory=deque)
     played: bool = False  # counted (or known) as played: never played again
     unknown_played: bool = False  # played as an unknown card, not named yet
@@ -92,8 +93,11 @@ class PlayTracker:
     """Feed it ``update(ts, detections, to_play, played)`` once per frame.
 
     Settings (seconds unless said): ``settle`` still-and-read time before a card
-    counts; ``min_ratio`` share of the frames in the settle window that must
-    read the card; ``gone_after`` unseen time after which a card has left the
+    counts; ``min_reads`` sure reads of its code it needs since it lies where
+    it is (frames where the reader is unsure neither count for nor against a
+    card: the reader's threshold keeps its sure reads right, so a few of them
+    outweigh many unsure frames; a different sure read at the same place is
+    a vote against); ``gone_after`` unseen time after which a card has left the
     table; ``unknown_after`` time a card may stay unread before it is played as
     unknown; ``out_of_turn_after`` grace before a settled card of the wrong
     seat is reported; ``still_px`` how far a card may move and still count as
@@ -105,15 +109,15 @@ class PlayTracker:
     """
 
     def __init__(self, calibration: Calibration, settle: float = DEFAULT_SETTLE_S,
-                 min_ratio: float = 0.6, gone_after: float = 1.0, unknown_after: float = 2.0,
+                 min_reads: int = 2, gone_after: float = 1.0, unknown_after: float = 2.0,
                  out_of_turn_after: float = 0.6, still_px: float | None = None,
                  match_px: float | None = None) -> None:
-        if settle <= 0 or not 0 < min_ratio <= 1 or gone_after <= 0 or unknown_after <= settle:
-            raise ValueError("PlayTracker: settle > 0, 0 < min_ratio <= 1, gone_after > 0 "
+        if settle <= 0 or min_reads < 1 or gone_after <= 0 or unknown_after <= settle:
+            raise ValueError("PlayTracker: settle > 0, min_reads >= 1, gone_after > 0 "
                              "and unknown_after > settle are required")
         self.calibration = calibration
         self.settle = settle
-        self.min_ratio = min_ratio
+        self.min_reads = min_reads
         self.gone_after = gone_after
         self.unknown_after = unknown_after
         self.out_of_turn_after = out_of_turn_after
@@ -121,7 +125,6 @@ class PlayTracker:
         self.still_px = size * 0.25 if still_px is None else still_px
         self.match_px = size * 0.25 if match_px is None else match_px
         self.tracks: list[_Track] = []
-        self._frames: deque[float] = deque()  # times of recent frames (settle window)
 
     # -- the frame loop ------------------------------------------------------------------
 
@@ -134,9 +137,6 @@ class PlayTracker:
         (its leader is not known: the last trick held an unknown card).
         """
         played_now = set(played)
-        self._frames.append(ts)
-        while self._frames and self._frames[0] < ts - self.settle - _EPS:
-            self._frames.popleft()
         seen = self._match(ts, detections)
         out = self._forget(ts)
         out += self._decide(ts, seen, to_play, played_now, any_seat)
@@ -171,12 +171,19 @@ class PlayTracker:
                 track = self._nearest(center, seen, unread_only=True)
                 if track is not None:
                     track.code = code
+                    track.reads = 0
                     track.hits.clear()
                     track.confidences.clear()
             if track is None:
                 track = _Track(code, center, center, seat, ts, ts, ts)
+                # Read where a card of that seat was just played and is still seen:
+                # a misread of that card, not a second card.
+                track.played = any(
+                    t.played and t.seat == seat and ts - t.last_seen <= self.settle + _EPS
+                    and math.dist(t.center, center) <= self.match_px for t in self.tracks)
                 self.tracks.append(track)
             self._place(track, ts, center, seat)
+            track.reads += 1
             track.hits.append(ts)
             track.confidences.append(conf)
             seen.add(id(track))
@@ -209,6 +216,7 @@ class PlayTracker:
             track.still_since = ts
             track.seat = seat
             track.settled_at = None
+            track.reads = 0
 
     def _forget(self, ts: float) -> list[TrackerOutput]:
         """End the tracks of cards unseen for ``gone_after``: they left the table."""
@@ -224,7 +232,6 @@ class PlayTracker:
     def _decide(self, ts: float, seen: set[int], to_play: str | None,
                 played: set[str], any_seat: bool) -> list[TrackerOutput]:
         out: list[TrackerOutput] = []
-        window = max(1, len(self._frames))
         ready: list[tuple[_Track, bool]] = []  # (track, read surely)
         for track in self.tracks:
             if id(track) not in seen:
@@ -234,7 +241,8 @@ class PlayTracker:
                 continue
             still_for = ts - track.still_since + _EPS
             if (track.code is not None and still_for >= self.settle
-                    and len(track.hits) >= self.min_ratio * window):
+                    and track.reads >= self.min_reads and track.hits
+                    and not self._outvoted(track)):
                 if track.settled_at is None:
                     track.settled_at = ts  # the first frame that shows it settled
                 if track.unknown_played:
@@ -283,6 +291,13 @@ class PlayTracker:
                                          self._confidence(track), ts, track.settled_at,
                                          to_play=to_play))
         return out
+
+    def _outvoted(self, track: _Track) -> bool:
+        """Another code read more often at the same place of the same seat."""
+        return any(t is not track and t.code is not None and not t.played
+                   and t.seat == track.seat and t.reads >= track.reads
+                   and math.dist(t.center, track.center) <= self.match_px
+                   for t in self.tracks)
 
     @staticmethod
     def _confidence(track: _Track) -> float:
