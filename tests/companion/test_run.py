@@ -1,0 +1,48 @@
+"""``belote-table run --images DIR``: a folder of frames from the table's camera
+goes through the real reader and tracker into the store; the game in the store
+(bids entered beforehand, as on the web page) continues where it was."""
+
+from __future__ import annotations
+
+import cv2
+
+from companion.bus import Bus
+from companion.cmd_run import main
+from companion.service import TableService
+from companion.store import Store
+from scorer.events import CardPlayed
+from scorer.simulate import simulate_game
+from vision.virtual_table import VirtualTable
+
+
+def test_run_reads_a_folder_of_frames_into_the_open_game(tmp_path, capsys):
+    events = simulate_game(4, hands=1)
+    first = next(i for i, e in enumerate(events) if isinstance(e, CardPlayed))
+    db = tmp_path / "club.db"
+    with Store(db) as store:
+        service = TableService(store, Bus())
+        service.start_game(events[0], source="web")
+        for e in events[1:first]:
+            service.submit(e, source="web")
+    # The first trick, filmed: frames until the four cards are gathered.
+    table = VirtualTable(seed=4, events=events, hands_over=0.0, nudge=0.0, glare=0.0)
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for n, (_, frame) in enumerate(table):
+        cv2.imwrite(str(folder / f"{n:05d}.png"), frame)
+        if len(table.plays) == 4 and not table._lying:
+            break
+    assert main(["--images", str(folder), "--db", str(db), "--no-web"]) == 0
+    out = capsys.readouterr().out
+    assert f"continuing game 1 from {db}" in out
+    with Store(db) as store:
+        stored = store.events(1)
+    plays = [s for s in stored if isinstance(s.event, CardPlayed)]
+    assert [s.event for s in plays] == [e for e in events[first:first + 4]]
+    assert {s.source for s in plays} == {"camera"}
+
+
+def test_run_with_a_missing_folder_says_so(tmp_path, capsys):
+    assert main(["--images", str(tmp_path / "nowhere"), "--db", str(tmp_path / "t.db"),
+                 "--no-web"]) == 2
+    assert "nowhere: no such folder" in capsys.readouterr().err
