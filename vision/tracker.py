@@ -4,7 +4,7 @@ The card reader says, frame by frame, which cards it sees where and how sure
 it is. Frames lie: a hand passes over the cards, glare hides an index, a card
 is nudged or slid, a gathered trick is turned up again. The tracker keeps a
 *track* for each card lying on the table and says a card was played only once
-it has stayed still in one seat's zone, read the same way in most frames, for
+it has stayed in one seat's zone, its sure reads agreeing, for
 the settle time (about 0.3 s). So none of those lies creates, removes or
 duplicates a card:
 
