@@ -175,13 +175,7 @@ class PlayTracker:
                     track.hits.clear()
                     track.confidences.clear()
             if track is None:
-                track = _Track(code, center, center, seat, ts, ts, ts)
-                # Read where a card of that seat was just played and is still seen:
-                # a misread of that card, not a second card.
-                track.played = any(
-                    t.played and t.seat == seat and ts - t.last_seen <= self.settle + _EPS
-                    and math.dist(t.center, center) <= self.match_px for t in self.tracks)
-                self.tracks.append(track)
+                track = self._new_track(code, center, seat, ts)
             self._place(track, ts, center, seat)
             track.reads += 1
             track.hits.append(ts)
@@ -190,8 +184,7 @@ class PlayTracker:
         for center, seat in unread:
             track = self._nearest(center, seen, unread_only=False)
             if track is None:
-                track = _Track(None, center, center, seat, ts, ts, ts)
-                self.tracks.append(track)
+                track = self._new_track(None, center, seat, ts)
             self._place(track, ts, center, seat)
             seen.add(id(track))
         for track in self.tracks:
@@ -199,6 +192,20 @@ class PlayTracker:
                 track.hits.popleft()
                 track.confidences.popleft()
         return seen
+
+    def _new_track(self, code: str | None, center: tuple[float, float], seat: str,
+                   ts: float) -> _Track:
+        # A seat puts one card down per trick, and the trick is gathered before
+        # the next: while the card it played is still seen, anything new in its
+        # zone is that card again (its other index, a misread), not a second card.
+        # No track of its own: a misread code must not claim that code later.
+        shown = [t for t in self.tracks if t.played and t.seat == seat
+                 and ts - t.last_seen <= self.settle + _EPS]
+        if shown:
+            return max(shown, key=lambda t: t.last_seen)
+        track = _Track(code, center, center, seat, ts, ts, ts)
+        self.tracks.append(track)
+        return track
 
     def _nearest(self, center: tuple[float, float], seen: set[int],
                  unread_only: bool) -> _Track | None:
