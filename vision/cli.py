@@ -42,8 +42,8 @@ def _parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("train", help="train, export and calibrate the models (needs torch)")
     t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--steps", type=int, default=3000, help="classifier steps")
-    t.add_argument("--det-steps", type=int, help="detector steps (default: steps / 3)")
+    t.add_argument("--steps", type=int, default=6000, help="classifier steps")
+    t.add_argument("--det-steps", type=int, default=1000, help="detector steps")
     t.add_argument("--scenes", type=int, default=1200, help="synthetic frames to render")
     t.add_argument("--out", help="output folder (default: vision/models)")
     return p

