@@ -22,7 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.classify import CardClassifier, IndexDetector
+from vision.classify import CORNER_MODEL, CardClassifier, IndexDetector
 from vision.locate import corner_crops, find_cards, index_crop, quad_center
 
 
@@ -61,6 +61,8 @@ class CardReader:
 
     def __init__(self, model_path: str | Path | None = None, threads: int = 1) -> None:
         cv2.setNumThreads(threads)
+        self.threads = threads
+        self._corner: CardReader | None = None
         self.classifier = CardClassifier(model_path, threads=threads)
         self.design = self.classifier.design
         self.detector: IndexDetector | None = None
@@ -144,16 +146,32 @@ class CardReader:
         return sorted(out, key=lambda d: -d.confidence)
 
     def read_face(self, image: np.ndarray) -> Detection | None:
-        """Read an image that is a single card face filling the picture (a warped card)."""
-        if self.detector is not None:
+        """Read an image that is a single card face filling the picture (a warped card).
+
+        The whole picture is the card's outline, so design A's corner model
+        (shipped beside design B's) reads its two indices directly; design B's
+        detector is the fallback when that model is missing.
+        """
+        corner = self._corner_reader()
+        if corner is None:
             found = [d for d in self.read(image) if d.code is not None] or self.read(image)
             return found[0] if found else None
         h, w = image.shape[:2]
         quad = np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]])
         if w > h:  # lying on its side: start on a short edge
             quad = np.roll(quad, -1, axis=0)
-        found = self.read_quads(image, [quad])
+        found = corner.read_quads(image, [quad])
         return found[0] if found else None
+
+    def _corner_reader(self) -> CardReader | None:
+        if self.design == "A":
+            return self
+        if self._corner is None:
+            path = self.classifier.model_path.with_name(CORNER_MODEL.name)
+            if not path.is_file():
+                return None
+            self._corner = CardReader(path, threads=self.threads)
+        return self._corner
 
 
 def _one_per_code(detections: list[Detection]) -> list[Detection]:
