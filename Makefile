@@ -41,8 +41,13 @@ lint: test-venv
 test: test-venv browser lint
 	$(BIN)/pytest
 
-bench: test-venv
+# Every benchmark: each prints its figures and writes benchmarks/<name>.json.
+bench: test-venv browser
 	$(BIN)/python benchmarks/scorer.py
+	$(BIN)/belote-table vision bench
+	$(BIN)/python benchmarks/render.py
+	$(BIN)/python benchmarks/pipeline.py
+	$(BIN)/python benchmarks/web.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
