@@ -52,7 +52,9 @@ def run(model_path: str | Path | None = None, frames: int = 10, repeats: int = 3
         result[f"ms_per_frame_{threads}t"] = round(statistics.median(times), 2)
         result[f"ms_per_frame_{threads}t_p90"] = round(float(np.percentile(times, 90)), 2)
         # Per card: the classifier alone, on a batch of 8 cards (two indices each).
-        crops = np.stack([index_crop(np.full((720, 1280), 200, np.uint8), (100, 100, 140, 170))
+        blank = np.full((720, 1280, 3) if reader.classifier.channels == 3 else (720, 1280), 200,
+                        np.uint8)
+        crops = np.stack([index_crop(blank, (100, 100, 140, 170))
                           for _ in range(16)]) if reader.design == "B" else None
         if crops is None:
             from vision.locate import corner_crops

@@ -1,6 +1,7 @@
 """Name a card from its two corner indices with the shipped ONNX model.
 
-The model sees one grey corner crop (see :mod:`vision.locate`) and scores the
+The model sees one corner crop (see :mod:`vision.locate`; colour for the
+shipped index classifier, grey for design A's corner model) and scores the
 32 belote cards plus ``none`` (a back, a 2-6, a joker, a pip, the table).
 Its logits are divided by a temperature fitted on held-out crops, so that the
 softmax is a calibrated probability; a read below the calibrated threshold is
@@ -79,14 +80,23 @@ class CardClassifier:
         x0, y0, x1, y1 = self.meta["region"]
         return float(x0), float(y0), float(x1), float(y1)
 
+    @property
+    def channels(self) -> int:
+        """3 when the model reads colour (BGR) patches, 1 when it reads grey ones."""
+        return int(self.meta.get("channels", 1))
+
     def logits(self, crops: np.ndarray) -> np.ndarray:
-        """Raw logits for grey crops of shape (N, H, W) uint8.
+        """Raw logits for crops (N, H, W) grey or (N, H, W, 3) BGR, uint8.
 
         With ``tta`` in the metadata (design B) the patch is read at each of its
         quarter turns and the logits summed: an index may lie any way up, and
         the four readings together are surer than any one.
         """
-        x = np.asarray(crops, dtype=np.float32)[:, None, :, :] / 255.0
+        x = np.asarray(crops, dtype=np.float32) / 255.0
+        x = x.transpose(0, 3, 1, 2) if x.ndim == 4 else x[:, None, :, :]
+        if x.shape[1] != self.channels:
+            raise ValueError(f"{self.model_path.name} reads {self.channels}-channel crops, "
+                             f"got {x.shape[1]}")
         turns = int(self.meta.get("tta", 1))
         if len(x) == 0:
             return np.zeros((0, self.session.get_outputs()[0].shape[1] or 33), np.float32)
@@ -94,10 +104,10 @@ class CardClassifier:
             batch = np.concatenate([np.rot90(x, k, axes=(2, 3)) for k in range(turns)])
             out = self.session.run(None, {self.input_name: np.ascontiguousarray(batch)})[0]
             return out.reshape(turns, len(x), -1).sum(axis=0)
-        return self.session.run(None, {self.input_name: x})[0]
+        return self.session.run(None, {self.input_name: np.ascontiguousarray(x)})[0]
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
-        """Calibrated class probabilities for grey crops (N, H, W)."""
+        """Calibrated class probabilities for crops (see :meth:`logits`)."""
         z = self.logits(crops) / self.temperature
         z -= z.max(axis=1, keepdims=True)
         p = np.exp(z)

@@ -269,7 +269,7 @@ def synthetic_scenes(seed: int, n: int, crops_per_box: int = 3, negatives: int =
     """Render ``n`` table frames; return detector frames, their boxes, and index crops.
 
     Returns ``(frames (n, DET_H, DET_W) uint8, boxes list of (k, 4) float32 arrays in
-    detector pixels, crops (m, INDEX_CROP, INDEX_CROP) uint8, labels (m,) int64)``.
+    detector pixels, crops (m, INDEX_CROP, INDEX_CROP, 3) uint8 BGR, labels (m,) int64)``.
     """
     from vision.locate import index_crop
     from vision.render import render_scene
@@ -288,12 +288,13 @@ def synthetic_scenes(seed: int, n: int, crops_per_box: int = 3, negatives: int =
             for box in ann["index_boxes"]:
                 boxes.append(box)
                 for _ in range(crops_per_box):
-                    crops.append(index_crop(gray, _box_jitter(box, rng)))
+                    # Colour patches: red or black halves what the suit's shape must tell.
+                    crops.append(index_crop(frame, _box_jitter(box, rng)))
                     labels.append(y)
         sizes = [max(b[2] - b[0], b[3] - b[1]) for b in boxes] or [h * 0.08]
         for box in negative_boxes((h, w), boxes, rng, negatives,
                                   (0.6 * min(sizes), 1.4 * max(sizes))):
-            crops.append(index_crop(gray, box))
+            crops.append(index_crop(frame, box))
             labels.append(NONE_INDEX)
         frames.append(cv2.resize(gray, (DET_W, DET_H), interpolation=cv2.INTER_AREA))
         sx, sy = DET_W / w, DET_H / h
@@ -304,7 +305,7 @@ def synthetic_scenes(seed: int, n: int, crops_per_box: int = 3, negatives: int =
 
 def real_index_samples(split: str, rng: np.random.Generator, crops_per_box: int = 4,
                        negatives: int = 6, root: Path = REAL_CARDS):
-    """Real photos of one split for design B: grey photos, boxes, and index crops."""
+    """Real photos of one split for design B: grey photos and boxes, colour index crops."""
     from vision.locate import index_crop
 
     labels = scene_labels(root)
@@ -312,19 +313,20 @@ def real_index_samples(split: str, rng: np.random.Generator, crops_per_box: int 
     for name in sorted(labels):
         if split_of(name) != split:
             continue
-        gray = cv2.imread(str(root / "scenes" / name), cv2.IMREAD_GRAYSCALE)
-        if gray is None:
+        colour = cv2.imread(str(root / "scenes" / name), cv2.IMREAD_COLOR)
+        if colour is None:
             continue
+        gray = cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY)
         boxes = [b["box"] for b in labels[name]]
         for b in labels[name]:
             y = label_index(b["label"])
             for _ in range(crops_per_box):
-                crops.append(index_crop(gray, _box_jitter(b["box"], rng)))
+                crops.append(index_crop(colour, _box_jitter(b["box"], rng)))
                 ys.append(y)
         sizes = [max(b[2] - b[0], b[3] - b[1]) for b in boxes] or [60.0]
         for box in negative_boxes(gray.shape, boxes, rng, negatives,
                                   (0.6 * min(sizes), 1.4 * max(sizes))):
-            crops.append(index_crop(gray, box))
+            crops.append(index_crop(colour, box))
             ys.append(NONE_INDEX)
         frames.append(gray)
         all_boxes.append(np.array(boxes, np.float32).reshape(-1, 4))

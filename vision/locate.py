@@ -203,7 +203,7 @@ INDEX_PAD = 1.3  # patch side over the box's longer side
 
 def index_crop(gray: np.ndarray, box: tuple[float, float, float, float],
                size: int = INDEX_CROP, pad: float = INDEX_PAD) -> np.ndarray:
-    """A square grey patch (size x size) centred on an index box (x1, y1, x2, y2)."""
+    """A square patch (size x size, grey or colour as the image) centred on an index box."""
     x1, y1, x2, y2 = box
     side = max(int(round(max(x2 - x1, y2 - y1, 2.0) * pad)), 2)
     # getRectSubPix replicates the border for boxes at the frame's edge.

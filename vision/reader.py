@@ -99,19 +99,27 @@ class CardReader:
         """Every belote card found in a BGR (or grey) frame, best reads first."""
         gray = self._to_gray(frame)  # fails early, with a clear message, on a bad frame
         if self.detector is not None:
-            return self.read_indices(gray)
+            return self.read_indices(gray, frame)
         detections = self.read_quads(frame, find_cards(frame))
         return _one_per_code(detections)
 
-    def read_indices(self, gray: np.ndarray) -> list[Detection]:
-        """Design B: box every index, read each box, join a card's two indices."""
+    def read_indices(self, gray: np.ndarray, frame: np.ndarray | None = None) -> list[Detection]:
+        """Design B: box every index in the grey frame, read each box, join a card's two indices.
+
+        The boxes are read in colour from ``frame`` (BGR) when the classifier
+        reads colour; a grey-only picture is read as grey in three channels.
+        """
         assert self.detector is not None
         boxes = [box for box, _ in self.detector.detect(gray)]
         if not boxes:
             return []
         size = int(self.classifier.meta["crop"])
         pad = float(self.classifier.meta["pad"])
-        crops = np.stack([index_crop(gray, b, size, pad) for b in boxes])
+        source = gray
+        if self.classifier.channels == 3:
+            source = frame if frame is not None and frame.ndim == 3 else \
+                cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR)
+        crops = np.stack([index_crop(source, b, size, pad) for b in boxes])
         probs = self.classifier.probabilities(crops)
         none = self.classifier.none_index
         by_code: dict[str, list[tuple[tuple[float, ...], float]]] = {}

@@ -49,26 +49,35 @@ def _conv(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequent
 
 
 class Standardize(nn.Module):
-    """Per-image contrast normalisation inside the model, so callers pass raw [0, 1] grey."""
+    """Per-image contrast normalisation inside the model, so callers pass raw [0, 1] pixels.
+
+    One mean and one spread over all channels: the balance between red and
+    black (what tells the suits' colours apart) survives.
+    """
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        mean = x.mean(dim=(2, 3), keepdim=True)
-        std = x.std(dim=(2, 3), keepdim=True)
+        mean = x.mean(dim=(1, 2, 3), keepdim=True)
+        std = x.std(dim=(1, 2, 3), keepdim=True)
         return (x - mean) / (std + 0.05)
 
 
 class Classifier(nn.Module):
-    """A few conv blocks and a linear layer: about 70 k weights."""
+    """A few conv blocks and a linear layer.
 
-    def __init__(self, n_classes: int) -> None:
+    ``channels`` 3 reads colour patches (design B's index classifier, about
+    150 k weights); 1 reads grey ones (design A's corner model, about 70 k).
+    """
+
+    def __init__(self, n_classes: int, channels: int = 1) -> None:
         super().__init__()
+        w = (24, 48, 64, 96, 96) if channels == 3 else (16, 32, 48, 64, 64)
         self.net = nn.Sequential(
             Standardize(),
-            _conv(1, 16), nn.MaxPool2d(2),
-            _conv(16, 32), nn.MaxPool2d(2),
-            _conv(32, 48), _conv(48, 64), nn.MaxPool2d(2),
-            _conv(64, 64),
-            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1), nn.Linear(64, n_classes))
+            _conv(channels, w[0]), nn.MaxPool2d(2),
+            _conv(w[0], w[1]), nn.MaxPool2d(2),
+            _conv(w[1], w[2]), _conv(w[2], w[3]), nn.MaxPool2d(2),
+            _conv(w[3], w[4]),
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1), nn.Linear(w[4], n_classes))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.net(x)
@@ -94,14 +103,18 @@ class Detector(nn.Module):
 
 # --------------------------------------------------------------------------- training data
 def _photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Blur, exposure, uneven light, noise; for colour images a white-balance shift too."""
     x = img.astype(np.float32)
     if rng.random() < 0.3:
         x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.5, 1.5))
     x = x * rng.uniform(0.5, 1.3) + rng.uniform(-40, 40)
+    h, w = x.shape[:2]
+    if x.ndim == 3:
+        x = x * rng.uniform(0.8, 1.2, size=3).astype(np.float32)
     if rng.random() < 0.4:
-        h, w = x.shape
         gx, gy = rng.uniform(-50, 50, size=2)
-        x = x + gx * (np.arange(w)[None, :] / w - 0.5) + gy * (np.arange(h)[:, None] / h - 0.5)
+        ramp = gx * (np.arange(w)[None, :] / w - 0.5) + gy * (np.arange(h)[:, None] / h - 0.5)
+        x = x + (ramp[..., None] if x.ndim == 3 else ramp)
     x = x + rng.normal(0, rng.uniform(0, 8), size=x.shape)
     return np.clip(x, 0, 255).astype(np.uint8)
 
@@ -112,7 +125,8 @@ def _rotate_crop(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         angle = rng.uniform(-20, 20)
         c = crop.shape[0] / 2
         m = cv2.getRotationMatrix2D((c, c), angle, 1.0)
-        crop = cv2.warpAffine(crop, m, crop.shape[::-1], borderMode=cv2.BORDER_REPLICATE)
+        crop = cv2.warpAffine(crop, m, (crop.shape[1], crop.shape[0]),
+                              borderMode=cv2.BORDER_REPLICATE)
     return crop
 
 
@@ -187,14 +201,16 @@ def train_classifier(x: np.ndarray, y: np.ndarray, steps: int, seed: int, n_clas
                      real: np.ndarray | None = None) -> Classifier:
     """Train a crop classifier on uint8 crops (N, H, W) with labels (N,).
 
-    Batches are drawn so that each card is equally likely, ``none`` (the last
+    Crops are grey (N, H, W) or colour (N, H, W, 3). Batches are drawn so that
+    each card is equally likely, ``none`` (the last
     class: backs, 2-6, pips, table, hands...) makes up a third of them, being
     far more varied than any card, and the few real crops (``real`` mask) a
     quarter.
     """
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    model = Classifier(n_classes)
+    channels = 3 if x.ndim == 4 else 1
+    model = Classifier(n_classes, channels)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=max(steps, 1))
     weights = _sampling_weights(y, n_classes, real)
@@ -206,7 +222,8 @@ def train_classifier(x: np.ndarray, y: np.ndarray, steps: int, seed: int, n_clas
         if rotate:
             crops = [_rotate_crop(c, rng) for c in crops]
         xb = np.stack([_photometric(c, rng) for c in crops]).astype(np.float32) / 255.0
-        logits = model(torch.from_numpy(xb[:, None]))
+        xb = xb.transpose(0, 3, 1, 2) if channels == 3 else xb[:, None]
+        logits = model(torch.from_numpy(np.ascontiguousarray(xb)))
         loss = F.cross_entropy(logits, torch.from_numpy(y[idx]), label_smoothing=0.05)
         opt.zero_grad()
         loss.backward()
@@ -303,6 +320,7 @@ def export_onnx(model: nn.Module, example: torch.Tensor, path: Path, dynamic_hw:
 
 
 def _logits(model: Classifier, x: np.ndarray) -> np.ndarray:
+    """Logits of grey crops (N, H, W) in batches (design A's calibration)."""
     with torch.no_grad():
         return np.concatenate([model(torch.from_numpy(x[i:i + 512, None].astype(np.float32) / 255))
                                .numpy() for i in range(0, len(x), 512)]) if len(x) else \
@@ -349,15 +367,16 @@ def pick_threshold(probs: np.ndarray, y: np.ndarray, none_index: int,
 def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int = 1200,
         real: bool = True, det_steps: int | None = None, log=print,
         faces: int = 3000, cache: Path | None = None,
-        parts: tuple[str, ...] = ("classifier", "detector", "corner")) -> dict:
+        parts: tuple[str, ...] = ("classifier", "detector", "corner"), threads: int = 1) -> dict:
     """Train, export and calibrate the models; returns a summary (also written as JSON).
 
     ``parts`` picks which of the three models to (re)train; the data are drawn
     the same way whatever the choice, so training them one at a time gives the
     same weights as one run of all three.
     """
-    # One thread: the machine is shared, and oversubscribed torch threads spin and stall.
-    torch.set_num_threads(1)
+    # One thread by default: the machine is shared, and oversubscribed torch
+    # threads spin and stall. The thread count can change the last bits of the weights.
+    torch.set_num_threads(threads)
     out = Path(out) if out else MODELS
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
@@ -369,7 +388,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
     per_shard = 600
     for k in range(max(1, math.ceil(scenes / per_shard))):
         n = min(per_shard, scenes - k * per_shard) if scenes >= per_shard else scenes
-        path = (cache or DATA) / f"synth_{seed * 100 + k + 1}_{n}.npz"
+        path = (cache or DATA) / f"synthc_{seed * 100 + k + 1}_{n}.npz"
         if not path.is_file():
             log(f"rendering {n} synthetic frames -> {path}")
             ds.cache_synthetic(seed * 100 + k + 1, n, path)
@@ -422,7 +441,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
 def _train_index_classifier(crops, labels, crop_real, cal_x, cal_y, seed, steps, out, log):
     clf = train_classifier(crops, labels, steps, seed, len(ds.CLASSES), rotate=True, log=log,
                            real=crop_real)
-    diff = export_onnx(clf, torch.zeros(4, 1, INDEX_CROP, INDEX_CROP),
+    diff = export_onnx(clf, torch.zeros(4, 3, INDEX_CROP, INDEX_CROP),
                        out / "index_classifier.onnx", dynamic_hw=False)
     result = calibrate_index_classifier(out, cal_x, cal_y, seed, log)
     result["onnx_max_diff"] = diff
@@ -440,7 +459,7 @@ def calibrate_index_classifier(out: Path, cal_x: np.ndarray, cal_y: np.ndarray, 
     from vision.classify import CardClassifier
 
     clf = CardClassifier.__new__(CardClassifier)
-    clf.meta = {"tta": TTA_TURNS}
+    clf.meta = {"tta": TTA_TURNS, "channels": 3}
     from vision.classify import _session
 
     clf.session = _session(out / "index_classifier.onnx", 1)
@@ -456,6 +475,7 @@ def calibrate_index_classifier(out: Path, cal_x: np.ndarray, cal_y: np.ndarray, 
         f"calib accuracy {result['calib_accuracy']:.4f}")
     meta = {"design": "B", "classes": list(ds.CLASSES), "temperature": temperature,
             "threshold": threshold, "crop": INDEX_CROP, "pad": INDEX_PAD, "tta": TTA_TURNS,
+            "channels": 3,
             "detector": "index_detector.onnx", "stride": DET_STRIDE, "heat_threshold": 0.3,
             "seed": seed, "trained": time.strftime("%Y-%m-%d", time.gmtime())}
     (out / "index_classifier.json").write_text(json.dumps(meta, indent=2) + "\n")
