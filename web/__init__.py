@@ -105,8 +105,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # not apply to them; a cookie-authenticated call is checked in access.py.
     csrf.exempt(api.bp)
     app.after_request(_security_headers)
-    access.pin_rate_limit(app, api.bp, app.view_functions["control.login"],
-                          app.view_functions["control.setup"])
+    access.pin_rate_limit(app, api.bp, "control.login", "control.setup")
     return app
 
 

@@ -77,7 +77,8 @@ def init_app(app: Flask) -> None:
 
 def pin_rate_limit(app: Flask, *targets: Any) -> None:
     """Count only refused PIN attempts (403) against the visitor's address;
-    past the limit every change is answered 429 until the window passes."""
+    past the limit every change is answered 429 until the window passes.
+    ``targets`` are blueprints or endpoint names."""
     limiter = app.extensions["belote_limiter"]
     rule = limiter.shared_limit(
         app.config["PIN_RATE_LIMIT"], scope="pin", methods=["POST"],
@@ -85,7 +86,11 @@ def pin_rate_limit(app: Flask, *targets: Any) -> None:
         error_message=lambda: _("too many PIN attempts: wait a minute and try again"),
     )
     for target in targets:
-        rule(target)
+        if isinstance(target, str):
+            # A view: the limit is checked by the wrapper, so the app must call it.
+            app.view_functions[target] = rule(app.view_functions[target])
+        else:
+            rule(target)
 
 
 def service() -> Any:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import doctest
 import http.client
 import json
+import re
 import time
 from typing import Any
 
@@ -235,3 +236,105 @@ def test_server_binds_loopback_and_refuses_debug(app: Any) -> None:
     app.debug = True
     with pytest.raises(RuntimeError, match="debug"):
         web.serve(app, port=0)
+
+
+def _enter(client: Any, events: list[Any]) -> None:
+    assert client.post("/api/games", json=start_body(events[0])).status_code == 201
+    for event in events[1:]:
+        path, body = api_body(event)
+        r = client.post(path, json=body, headers=AUTH)
+        assert r.status_code == 200, (event, r.json)
+
+
+def test_history_hand_shows_renonce_proof_and_each_correction_with_who_and_when(
+        client: Any, service: Any) -> None:
+    from scorer.game import replay
+    from scorer.simulate import simulate_game
+
+    events = next(e for e in (simulate_game(s, hands=1, inject_renonce=True)
+                              for s in range(1, 60))
+                  if replay(e).hands and replay(e).hands[0]["result"]["renonces"])
+    _enter(client, events)
+    result = service.state_json()["hands"][0]["result"]
+    (renonce,) = result["renonces"]
+    first = result["tricks"][0]
+    r = client.post("/api/correct", json={"seat": first["seats"][2], "trick": 1, "hand": 1,
+                                          "card": first["cards"][2]},
+                    headers={**AUTH, "X-Author": "Arbitre"})
+    assert r.status_code == 200, r.json
+    page = client.get(f"/history/{service.game_id}/hands/1?lang=en").get_data(as_text=True)
+    renonces = page.split('id="renonces"')[1].split("</ul>")[0]
+    seats = {"N": "North", "E": "East", "S": "South", "W": "West"}
+    proof = renonce["proof"]["card"]
+    assert f"{seats[renonce['seat']]} in trick {renonce['trick']}" in renonces
+    assert f'data-card="{proof}"' in renonces or web.i18n.SUIT_SYMBOLS[proof[1]] in renonces
+    assert f"in trick {renonce['proof']['trick']}" in renonces
+    corrections = page.split('id="corrections"')[1].split("</ul>")[0]
+    assert "Arbitre (web)" in corrections and "none" not in corrections
+    assert re.search(r"\d{1,2}:\d{2}", corrections), corrections  # when it was made
+    assert f'data-card="{first["cards"][2]}"' in corrections
+    # The same undo or correction is listed by the API with its time.
+    (listed,) = client.get(f"/api/games/{service.game_id}/hands/1").json["corrections"]
+    assert listed["author"] == "Arbitre" and listed["ts"] > 0
+
+
+def test_history_steps_show_the_contre_multiplier(client: Any, service: Any) -> None:
+    from scorer.events import BidMade, ContractSet
+    from scorer.game import replay
+
+    events = one_hand(8)
+    contract = replay(events).hands[0]["result"]["contract"]
+    entered = [events[0], ContractSet(**{**contract, "double": 4}),
+               *(e for e in events[1:] if not isinstance(e, BidMade))]
+    _enter(client, entered)
+    page = client.get(f"/history/{service.game_id}/hands/1").get_data(as_text=True)
+    steps = page.split('id="steps"')[1].split("</ol>")[0]
+    assert "surcontré: × 4" in steps
+    assert "surcontré" in page.split("Contrat")[1]  # in the contract line too
+    score = replay(entered).hands[0]["result"]["score"]
+    assert f"NS {score['NS']}, " in steps.replace(service.state_json()["teams"]["NS"], "NS")
+
+
+def test_login_form_pin_attempts_are_rate_limited(client: Any) -> None:
+    client.post("/api/games", json={"pin": PIN})
+    token = _token(client, "/control")
+    # Refusals on the log-in form and the set-up form count together.
+    codes = [client.post("/control/login", data={"pin": "0000", "csrf_token": token}
+                         ).status_code for _ in range(3)]
+    codes += [client.post("/setup", data={"pin": "5555", "current_pin": "0000",
+                                          "csrf_token": token}).status_code for _ in range(2)]
+    codes.append(client.post("/control/login", data={"pin": "0000", "csrf_token": token}
+                             ).status_code)
+    assert codes == [403] * 5 + [429]
+    r = client.post("/control/login", data={"pin": PIN, "csrf_token": token})
+    assert r.status_code == 429
+    assert client.post("/api/bid", json={"bid": "pass"}, headers=AUTH).status_code == 429
+    assert 'id="login-form"' in client.get("/control").get_data(as_text=True)
+
+
+def test_no_page_or_static_file_loads_anything_from_outside(client: Any,
+                                                           service: Any) -> None:
+    _enter(client, one_hand(4))
+    game_id = service.game_id
+    client.post("/control/login", data={"pin": PIN, "csrf_token": _token(client, "/control")})
+    pages = ["/", "/control", "/setup", "/history", f"/history/{game_id}",
+             f"/history/{game_id}/sheet", f"/history/{game_id}/hands/1"]
+    assert 'id="picker"' in client.get("/control").get_data(as_text=True)
+    assets = set()
+    for path in pages:
+        r = client.get(path)
+        assert r.status_code == 200, path
+        text = r.get_data(as_text=True)
+        # Every src/href is a path on this server.
+        for link in re.findall(r'(?:src|href)="([^"]*)"', text):
+            assert link.startswith(("/", "#")) and not link.startswith("//"), (path, link)
+            if link.startswith("/static/"):
+                assets.add(link)
+        assert "default-src 'self'" in r.headers["Content-Security-Policy"]
+    assert {"/static/style.css", "/static/table.js", "/static/control.js",
+            "/static/print.js"} <= assets
+    for asset in assets:
+        with client.get(asset) as r:
+            text = r.get_data(as_text=True)
+        assert not re.search(r"(https?:)?//[\w.-]+\.\w+/", text), asset
+        assert "@import" not in text and "url(http" not in text
