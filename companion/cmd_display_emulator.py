@@ -11,6 +11,7 @@ In-process use (the demo, the tests)::
     emu = Emulator(link="/tmp/belote-display")
     path = emu.start()          # the pty's path; the driver opens it like a serial port
     emu.shown()                 # {"NS": " 120", "EW": "  80", "led": False, ...}
+    emu.reboot()                # as if the watchdog restarted the Pico
     emu.stop()                  # as if the cable were pulled
 """
 
@@ -124,6 +125,17 @@ class Emulator:
             rows += ["", "EW"]
             rows += ["  " + line for line in render_row(self.ew.segs, self.ew.colon)]
         return "\n".join(rows)
+
+    def reboot(self) -> None:
+        """Restart the firmware behind the open line, as the Pico's watchdog does:
+        it forgets what it was shown, draws its boot banner and says HELLO again."""
+        if self._thread is None:
+            raise RuntimeError("emulator: not started")
+        with self._lock:
+            self.app = DisplayApp(self.ns, self.ew, self.led, _now_ms(), **self.timings)
+            hello = self.app.start(_now_ms())
+        self._write(hello)
+        self._changed()
 
     def inject(self, data: bytes) -> None:
         """Send raw bytes toward the host, as line noise from the display would."""

@@ -15,8 +15,9 @@ import tty
 
 import pytest
 
+from companion import display
 from companion.cmd_display_emulator import Emulator
-from companion.display import DisplayDriver, find_port
+from companion.display import PICO_PID, PICO_VID, PORT_ENV, DisplayDriver, find_port
 from firmware import protocol
 
 from .conftest import shows, state, wait_until
@@ -133,6 +134,19 @@ def test_unplug_and_replug_shows_the_state_published_meanwhile(bus, link):
         emu.stop()
 
 
+def test_a_display_restarted_behind_the_open_port_gets_the_state_again(bus, emulator, driver):
+    bus.publish("state", state(140, 30))
+    assert wait_until(shows(emulator, 140, 30))
+    assert wait_until(lambda: driver.status()["state_shown"])
+    connects = driver.status()["connects"]
+    emulator.reboot()  # the watchdog restarted it: blank, banner, HELLO; the port stayed open
+    assert emulator.shown()["NS"] == "bELo"
+    # Nothing new on the bus: the driver must notice the HELLO and send the state again.
+    assert wait_until(shows(emulator, 140, 30))
+    assert driver.status()["connects"] == connects
+    assert driver.status()["link"] == "ok"
+
+
 def test_renonce_alert_blinks_the_offending_team(bus, emulator, driver):
     bus.publish("state", state(50, 70))
     assert wait_until(shows(emulator, 50, 70))
@@ -212,6 +226,80 @@ def test_find_port_prefers_the_configured_then_the_environment(monkeypatch):
     monkeypatch.setenv("BELOTE_DISPLAY_PORT", "/dev/ttyACM7")
     assert find_port("/dev/pts/9") == "/dev/pts/9"
     assert find_port() == "/dev/ttyACM7"
+
+
+class FakePortInfo:
+    """What ``serial.tools.list_ports.comports()`` lists for one port."""
+
+    def __init__(self, device: str, vid: int | None, pid: int | None) -> None:
+        self.device, self.vid, self.pid = device, vid, pid
+
+
+def test_find_port_by_udev_name_then_by_usb_id(monkeypatch, tmp_path):
+    monkeypatch.delenv(PORT_ENV, raising=False)
+    udev = tmp_path / "belote-display"
+    monkeypatch.setattr(display, "UDEV_NAME", str(udev))
+    ports = [FakePortInfo("/dev/ttyS0", None, None),
+             FakePortInfo("/dev/ttyUSB0", 0x0403, 0x6001),  # an FTDI adapter
+             FakePortInfo("/dev/ttyACM3", 0x2E8A, 0x0005)]  # the Pico
+    monkeypatch.setattr(display.list_ports, "comports", lambda: list(ports))
+    assert find_port() == "/dev/ttyACM3"
+    udev.touch()  # the udev rule's link exists: it wins over the scan
+    assert find_port() == str(udev)
+    udev.unlink()
+    ports.pop()
+    assert find_port() is None
+
+
+def test_a_pico_found_by_usb_id_is_found_again_under_a_new_name_after_replug(bus, monkeypatch,
+                                                                             tmp_path):
+    # No configured port, no udev link: the driver scans for 2e8a:0005 at each attempt,
+    # and a Pico plugged back often comes back as another ttyACM number.
+    monkeypatch.delenv(PORT_ENV, raising=False)
+    monkeypatch.setattr(display, "UDEV_NAME", str(tmp_path / "no-udev-link"))
+    plugged: list[FakePortInfo] = []
+    monkeypatch.setattr(display.list_ports, "comports", lambda: list(plugged))
+    first = Emulator(banner_ms=100)
+    second = Emulator(banner_ms=100)
+    drv = DisplayDriver(bus, ack_timeout=0.2, reconnect_delay=0.1).start()
+    try:
+        time.sleep(0.3)
+        assert drv.status()["link"] == "searching"  # nothing plugged yet
+        plugged.append(FakePortInfo(first.start(), PICO_VID, PICO_PID))
+        bus.publish("state", state(60, 20))
+        assert wait_until(shows(first, 60, 20))
+        assert drv.status()["port"] == first.path
+        new_path = second.start()  # opened now so that it has another name than the first
+        assert new_path != first.path
+        first.stop()  # pulled out
+        plugged.clear()
+        assert wait_until(lambda: drv.status()["link"] == "searching")
+        bus.publish("state", state(70, 20))
+        plugged.append(FakePortInfo(new_path, PICO_VID, PICO_PID))  # plugged back
+        assert wait_until(shows(second, 70, 20), timeout=10)
+        assert drv.status()["port"] == new_path and drv.status()["link"] == "ok"
+    finally:
+        drv.stop()
+        first.stop()
+        second.stop()
+
+
+def test_the_display_shows_dashes_when_the_service_goes_quiet(bus, link):
+    emu = Emulator(link=link, banner_ms=100, silence_ms=1500)
+    emu.start()
+    drv = DisplayDriver(bus, port=link, ack_timeout=0.2, heartbeat=0.3,
+                        reconnect_delay=0.1).start()
+    try:
+        bus.publish("state", state(90, 40))
+        assert wait_until(shows(emu, 90, 40))
+        time.sleep(2.5)  # nothing new published: the heartbeat alone keeps the scores up
+        assert shows(emu, 90, 40)()
+        drv.stop()  # the service is gone
+        assert wait_until(lambda: (emu.shown()["NS"], emu.shown()["EW"]) == ("----", "----"),
+                          timeout=5)
+    finally:
+        drv.stop()
+        emu.stop()
 
 
 def test_emulator_draws_both_displays_in_big_digits(bus, emulator, driver):
