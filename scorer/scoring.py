@@ -81,7 +81,7 @@ def score_hand(rules: Rules, taker: str, value: int | str | None, trump: str, do
     pfd = rules.scoring == "points-faits-demandes"
     int_value = value if isinstance(value, int) else 0
     if renonce_team is not None:
-        return _renonce_score(rules, renonce_team, taker_team, int_value, bel, pfd, held_over)
+        return _renonce_score(rules, renonce_team, taker_team, value, bel, pfd, held_over)
     if rules.game == "classic":
         return _classic_score(rules, taker_team, defence, points, tricks, bel, held_over)
     made = contract_made(rules, taker_team, value, trump, points, tricks, belote)
@@ -169,20 +169,27 @@ def _classic_score(rules: Rules, taker_team: str, defence: str, points: Scores,
     return out
 
 
-def _renonce_score(rules: Rules, offender: str, taker_team: str, value: int, bel: Scores,
-                   pfd: bool, held_over: int) -> dict[str, object]:
+def _renonce_score(rules: Rules, offender: str, taker_team: str, value: int | str | None,
+                   bel: Scores, pfd: bool, held_over: int) -> dict[str, object]:
     other = other_team(offender)
     score = {"NS": 0, "EW": 0}
     made: bool | None = offender != taker_team
     penalty = rules.renonce_penalty
+    int_value = value if isinstance(value, int) else 0
     if penalty == "cancel":
-        return {"made": None, "score": score, "cancelled": True}
+        out: dict[str, object] = {"made": None, "score": score, "cancelled": True}
+        if held_over:
+            # Nobody won this hand: a classic litige's points still wait for a winner.
+            out["held_over"] = held_over
+        return out
     if penalty == "flat-162" or rules.game == "classic" and penalty == "hand-lost":
         score[other] = 162
     elif penalty == "contract":
-        score[other] = value or 162
+        # The points of the contract in play (the club's text): a capot is worth 500;
+        # classic belote has no contract value, its whole deal (162) is given instead.
+        score[other] = 500 if value == "capot" else int_value or 162
     else:
-        score[other] = 160 + (value if pfd else 0)
+        score[other] = 160 + (int_value if pfd else 0)
     # The belote stays with the team that announced it.
     score[other] += bel[other] + held_over
     score[offender] = bel[offender]

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from scorer.events import CardPlayed
+from scorer.events import CardPlayed, ContractSet, GameStarted, TallyEntered
 from scorer.game import GameState, replay
 from scorer.record import record_to_events, score_record
+from scorer.rules import Rules
+from scorer.scoring import score_hand
 
 CONTRACT_N = {"taker": "N", "value": 80, "trump": "H"}
 
@@ -161,3 +163,71 @@ def test_after_an_unknown_card_anyone_may_lead_and_the_correction_checks_the_tur
     # S's card was a club (S void in spades): E's 9 won, E led in turn
     right = state.apply(CardCorrected(seat="S", trick=1, new="7C"))
     assert right.tricks[0][3] == "E" and right.renonces == [] and right.unknown == []
+
+
+# The takers' own renonce: N (taker, K+Q of trump) discards on a diamond lead while
+# holding trumps, partner S not having played yet.
+DEAL_C = {"N": "KH QH 7H AC KC 7S 8S 9S", "E": "7D 8D 9D TD JD QD KD AD",
+          "S": "JH 9H AH TH TS JS QS KS", "W": "8H AS 7C 8C 9C TC JC QC"}
+TAKERS_RENONCE = {(1, "E"): "7D", (1, "N"): "AC"}
+
+
+@pytest.mark.parametrize("preset,defence", [("ffb", 160), ("ffb-pfd", 160 + 80)])
+def test_renonce_by_the_takers_gives_the_defence_the_penalty_and_they_keep_their_belote(
+        play_out, preset, defence):
+    rec = play_out(DEAL_C, dealer="S", contract=CONTRACT_N, rules=preset,
+                   force=TAKERS_RENONCE, belote=("N",))
+    r = score_record(rec)
+    assert [(x["seat"], x["trick"], x["rule"]) for x in r["renonces"]] == [("N", 1, "trump")]
+    assert r["renonces"][0]["proof"]["card"][1] == "H"  # proven by one of N's trumps
+    assert r["made"] is False
+    # FFB 7 would give a fallen takers' belote to the defence; a renonce leaves it with N.
+    assert r["belote"] == "NS"
+    assert r["score"] == {"NS": 20, "EW": defence}
+
+
+def test_classic_renonce_gives_the_whole_deal_162_and_the_belote_stays(play_out):
+    contract = {"taker": "N", "value": None, "trump": "H"}
+    rec = play_out(DEAL_C, dealer="S", contract=contract, rules="classic",
+                   force=TAKERS_RENONCE)
+    plays = [CardPlayed(*p.split(":")) for p in rec["plays"]]
+    for settings in ({}, {"renonce_penalty": "contract"}):  # no contract value: 162 too
+        events = [GameStarted(rules="classic", settings=settings, dealer="S"),
+                  ContractSet(**contract), *plays]
+        result = replay(events).hands[0]["result"]
+        assert [(x["seat"], x["rule"]) for x in result["renonces"]] == [("N", "trump")]
+        assert result["made"] is False
+        assert result["score"] == {"NS": 20, "EW": 162}  # classic counts the belote itself
+
+
+def test_contract_penalty_gives_the_contract_in_play_and_500_for_a_capot():
+    club = Rules.from_preset("club")
+    points, tricks = {"NS": 100, "EW": 62}, {"NS": 5, "EW": 3}
+    nobel = {"NS": 0, "EW": 0}
+    r = score_hand(club, "N", 130, "H", 1, points, tricks, nobel, renonce_team="EW")
+    assert r == {"made": True, "score": {"NS": 130, "EW": 0}}
+    r = score_hand(club, "N", "capot", "H", 1, points, tricks, nobel, renonce_team="EW")
+    assert r["score"] == {"NS": 500, "EW": 0}
+    r = score_hand(club, "N", "capot", "H", 1, points, tricks, nobel, renonce_team="NS")
+    assert r == {"made": False, "score": {"NS": 0, "EW": 500}}
+
+
+def test_a_cancelled_hand_keeps_a_classic_litige_for_the_next_winners(play_out):
+    settings = {"renonce_penalty": "cancel"}
+    contract = {"taker": "N", "value": None, "trump": "H"}
+    events = [GameStarted(rules="classic", settings=settings, dealer="W"),
+              ContractSet(taker="E", value=None, trump="H"),
+              TallyEntered(points={"NS": 81, "EW": 81}, tricks={"NS": 4, "EW": 4})]
+    state = replay(events)
+    assert state.scores == {"NS": 81, "EW": 0} and state.held_over == 81
+    # Hand 2 (dealer S): N's renonce cancels it; nobody won it, the 81 still wait.
+    rec = play_out(DEAL_C, dealer="S", contract=contract, rules="classic", settings=settings,
+                   force=TAKERS_RENONCE)
+    events += [ContractSet(**contract)] + [CardPlayed(*p.split(":")) for p in rec["plays"]]
+    state = replay(events)
+    assert state.hands[1]["result"]["cancelled"] is True
+    assert state.scores == {"NS": 81, "EW": 0} and state.held_over == 81
+    # Hand 3: EW win it and take the held-over points.
+    state = state.apply(ContractSet(taker="E", value=None, trump="S")).apply(
+        TallyEntered(points={"NS": 60, "EW": 102}, tricks={"NS": 3, "EW": 5}))
+    assert state.scores == {"NS": 81 + 60, "EW": 102 + 81} and state.held_over == 0
