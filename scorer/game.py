@@ -761,6 +761,8 @@ def verify_event(state: GameState, event: Event) -> None:
             raise IllegalEventError("no turned card in contrée")
         if state.phase != "bidding" or state.turned is not None:
             raise IllegalEventError("the card is turned once, before the bids")
+        if event.card is None:
+            raise IllegalEventError("the turned card must be named (such as 9H)")
     elif isinstance(event, BidMade):
         _verify_bid(state, event)
     elif isinstance(event, ContractSet):

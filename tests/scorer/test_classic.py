@@ -109,3 +109,63 @@ def test_other_text_needs_82_and_a_fall_leaves_the_defence_its_points():
     assert made["made"] is True
     fall = score_hand(r82, "N", None, "H", 1, {"NS": 81, "EW": 81}, {"NS": 4, "EW": 4}, NOBEL)
     assert fall == {"made": False, "score": {"NS": 0, "EW": 81}}
+
+
+def test_capot_by_the_defence_scores_252_and_the_takers_keep_only_their_belote():
+    r = score_hand(R, "N", None, "H", 1, {"NS": 0, "EW": 252}, {"NS": 0, "EW": 8},
+                   {"NS": 1, "EW": 0})
+    assert r == {"made": False, "score": {"NS": 20, "EW": 252}}
+
+
+def test_litige_waits_through_a_redeal_and_goes_to_the_defence_on_a_dedans():
+    state = replay([
+        GameStarted(rules="classic", dealer="N"),
+        ContractSet(taker="W", value=None, trump="H"),
+        TallyEntered(points={"NS": 81, "EW": 81}, tricks={"NS": 4, "EW": 4}),
+        # hand 2 (dealer W): two rounds of passes, a redeal; nobody won it
+        CardTurned(card="9H"), *[BidMade(s, "pass") for s in "SENW" * 2],
+    ])
+    assert state.hand_no == 3 and state.dealer == "S"
+    assert state.scores == {"NS": 81, "EW": 0} and state.held_over == 81
+    # hand 3 (dealer S): E takes spades and falls; the defence (NS) wins the hand
+    state = state.apply(CardTurned(card="7S")).apply(BidMade("E", "take"))
+    assert state.contract == {"taker": "E", "value": None, "trump": "S", "double": 1}
+    state = state.apply(TallyEntered(points={"NS": 100, "EW": 62}, tricks={"NS": 5, "EW": 3}))
+    assert state.hands[-1]["result"]["made"] is False
+    assert state.scores == {"NS": 81 + 162 + 81, "EW": 0} and state.held_over == 0
+
+
+def test_two_litiges_in_a_row_add_up_for_the_next_winners():
+    litige = TallyEntered(points={"NS": 81, "EW": 81}, tricks={"NS": 4, "EW": 4})
+    state = replay([GameStarted(rules="classic", dealer="N"),
+                    ContractSet(taker="W", value=None, trump="H"), litige,
+                    ContractSet(taker="N", value=None, trump="D"), litige])
+    # first: NS (defence) score 81; second: EW (defence) score 81; 162 wait
+    assert state.scores == {"NS": 81, "EW": 81} and state.held_over == 162
+    state = state.apply(ContractSet(taker="S", value=None, trump="C")).apply(
+        TallyEntered(points={"NS": 90, "EW": 72}, tricks={"NS": 5, "EW": 3}))
+    assert state.scores == {"NS": 81 + 90 + 162, "EW": 81 + 72}
+
+
+def test_classic_record_with_a_turned_card_scores_like_the_live_game():
+    from scorer.record import InvalidRecordError, score_record
+    from scorer.simulate import simulate_game
+    state = replay(simulate_game(3, hands=4, rules="classic"))
+    played = [h for h in state.hands if h["result"]["contract"] is not None]
+    assert played and all("turned" in h["record"] for h in played)
+    for h in played:
+        r = score_record(h["record"])
+        assert r["score"] == h["result"]["score"] and r["made"] == h["result"]["made"]
+    rec = dict(played[0]["record"])
+    rec["turned"] = None
+    with pytest.raises(InvalidRecordError, match=r"^turned: the turned card must be named"):
+        score_record(rec)
+    del rec["turned"]
+    with pytest.raises(InvalidRecordError, match=r"^turned: a classic belote record names"):
+        score_record(rec)
+
+
+def test_eight_passes_record_scores_nothing():
+    from scorer.record import score_record
+    r = score_record({"rules": "classic", "dealer": "N", "turned": "JD", "bids": ["pass"] * 8})
+    assert r["contract"] is None and r["score"] == {"NS": 0, "EW": 0}

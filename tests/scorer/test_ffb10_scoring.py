@@ -83,6 +83,14 @@ def test_10_2_fall_standard_belote_goes_to_the_defence(rules, defence):
     assert r == {"made": False, "score": {"NS": 0, "EW": defence}}
 
 
+@pytest.mark.parametrize("rules,defence", [(PF, 160 + 20), (PFD, 160 + 80 + 20)])
+def test_10_2_capot_by_the_defence_is_a_plain_fall_for_the_takers(rules, defence):
+    # The table has no line for a capot made by the defence: the takers fell, the
+    # defence scores 160 (+ the contract) and both belotes, not 250.
+    r = hand(rules, 80, 0, tricks_ns=0, belote={"NS": 1, "EW": 0})
+    assert r == {"made": False, "score": {"NS": 0, "EW": defence}}
+
+
 @pytest.mark.parametrize("rules,double,defence", [
     (PF, 2, 320), (PF, 4, 640), (PFD, 2, 320 + 200), (PFD, 4, 640 + 400)])
 def test_10_2_fall_contre_and_surcontre(rules, double, defence):

@@ -116,10 +116,57 @@ def test_4_2_3_design_record_contre_pass_pass_is_complete():
     assert state.phase == "play" and state.contract["double"] == 2
 
 
+def test_4_2_3_contre_by_the_last_opponent_to_speak_then_the_contre_team_in_turn():
+    # W bids, S and E pass, N contres on its turn: W then E speak, S says nothing.
+    state = auction("80H", "pass", "pass", "contre")
+    assert state.to_speak == "W"
+    assert not can_apply(state, BidMade("S", "pass"))
+    state = state.apply(BidMade("W", "pass"))
+    assert state.to_speak == "E"
+    assert can_apply(state, BidMade("E", "surcontre"))
+    state = state.apply(BidMade("E", "pass"))
+    assert state.contract == {"taker": "W", "value": 80, "trump": "H", "double": 2}
+
+
+def test_4_2_3_nothing_to_contre_and_no_second_contre():
+    with pytest.raises(IllegalEventError, match="nothing to contre"):
+        verify_event(auction(), BidMade("W", "contre"))
+    with pytest.raises(IllegalEventError, match="nothing to contre"):
+        verify_event(auction("pass", "pass"), BidMade("E", "contre"))
+    state = auction("80H", "contre")
+    with pytest.raises(IllegalEventError, match="already contré"):
+        verify_event(state, BidMade("E", "contre"))
+
+
+def test_4_2_3_contre_on_a_bid_that_is_no_longer_the_last_is_refused():
+    # W 80H, S 90S: E may contre S's bid (an opponent), not W's (its own team's).
+    state = auction("80H", "90S")
+    assert state.to_speak == "E" and can_apply(state, BidMade("E", "contre"))
+    state = auction("80H", "90S", "pass")  # N, S's partner, cannot contre 90S
+    with pytest.raises(IllegalEventError, match="own team"):
+        verify_event(state, BidMade("N", "contre"))
+
+
+def test_4_2_2_a_partner_may_raise_and_the_auction_never_returns_to_a_lone_bidder():
+    # E raises its partner W (allowed); the bidder never speaks again over its own bid:
+    # after three passes the auction is closed.
+    state = auction("80H", "pass", "100H", "pass", "pass", "pass")
+    assert state.contract == {"taker": "E", "value": 100, "trump": "H", "double": 1}
+    with pytest.raises(IllegalEventError, match="outside the auction"):
+        verify_event(state, BidMade("E", "110H"))
+
+
 def test_4_2_4_surcontre_ends_the_auction_at_once():
     state = auction("80H", "contre", "surcontre")
     assert state.phase == "play"
     assert state.contract == {"taker": "W", "value": 80, "trump": "H", "double": 4}
+
+
+def test_4_2_4_nothing_is_spoken_after_a_surcontre():
+    state = auction("80H", "contre", "surcontre")
+    for bid in ("pass", "90H", "contre", "surcontre"):
+        assert not can_apply(state, BidMade("N", bid))
+    assert state.to_play == "W" and state.to_speak is None
 
 
 def test_4_2_4_only_the_contre_team_surcontres():
