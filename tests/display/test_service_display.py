@@ -113,6 +113,46 @@ def test_a_game_goes_on_while_the_display_is_killed_and_restarted(tmp_path):
         store.close()
 
 
+def test_a_renonce_in_the_service_blinks_the_offending_team_on_the_display(tmp_path):
+    store = Store(tmp_path / "table.db")
+    bus = Bus()
+    service = TableService(store, bus)
+    seen: list[dict[str, object]] = []
+    emu = Emulator(banner_ms=100, on_change=seen.append)
+    driver = DisplayDriver(bus, port=emu.start(), ack_timeout=0.2, reconnect_delay=0.1).start()
+    alerts = bus.subscribe()
+    try:
+        events = simulate_game(3, hands=1, inject_renonce=True)
+        service.start_game(events[0], source="simulator")
+        renonce = None
+        for event in events[1:]:
+            service.submit(event, source="simulator")
+            while (msg := alerts.get(timeout=0)) is not None:
+                if msg.topic == "alert" and msg.data["kind"] == "renonce":
+                    renonce = msg.data
+            if renonce:
+                break  # the moment the cards prove it; the hand is not over
+        assert renonce is not None, "the simulated hand held no renonce"
+        team = "NS" if renonce["seat"] in "NS" else "EW"
+        other = "EW" if team == "NS" else "NS"
+        want = dict(zip(("NS", "EW"), shown_now(service), strict=True))
+        # A new contract shows on the taker's team for 3 s; the alert blinks for 10 s.
+        time.sleep(3.2)
+        seen.clear()
+        time.sleep(1.5)
+        views = {(v[team], v[other], v["led"]) for v in seen} | {
+            (emu.shown()[team], emu.shown()[other], emu.shown()["led"])}
+        # The offending team's digits blink with the LED; the other team's stay put.
+        assert (want[team], want[other], True) in views
+        assert ("    ", want[other], False) in views
+        assert {v[1] for v in views} == {want[other]}
+    finally:
+        alerts.close()
+        driver.stop()
+        emu.stop()
+        store.close()
+
+
 def test_display_status_names_the_firmware(tmp_path, capsys):
     with Emulator(banner_ms=100) as emu:
         assert cmd_display.main(["status", "--port", emu.path, "--timeout", "3"]) == 0
