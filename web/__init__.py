@@ -159,6 +159,8 @@ def serve(app: Flask, host: str = "127.0.0.1", port: int = 8000, threads: int = 
         raise RuntimeError("refusing to serve a Flask app in debug mode")
     # Keep some threads for page loads and the organiser while watchers stream.
     app.config["MAX_STREAMS"] = min(int(app.config["MAX_STREAMS"]), max(1, threads - 16))
+    # A server closed before (its streams ended) must not end this one's streams.
+    app.extensions["belote_stop"].clear()
     server = Server(app, host, port, threads)
     log.info("web page at %s", server.url)
     return server

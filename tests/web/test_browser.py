@@ -6,6 +6,7 @@ Screenshots go to tests/artifacts/ for a person to look at."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -230,3 +231,132 @@ def test_change_without_pin_is_refused(page: Any, server: Any, service: Any,
     page.click("#login")
     expect()(page.locator("#error")).to_contain_text("code faux")
     assert len(service.events()) == before
+
+
+SEAT_FR = {"N": "Nord", "E": "Est", "S": "Sud", "W": "Ouest"}
+
+
+def test_live_page_shows_target_dealer_contract_turn_and_tricks(page: Any, server: Any,
+                                                                client: Any) -> None:
+    events = one_hand(3)
+    started = events[0]
+    contract = replay(events).hands[0]["result"]["contract"]
+    entries = [e for e in events[1:] if not isinstance(e, BidMade)]
+    page.goto(server.url + "/")
+    wait_connected(page)
+    page.evaluate("window.__sameDocument = 'yes'")
+    assert client.post("/api/games", json={**start_body(started), "target": 1500,
+                                           "players": {"N": "Mado", "E": "Jo"}}
+                       ).status_code == 201
+    expect()(page.locator("#target")).to_have_text("1500")
+    expect()(page.locator("#dealer")).to_have_text(SEAT_FR[started.dealer])
+    expect()(page.locator("#seat-N .who")).to_contain_text("Mado")
+    first = replay([started]).to_speak
+    assert first is not None
+    expect()(page.locator(f"#seat-{first}")).to_have_class(re.compile(r"\bturn\b"))
+    expect()(page.locator("#to-play")).to_have_text(f"{SEAT_FR[first]} à parler")
+    # Surcontré, taken back, then contré: the page follows each.
+    for double, word in ((4, "surcontré"), (2, "contré")):
+        r = client.post("/api/contract", json={**contract, "double": double}, headers=AUTH)
+        assert r.status_code == 200, r.json
+        shown = page.locator("#contract")
+        expect()(shown).to_contain_text(f"{SEAT_FR[contract['taker']]} {contract['value']} ")
+        expect()(shown).to_contain_text(word)
+        if double == 4:
+            assert client.post("/api/undo", headers=AUTH).status_code == 200
+            expect()(shown).to_have_text("pas encore de contrat")
+    assert "surcontré" not in page.locator("#contract").inner_text()
+    # The first trick, card by card: whose turn moves, then tricks and points are counted.
+    n = 0
+    for event in entries:
+        path, body = api_body(event)
+        assert client.post(path, json=body, headers=AUTH).status_code == 200
+        n += isinstance(event, CardPlayed)
+        if n == 4:
+            break
+    state = replay([started, ContractSet(**{**contract, "double": 2}),
+                    *entries[:entries.index(event) + 1]]).to_json()
+    winner = state["tricks"][0]["winner"]
+    expect()(page.locator("#trick-no")).to_have_text("2")
+    expect()(page.locator(f"#tricks-{team_of(winner)}")).to_have_text("1")
+    for team in ("NS", "EW"):
+        expect()(page.locator(f"#points-{team}")).to_have_text(str(state["card_points"][team]))
+    expect()(page.locator(f"#seat-{state['to_play']}")).to_have_class(re.compile(r"\bturn\b"))
+    assert page.locator(".seat.turn").count() == 1
+    assert page.evaluate("window.__sameDocument") == "yes"
+
+
+def test_organiser_sees_played_cards_marked_confirms_and_undoes(page: Any, server: Any,
+                                                                service: Any,
+                                                                client: Any) -> None:
+    events = one_hand(5)
+    plays = [i for i, e in enumerate(events) if isinstance(e, CardPlayed)]
+    client.post("/api/games", json=start_body(events[0]))
+    for event in events[1:plays[5] + 1]:
+        path, body = api_body(event)
+        assert client.post(path, json=body, headers=AUTH).status_code == 200
+    state = service.state_json()
+    page.goto(server.url + "/control")
+    page.fill("#pin", PIN)
+    page.fill("#author", "Arbitre")
+    page.click("#login")
+    wait_connected(page)
+    # The picker has the 32 cards; those played this hand are marked.
+    assert page.locator("#picker button").count() == 32
+    marked = set(page.eval_on_selector_all("#picker button.played",
+                                           "bs => bs.map(b => b.dataset.card)"))
+    assert marked == set(state["played"]) and len(marked) == 6
+    # Confirm a card as read: stored with who vouched for it, nothing else changes.
+    seat, card = state["tricks"][0]["seats"][1], state["tricks"][0]["cards"][1]
+    n = len(service.events())
+    page.click(f"#played-list button[data-trick='1'][data-seat='{seat}']")
+    page.click("#confirm-card")
+    page.wait_for_function("() => document.getElementById('message').textContent === '✓'")
+    stored = service.events()
+    assert len(stored) == n + 1 and stored[-1].author == "Arbitre"
+    assert isinstance(stored[-1].event, CardCorrected) and stored[-1].event.new == card
+    assert service.state_json()["card_points"] == state["card_points"]
+    # Play one more card from the picker; it is marked at once; undo takes it back.
+    nxt = events[plays[6]]
+    assert isinstance(nxt, CardPlayed) and nxt.card is not None
+    page.click(f"#picker button[data-card='{nxt.card}']")
+    page.click("#play-card")
+    expect()(page.locator(f"#picker button[data-card='{nxt.card}']")).to_have_class(
+        re.compile(r"\bplayed\b"))
+    expect()(page.locator(f"#seat-{nxt.seat} .card")).to_have_attribute("data-card", nxt.card)
+    page.click("#undo")
+    expect()(page.locator(f"#picker button[data-card='{nxt.card}']")).not_to_have_class(
+        re.compile(r"\bplayed\b"))
+    expect()(page.locator(f"#seat-{nxt.seat} .card")).to_have_class(re.compile(r"\bempty\b"))
+    assert service.state_json()["played"] == state["played"]
+    assert service.events()[-1].author == "Arbitre"
+
+
+def test_live_page_resumes_after_the_connection_drops(page: Any, app: Any,
+                                                      client: Any) -> None:
+    from web import serve
+
+    srv = serve(app, port=0)
+    port = srv.port
+    try:
+        page.goto(srv.url + "/")
+        wait_connected(page)
+        page.evaluate("window.__sameDocument = 'yes'")
+    finally:
+        srv.close()
+    # The server goes away: the page says so.
+    expect()(page.locator("#conn")).to_have_class("dot-label error")
+    # While it is away, a game starts; then the server is back on the same address.
+    assert client.post("/api/games", json={"pin": PIN, "teams": {"NS": "Les Retours",
+                                                                 "EW": "B"}}
+                       ).status_code == 201
+    srv = serve(app, port=port)
+    try:
+        expect()(page.locator("#conn")).to_have_class("dot-label ok", timeout=10000)
+        expect()(page.locator("#team-NS")).to_have_text("Les Retours")
+        # And it goes on following what is published after the reconnection.
+        app.config["SERVICE"].set_status(camera="ok")
+        expect()(page.locator("#camera-status .dot")).to_have_class("dot ok")
+        assert page.evaluate("window.__sameDocument") == "yes"
+    finally:
+        srv.close()
