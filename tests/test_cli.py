@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -28,3 +29,21 @@ def test_dispatcher_imports_no_heavy_library():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_score_is_dispatched_in_process(tmp_path, capsys):
+    record = {"rules": "ffb", "dealer": "N", "bids": ["pass", "80H", "pass", "pass", "pass"],
+              "tally": {"NS": 117, "EW": 45, "tricks": {"NS": 6, "EW": 2}}}
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(record))
+    assert main(["score", str(good)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["contract"]["taker"] == "S" and result["score"] == {"NS": 120, "EW": 50}
+    record["bids"] = ["pass", "85H"]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(record))
+    assert main(["score", str(good), str(bad)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.strip() == f"{bad}: bids[1]: not a bid: '85H' (80..160 by tens, or " \
+        "capot, then S H D C NT AT)"

@@ -163,3 +163,57 @@ def test_a_hand_with_an_unread_card_exports_and_scores_with_a_question_mark():
     r = score_record(rec)
     assert r["tricks"][-1]["winner"] is None and r["tricks"][-1]["cards"][0] is None
     assert r["score"] == state.hands[-1]["result"]["score"]
+
+
+def test_cli_refusals_exit_2_with_the_reason_and_nothing_on_stdout(records, tmp_path):
+    paths, _ = records
+    cases = []
+    out = cli("--rules", "nope", paths[0])
+    cases.append((out, "invalid choice: 'nope'"))
+    cases.append((cli(tmp_path / "missing.json"), f"{tmp_path / 'missing.json'}: cannot read"))
+    array = tmp_path / "array.json"
+    array.write_text("[1, 2]")
+    cases.append((cli(paths[0], array), f"{array}: a hand record is a JSON object, not list"))
+    rec = json.loads(paths[0].read_text())
+    rec["rules"] = {"preset": "ffb", "renonce_penalty": "half"}
+    bad = tmp_path / "bad-setting.json"
+    bad.write_text(json.dumps(rec))
+    cases.append((cli(bad), "rules: setting 'renonce_penalty': 'half' is not one of"))
+    cases.append((cli("--set", "renonce_penalty=half", paths[0]),
+                  "setting 'renonce_penalty': 'half' is not one of"))
+    cases.append((cli("--set", "target", paths[0]), "expected KEY=VALUE"))
+    for out, message in cases:
+        assert out.returncode == 2 and out.stdout == "", (message, out.stdout)
+        assert message in out.stderr, (message, out.stderr)
+
+
+def test_cli_classic_litige_record_holds_the_takers_points_over():
+    rec = {"rules": "classic", "dealer": "N", "turned": "9H", "bids": ["take"],
+           "tally": {"NS": 81, "EW": 81, "tricks": {"NS": 4, "EW": 4}}}
+    out = cli("-", stdin=json.dumps(rec))
+    assert out.returncode == 0, out.stderr
+    r = json.loads(out.stdout)
+    assert r["contract"] == {"taker": "W", "value": None, "trump": "H", "double": 1}
+    assert r["made"] is None and r["held_over"] == 81
+    assert r["score"] == {"NS": 81, "EW": 0}
+
+
+@pytest.mark.parametrize("penalty,score", [
+    ("hand-lost", {"NS": 160, "EW": 0}), ("flat-162", {"NS": 162, "EW": 0}),
+    ("contract", {"NS": 80, "EW": 0}), ("cancel", {"NS": 0, "EW": 0})])
+def test_cli_renonce_record_reports_the_proof_and_the_penalty_setting(play_out, deal_a,
+                                                                      tmp_path, penalty, score):
+    # N takes 80H and leads AS; W, void in spades, discards 9C while holding 7H 8H.
+    rec = play_out(deal_a, dealer="E", contract={"taker": "N", "value": 80, "trump": "H"},
+                   force={(1, "N"): "AS", (1, "W"): "9C", (2, "N"): "JH"})
+    path = tmp_path / "renonce.json"
+    path.write_text(json.dumps(rec))
+    out = cli("--set", f"renonce_penalty={penalty}", path)
+    assert out.returncode == 0, out.stderr
+    r = json.loads(out.stdout)
+    assert r["renonces"] == [{"seat": "W", "trick": 1, "rule": "trump",
+                              "proof": {"trick": 2, "card": "7H"}}]
+    assert r["score"] == score
+    if penalty == "hand-lost":  # the default: 160 + the contract in points faits + demandés
+        pfd = json.loads(cli("--rules", "ffb-pfd", path).stdout)
+        assert pfd["score"] == {"NS": 160 + 80, "EW": 0}
