@@ -127,3 +127,27 @@ def test_verify_play_with_a_known_hand_names_the_rule_broken():
     hand = ["7H", "JH", "AD", "TS"]
     assert [c for c in hand if can_play(state, CardPlayed("E", c), hand)] == \
         legal_plays(hand, state) == ["TS"]
+
+
+@pytest.mark.parametrize("mode,order,points", [
+    ("H", "J 9 A T K Q 8 7", (20, 14, 11, 10, 4, 3, 0, 0)),      # FFB 6, à l'atout
+    ("S", "A T K Q J 9 8 7", (11, 10, 4, 3, 2, 0, 0, 0)),        # FFB 6, hors atout
+    ("NT", "A T K Q J 9 8 7", (19, 10, 4, 3, 2, 0, 0, 0)),       # FFB 11.2
+    ("AT", "J 9 A T K Q 8 7", (20, 14, 11, 10, 4, 3, 0, 0)),     # FFB 11.3
+])
+def test_6_order_and_value_of_the_hearts(mode, order, points):
+    from scorer import tricks as T
+    m = T.trump_mode(mode)
+    hearts = [T.card_index(rank + "H") for rank in order.split()]
+    assert [T.POINTS[m][c] for c in hearts] == list(points)
+    # each card beats every card listed after it when both are in the trick
+    for i, high in enumerate(hearts):
+        for low in hearts[i + 1:]:
+            assert T.winning_position([low, high], m) == 1
+            assert T.winning_position([high, low], m) == 0
+
+
+@pytest.mark.parametrize("mode,total", [("H", 162), ("NT", 162), ("AT", 258)])
+def test_6_9_1_the_deck_makes_162_with_dix_de_der_and_258_at_tout_atout(mode, total):
+    from scorer import tricks as T
+    assert T.trick_points(range(32), T.trump_mode(mode)) + 10 == total
