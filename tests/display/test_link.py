@@ -10,6 +10,7 @@ never waits for the display.
 from __future__ import annotations
 
 import os
+import select
 import time
 import tty
 
@@ -68,6 +69,64 @@ def test_garbage_toward_the_host_is_skipped(bus, emulator, driver):
     assert wait_until(shows(emulator, 11, 20))
     assert wait_until(lambda: driver.status()["rx_errors"] >= 2)
     assert driver.status()["link"] == "ok"
+
+
+class FakeDisplay:
+    """The display's end of a raw pty, spoken by hand: frames the host sends, and
+    answers chosen by the test (a real emulator would answer everything correctly)."""
+
+    def __init__(self) -> None:
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        self.path = os.ttyname(self.slave)
+        self.reader = protocol.LineReader()
+        self.seq = 0
+
+    def frames(self, timeout: float = 2.0) -> list[protocol.Frame]:
+        got: list[protocol.Frame] = []
+        deadline = time.monotonic() + timeout
+        while not got and time.monotonic() < deadline:
+            ready, _, _ = select.select([self.master], [], [], 0.05)
+            if ready:
+                got = self.reader.feed(os.read(self.master, 4096))
+        return got
+
+    def say(self, kind: str, payload: str = "", corrupt: bool = False) -> None:
+        line = protocol.encode_frame(self.seq, kind, payload)
+        self.seq = protocol.next_seq(self.seq)
+        if corrupt:  # the same frame with another (well-formed) checksum
+            crc = int(line[-5:-1], 16) ^ 0x0100
+            line = line[:-5] + b"%04X\n" % crc
+        os.write(self.master, line)
+
+    def close(self) -> None:
+        os.close(self.master)
+        os.close(self.slave)
+
+
+def test_an_ack_with_a_bad_checksum_does_not_count(bus):
+    fake = FakeDisplay()
+    drv = DisplayDriver(bus, port=fake.path, ack_timeout=0.3, dead_after=5.0,
+                        reconnect_delay=0.05).start()
+    try:
+        bus.publish("state", state(20, 10))
+        hello = fake.frames()
+        assert hello and hello[0].kind == "HELLO"
+        fake.say("HELLO", "belote-display fw=1.0.0 proto=1")
+        sent = wait_until(lambda: [f for f in fake.frames(0.1) if f.kind == "STATE"])
+        assert sent and protocol.parse_state(sent[0].payload)["ns"] == 20
+        fake.say("ACK", str(sent[0].seq), corrupt=True)  # the right ACK, a wrong checksum
+        # Not acked: the driver sends the STATE again after its timeout.
+        again = wait_until(lambda: [f for f in fake.frames(0.1) if f.kind == "STATE"])
+        assert again and again[0].payload == sent[0].payload and again[0].seq != sent[0].seq
+        status = drv.status()
+        assert not status["state_shown"] and status["retries"] >= 1
+        assert status["rx_errors"] >= 1 and "checksum" in status["last_error"]
+        fake.say("ACK", str(again[0].seq))
+        assert wait_until(lambda: drv.status()["state_shown"])
+    finally:
+        drv.stop()
+        fake.close()
 
 
 def test_truncated_frame_and_bad_checksum_change_nothing(bus, emulator, driver):
