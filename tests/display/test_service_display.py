@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
 import threading
 import time
 import tty
+from pathlib import Path
 
 import pytest
 
@@ -175,6 +177,80 @@ def test_display_flash_dry_run_lists_every_firmware_file(capsys):
         assert f"firmware/{name}" in out
     # main.py last, so that an interrupted copy never starts half a new firmware
     assert out.index("firmware/main.py") > out.index("firmware/tm1637.py")
+
+
+def test_display_flash_asks_for_maintenance_then_runs_mpremote(tmp_path, monkeypatch, capsys):
+    # A stand-in for mpremote on the PATH records how it is called.
+    calls = tmp_path / "calls"
+    fake = tmp_path / "bin" / "mpremote"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\necho \"$@\" >> {calls}\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    with Emulator(banner_ms=100) as emu:
+        assert cmd_display.main(["flash", "--port", emu.path]) == 0
+        # The firmware ignores Ctrl-C: the MAINT frame is what lets mpremote in.
+        assert emu.app is not None and emu.app.maintenance_requested
+    assert "maintenance mode" in capsys.readouterr().out
+    args = calls.read_text().split()
+    assert args[:3] == ["connect", emu.path, "cp"]
+    assert args[-3:] == [":", "+", "reset"]
+    copied = [Path(a).name for a in args[3:-3]]
+    assert copied == list(cmd_display.FIRMWARE_FILES)
+    assert all(Path(a).is_file() for a in args[3:-3])
+
+
+def test_display_flash_without_mpremote_says_how_to_get_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no mpremote program
+    monkeypatch.setitem(sys.modules, "mpremote", None)  # and no module
+    with Emulator(banner_ms=100) as emu:
+        assert cmd_display.main(["flash", "--port", emu.path]) == 1
+        assert emu.app is not None and not emu.app.maintenance_requested
+    assert "pip install 'belote-table[firmware]'" in capsys.readouterr().err
+
+
+def test_emulator_command_draws_big_digits_on_a_terminal():
+    master, slave = os.openpty()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "companion.cmd_display_emulator", "--seconds", "2.6"],
+            cwd=ROOT, stdout=slave, stderr=subprocess.STDOUT)
+        os.close(slave)
+        slave = -1
+        out = b""
+        while True:
+            ready, _, _ = select.select([master], [], [], 5)
+            if not ready:
+                break
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            out += chunk
+        assert proc.wait(10) == 0
+    finally:
+        os.close(master)
+        if slave >= 0:
+            os.close(slave)
+    text = out.decode()
+    assert "display emulator on /dev/" in text
+    assert "\x1b[H\x1b[2J" in text  # redrawn in place
+    # The boot banner "bELo" for 2 s, then dashes (no host): seven-segment art.
+    screens = [_ns_rows(s) for s in text.split("\x1b[H\x1b[2J")[1:]]
+    assert len(screens) >= 2
+    banner, dashes = screens[0], screens[-1]
+    assert banner[2].count("----") == 3  # the middle bars of b, E and o (not L)
+    assert banner[4].count("----") == 4  # the bottom of b, E, L and o
+    assert dashes[2].count("----") == 4 and "|" not in "".join(dashes)
+
+
+def _ns_rows(screen: str) -> list[str]:
+    lines = screen.replace("\r", "").splitlines()
+    assert "EW" in lines
+    first = next(i for i, line in enumerate(lines) if line.startswith("NS"))
+    return lines[first + 1:first + 6]
 
 
 def test_maintenance_request_reaches_the_firmware():
