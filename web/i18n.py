@@ -104,4 +104,6 @@ def words() -> dict[str, Any]:
         "made": _("made"),
         "fallen": _("fallen"),
         "last_hand": _("Last hand"),
+        "pick_card": _("First pick a card among the 32."),
+        "pick_played": _("First pick a card played this hand (the list above the buttons)."),
     }

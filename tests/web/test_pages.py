@@ -290,6 +290,8 @@ def test_history_steps_show_the_contre_multiplier(client: Any, service: Any) -> 
     page = client.get(f"/history/{service.game_id}/hands/1").get_data(as_text=True)
     steps = page.split('id="steps"')[1].split("</ol>")[0]
     assert "surcontré: × 4" in steps
+    # What the winners get is worked out: FFB 10.2's table, 160 × 4.
+    assert "Ce que marque chaque équipe" in steps and "160 × 4 = 640" in steps
     assert "surcontré" in page.split("Contrat")[1]  # in the contract line too
     score = replay(entered).hands[0]["result"]["score"]
     assert f"NS {score['NS']}, " in steps.replace(service.state_json()["teams"]["NS"], "NS")
@@ -338,3 +340,38 @@ def test_no_page_or_static_file_loads_anything_from_outside(client: Any,
             text = r.get_data(as_text=True)
         assert not re.search(r"(https?:)?//[\w.-]+\.\w+/", text), asset
         assert "@import" not in text and "url(http" not in text
+
+
+@pytest.mark.parametrize("rules,settings", [
+    ("ffb", None), ("ffb-pfd", None), ("ffb-pfd-note1", None), ("classic", None),
+    ("ffb", {"contre_scoring": "multiply", "sans_tout_atout": True}),
+])
+def test_each_teams_score_is_broken_down_into_parts_that_add_up(
+        rules: str, settings: dict[str, Any] | None) -> None:
+    from scorer.game import replay
+    from scorer.simulate import simulate_game
+    from web.gamebook import award, steps
+
+    seen = set()
+    for seed in range(10):
+        state = replay(simulate_game(seed, hands=6, rules=rules, settings=settings,
+                                     inject_renonce=seed % 3 == 0)).to_json()
+        for h in state["hands"]:
+            result = h["result"]
+            parts = award(result, state["rules"])
+            if not result.get("contract") or result.get("cancelled"):
+                assert parts is None
+                continue
+            assert parts is not None, result
+            for team in ("NS", "EW"):
+                assert sum(p["points"] for p in parts[team]) == result["score"][team]
+                seen.update(p["what"] for p in parts[team])
+            assert [s["step"] for s in steps(result, state["rules"])][-2:] == ["award", "score"]
+            # A breakdown that does not add up to the scorer's figure is not shown.
+            wrong = {**result, "score": {"NS": result["score"]["NS"] + 10,
+                                         "EW": result["score"]["EW"]}}
+            assert award(wrong, state["rules"]) is None
+            assert "award" not in [s["step"] for s in steps(wrong, state["rules"])]
+    assert {"points", "fallen", "renonce", "belote"} <= seen
+    if rules != "classic":
+        assert "contre" in seen  # contré and surcontré hands were among them

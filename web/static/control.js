@@ -107,14 +107,18 @@ for (const b of document.querySelectorAll("button[data-belote]")) {
 }
 function playSeat() { return document.getElementById("play-seat").value || undefined; }
 document.getElementById("play-card").addEventListener("click", async () => {
-  if (!chosenCard) { say(document.getElementById("picker").dataset.hint || "?", true); return; }
+  if (!chosenCard) { say(W.pick_card, true); return; }
   if (await send("play", {seat: playSeat(), card: chosenCard})) pickCard(null);
 });
 document.getElementById("play-unknown").addEventListener("click", () => send("play", {seat: playSeat(), card: null}));
-document.getElementById("turned-card").addEventListener("click", () => send("turned", {card: chosenCard}));
+document.getElementById("turned-card").addEventListener("click", () => {
+  if (!chosenCard) { say(W.pick_card, true); return; }
+  send("turned", {card: chosenCard});
+});
 document.getElementById("correct-card").addEventListener("click", async () => {
   const target = chosenPlay || ((window.beloteState.unknown || [])[0]);
-  if (!target || !chosenCard) { say("?", true); return; }
+  if (!target) { say(W.pick_played, true); return; }
+  if (!chosenCard) { say(W.pick_card, true); return; }
   if (await send("correct", {seat: target.seat, trick: target.trick, card: chosenCard})) {
     chosenPlay = null; pickCard(null);
   }
@@ -123,7 +127,7 @@ document.getElementById("correct-card").addEventListener("click", async () => {
 document.getElementById("confirm-card").addEventListener("click", () => {
   const chosen = chosenPlay && document.querySelector(
     `#played-list button[data-trick="${chosenPlay.trick}"][data-seat="${chosenPlay.seat}"]`);
-  if (!chosen || !chosen.dataset.card) { say("?", true); return; }
+  if (!chosen || !chosen.dataset.card) { say(W.pick_played, true); return; }
   send("correct", {seat: chosenPlay.seat, trick: chosenPlay.trick, card: chosen.dataset.card});
 });
 document.getElementById("undo").addEventListener("click", () => send("undo", {}));
