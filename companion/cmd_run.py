@@ -123,11 +123,14 @@ class TablePipeline:
 
 def start_outputs(service: TableService, port: int | None, host: str = "127.0.0.1",
                   display: str | None = None, emulator: bool = False,
-                  say: Callable[[str], None] = print) -> list[Callable[[], None]]:
+                  say: Callable[[str], None] = print,
+                  search_display: bool = False) -> list[Callable[[], None]]:
     """Start what follows the service, when those parts are installed: the web
     page on ``port`` (None: no web page) and the display driver on ``display``
-    (a serial port; with ``emulator`` the display emulator's pty). Returns the
-    functions that stop them, in the order to call."""
+    (a serial port; with ``emulator`` the display emulator's pty, unless a Pico
+    is plugged in; with ``search_display`` and no port the driver looks for the
+    Pico by itself, and keeps looking). Returns the functions that stop them,
+    in the order to call."""
     closers: list[Callable[[], None]] = []
     if port is not None:
         try:
@@ -139,12 +142,18 @@ def start_outputs(service: TableService, port: int | None, host: str = "127.0.0.
             server = serve(create_app({"SERVICE": service}), host=host, port=port)
             say(f"web page: {server.url}")
             closers.append(server.close)
-    if emulator or display:
+    if emulator or display or search_display:
         try:
-            from companion.display import DisplayDriver
+            from companion.display import DisplayDriver, find_port
         except ImportError:
             say("score display: driver not installed, skipped")
             return closers
+        if emulator and not display:
+            # A real Pico plugged in beats the emulator.
+            found = find_port()
+            if found is not None:
+                say(f"score display: Pico on {found}")
+                display, emulator = found, False
         if emulator:
             try:
                 from companion.cmd_display_emulator import Emulator
@@ -198,7 +207,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8000, help="web page port (default: %(default)s)")
     p.add_argument("--host", default="127.0.0.1", help="web page address")
     p.add_argument("--no-web", action="store_true", help="no web page")
-    p.add_argument("--display", metavar="PORT", help="score display serial port")
+    p.add_argument("--display", metavar="PORT",
+                   help="score display serial port (default: find the Pico by its USB id)")
+    p.add_argument("--no-display", action="store_true", help="no score display")
     p.add_argument("--rules", default="ffb", help="rule preset of a new game")
     return p
 
@@ -230,7 +241,7 @@ def main(argv: list[str]) -> int:
         print(f"continuing game {service.game_id} from {args.db} "
               f"({len(service.events())} events)")
     closers = start_outputs(service, None if args.no_web else args.port, args.host,
-                            display=args.display)
+                            display=args.display, search_display=not args.no_display)
     try:
         source = open_source(args)
         reader = CardReader(args.model)

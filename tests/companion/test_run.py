@@ -46,3 +46,24 @@ def test_run_with_a_missing_folder_says_so(tmp_path, capsys):
     assert main(["--images", str(tmp_path / "nowhere"), "--db", str(tmp_path / "t.db"),
                  "--no-web"]) == 2
     assert "nowhere: no such folder" in capsys.readouterr().err
+
+
+def test_a_plugged_in_pico_is_used_instead_of_the_emulator(monkeypatch, tmp_path):
+    """``make demo`` starts the display emulator only when no Pico is plugged in."""
+    import companion.display as display
+    from companion.bus import Bus
+    from companion.cmd_run import start_outputs
+    from companion.service import TableService
+    from companion.store import Store
+
+    port = tmp_path / "ttyACM-fake"
+    monkeypatch.setattr(display, "find_port", lambda configured=None: str(port))
+    said: list[str] = []
+    with Store(tmp_path / "t.db") as store:
+        service = TableService(store, Bus())
+        closers = start_outputs(service, None, emulator=True, say=said.append)
+        try:
+            assert said == [f"score display: Pico on {port}"]
+        finally:
+            for close in closers:
+                close()
