@@ -39,6 +39,8 @@ from typing import Any, Protocol
 from vision.calibration import Calibration
 
 DEFAULT_SETTLE_S = 0.3
+# The share of sure reads (``min_share``) is counted over the last half second of frames.
+SHARE_WINDOW_S = 0.5
 # Frame times are floats (n / fps): compare durations with a little slack.
 _EPS = 1e-6
 
@@ -82,6 +84,8 @@ class _Track:
     last_seen: float
     hits: deque[float] = field(default_factory=deque)  # recent times read as ``code``
     reads: int = 0  # sure reads as ``code`` since it lies where it is
+    seen_at: deque[float] = field(default_factory=deque)  # recent frames showing it
+    read_at: deque[float] = field(default_factory=deque)  # recent frames reading it as ``code``
     confidences: deque[float] = field(default_factory=deque)
     played: bool = False  # counted (or known) as played: never played again
     unknown_played: bool = False  # played as an unknown card, not named yet
@@ -97,7 +101,10 @@ class PlayTracker:
     it is (frames where the reader is unsure neither count for nor against a
     card: the reader's threshold keeps its sure reads right, so a few of them
     outweigh many unsure frames; a different sure read at the same place is
-    a vote against); ``gone_after`` unseen time after which a card has left the
+    a vote against); ``min_share`` the least share of the frames showing the
+    card (over its last half second where it lies) that must read it surely as its
+    code: a card the reader cannot read, misread now and then, stays unknown
+    rather than taking the misread code; ``gone_after`` unseen time after which a card has left the
     table; ``unknown_after`` time a card may stay unread before it is played as
     unknown; ``out_of_turn_after`` grace before a settled card of the wrong
     seat is reported; ``still_px`` how far a card may move and still count as
@@ -109,15 +116,16 @@ class PlayTracker:
     """
 
     def __init__(self, calibration: Calibration, settle: float = DEFAULT_SETTLE_S,
-                 min_reads: int = 2, gone_after: float = 1.0, unknown_after: float = 2.0,
+                 min_reads: int = 2, gone_after: float = 1.0, unknown_after: float = 1.0,
                  out_of_turn_after: float = 0.6, still_px: float | None = None,
-                 match_px: float | None = None) -> None:
+                 match_px: float | None = None, min_share: float = 0.5) -> None:
         if settle <= 0 or min_reads < 1 or gone_after <= 0 or unknown_after <= settle:
             raise ValueError("PlayTracker: settle > 0, min_reads >= 1, gone_after > 0 "
                              "and unknown_after > settle are required")
         self.calibration = calibration
         self.settle = settle
         self.min_reads = min_reads
+        self.min_share = min_share
         self.gone_after = gone_after
         self.unknown_after = unknown_after
         self.out_of_turn_after = out_of_turn_after
@@ -172,12 +180,15 @@ class PlayTracker:
                 if track is not None:
                     track.code = code
                     track.reads = 0
+                    track.read_at.clear()
                     track.hits.clear()
                     track.confidences.clear()
             if track is None:
                 track = self._new_track(code, center, seat, ts)
             self._place(track, ts, center, seat)
             track.reads += 1
+            track.seen_at.append(ts)
+            track.read_at.append(ts)
             track.hits.append(ts)
             track.confidences.append(conf)
             seen.add(id(track))
@@ -186,11 +197,16 @@ class PlayTracker:
             if track is None:
                 track = self._new_track(None, center, seat, ts)
             self._place(track, ts, center, seat)
+            track.seen_at.append(ts)
             seen.add(id(track))
         for track in self.tracks:
             while track.hits and track.hits[0] < ts - self.settle - _EPS:
                 track.hits.popleft()
                 track.confidences.popleft()
+            window = ts - max(self.settle, SHARE_WINDOW_S) - _EPS
+            for times in (track.seen_at, track.read_at):
+                while times and times[0] < window:
+                    times.popleft()
         return seen
 
     def _new_track(self, code: str | None, center: tuple[float, float], seat: str,
@@ -209,8 +225,12 @@ class PlayTracker:
 
     def _nearest(self, center: tuple[float, float], seen: set[int],
                  unread_only: bool) -> _Track | None:
+        # A card first read where an unread card lies is that card, unless the
+        # unread one was already counted as another card seen twice (a played
+        # card's other index): the new card is then one of its own.
         near = [(math.dist(t.center, center), i) for i, t in enumerate(self.tracks)
-                if id(t) not in seen and (t.code is None or not unread_only)]
+                if id(t) not in seen
+                and (not unread_only or (t.code is None and not t.played))]
         near = [(d, i) for d, i in near if d <= self.match_px]
         return self.tracks[min(near)[1]] if near else None
 
@@ -224,6 +244,8 @@ class PlayTracker:
             track.seat = seat
             track.settled_at = None
             track.reads = 0
+            track.seen_at.clear()
+            track.read_at.clear()
 
     def _forget(self, ts: float) -> list[TrackerOutput]:
         """End the tracks of cards unseen for ``gone_after``: they left the table."""
@@ -249,6 +271,7 @@ class PlayTracker:
             still_for = ts - track.still_since + _EPS
             if (track.code is not None and still_for >= self.settle
                     and track.reads >= self.min_reads and track.hits
+                    and len(track.read_at) >= self.min_share * len(track.seen_at)
                     and not self._outvoted(track)):
                 if track.settled_at is None:
                     track.settled_at = ts  # the first frame that shows it settled
@@ -283,10 +306,14 @@ class PlayTracker:
                                          self._confidence(track), ts, track.settled_at))
             # A seat puts one card down per trick: anything else unplayed in its
             # zone now is that card seen twice (its other index, unread).
+            # When the play is an unknown card, a read one there may name it later.
             for other in self.tracks:
                 if other is not track and other.seat == track.seat and not other.played \
                         and not other.unknown_played:
-                    other.played = True
+                    if sure or other.code is None:
+                        other.played = True
+                    else:
+                        other.unknown_played = True
             return out
         if to_play is None:
             return out  # bidding, or no game: cards wait for the play to start

@@ -61,6 +61,7 @@ def run(pipeline, start, seconds):
 
 def test_out_of_turn_unknown_card_and_its_correction(tmp_path):
     plays, store, bus, service, reader, pipeline = setup(tmp_path)
+    pipeline.tracker.unknown_after = 2.0  # time enough for the out-of-turn alert first
     sub = bus.subscribe(maxsize=1000)
     a, b = plays[0], plays[1]
     assert b.seat == next_seat(a.seat)

@@ -167,3 +167,29 @@ def test_when_anyone_may_lead_the_first_card_down_leads_even_if_read_later():
     for i, dets in enumerate(frames):
         out += tracker.update(i / FPS, dets, None, any_seat=True)
     assert [(o.kind, o.seat, o.card) for o in out][:1] == [("play", "N", "JD")]
+
+
+def test_a_card_misread_now_and_then_stays_unknown_instead_of_taking_the_misread():
+    tracker = PlayTracker(CAL, settle=0.3, unknown_after=1.0)
+    # Unreadable at S, but two frames in ten read surely as QS (the reader's rare slip).
+    frames = [[Det("QS" if i % 10 in (4, 5) else None, 0.96 if i % 10 in (4, 5) else 0.4,
+                   SPOT["S"])] for i in range(40)]
+    out = run(tracker, frames, to_play="S")
+    assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "S", None)]
+    # With min_share=0 the two sure slips would have been taken for the card.
+    lax = PlayTracker(CAL, settle=0.3, unknown_after=1.0, min_share=0.0)
+    assert [(o.kind, o.card) for _, o in run(lax, frames, to_play="S")][:1] == [("play", "QS")]
+
+
+def test_a_played_cards_unread_twin_does_not_swallow_the_seats_next_card():
+    tracker = PlayTracker(CAL, settle=0.3, gone_after=1.0)
+    # E's card lies with a second, unread box of it beside (its other index).
+    twin = (SPOT["E"][0] + 30, SPOT["E"][1] + 40)
+    frames = [[Det("7S", 0.95, SPOT["E"]), Det(None, 0.5, twin)] for _ in range(20)]
+    out = run(tracker, frames, to_play="E")
+    assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "E", "7S")]
+    # The trick is gathered; half a second later E leads the next trick with 8S,
+    # where the unread twin lay (its track not yet forgotten).
+    frames = [[] for _ in range(10)] + [[Det("8S", 0.95, twin)] for _ in range(20)]
+    out = run(tracker, frames, to_play="E", played=["7S"], start=1.0)
+    assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "E", "8S")]
