@@ -8,6 +8,7 @@ onnxruntime or Flask) and starts fast.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 # name -> (module with a ``main(argv) -> int``, one-line help)
@@ -40,7 +41,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"belote-table: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
     module = importlib.import_module(COMMANDS[name][0])
-    rc: int = module.main(rest)
+    try:
+        rc: int = module.main(rest)
+    except BrokenPipeError:
+        # Whoever read the output stopped early (``| head``): not our error.
+        # Point stdout at nothing so that Python's exit flush stays quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # as a shell reports a command ended by SIGPIPE
     return rc
 
 

@@ -47,3 +47,20 @@ def test_score_is_dispatched_in_process(tmp_path, capsys):
     assert captured.out == ""
     assert captured.err.strip() == f"{bad}: bids[1]: not a bid: '85H' (80..160 by tens, or " \
         "capot, then S H D C NT AT)"
+
+
+def test_output_piped_into_head_ends_quietly(tmp_path):
+    """``belote-table score ... | head -1``: no traceback when the reader stops early."""
+    import json
+    import subprocess
+    import sys as _sys
+
+    record = {"rules": "ffb", "dealer": "N", "bids": ["pass"] * 4, "plays": []}
+    hand = tmp_path / "hand.json"
+    hand.write_text(json.dumps(record))
+    script = ("import sys; from companion.cli import main; "
+              f"sys.exit(main(['score'] + [{str(hand)!r}] * 3000))")
+    proc = subprocess.run(f"{_sys.executable} -c \"{script}\" | head -c 10",
+                          shell=True, capture_output=True, text=True, timeout=120)
+    assert len(proc.stdout) == 10
+    assert "Traceback" not in proc.stderr
