@@ -32,6 +32,17 @@ def wait_connected(page: Any) -> None:
     expect()(page.locator("#conn")).to_have_class("dot-label ok")
 
 
+
+def enter_hand_until(client: Any, cards: int) -> list[Any]:
+    """Start seed 5's game through the API and enter its events up to its ``cards``-th card."""
+    events = one_hand(5)
+    plays = [i for i, e in enumerate(events) if isinstance(e, CardPlayed)]
+    client.post("/api/games", json=start_body(events[0]))
+    for event in events[1:plays[cards - 1] + 1]:
+        path, body = api_body(event)
+        assert client.post(path, json=body, headers=AUTH).status_code == 200
+    return events
+
 def test_live_page_follows_published_events_without_reload(page: Any, server: Any,
                                                            service: Any, client: Any,
                                                            artifacts: Any) -> None:
@@ -150,12 +161,8 @@ def test_auction_bid_by_bid_from_the_buttons(page: Any, server: Any, service: An
 def test_correction_from_the_picker_changes_trick_and_score(page: Any, server: Any,
                                                            service: Any, client: Any,
                                                            artifacts: Any) -> None:
-    events = one_hand(5)
+    events = enter_hand_until(client, 5)
     plays = [i for i, e in enumerate(events) if isinstance(e, CardPlayed)]
-    client.post("/api/games", json=start_body(events[0]))
-    for event in events[1:plays[4] + 1]:
-        path, body = api_body(event)
-        assert client.post(path, json=body, headers=AUTH).status_code == 200
     before = service.state_json()
     first = before["tricks"][0]
     # Swap trick 1's richest card for an unplayed card worth a different number of points.
@@ -289,12 +296,8 @@ def test_live_page_shows_target_dealer_contract_turn_and_tricks(page: Any, serve
 def test_organiser_sees_played_cards_marked_confirms_and_undoes(page: Any, server: Any,
                                                                 service: Any,
                                                                 client: Any) -> None:
-    events = one_hand(5)
+    events = enter_hand_until(client, 6)
     plays = [i for i, e in enumerate(events) if isinstance(e, CardPlayed)]
-    client.post("/api/games", json=start_body(events[0]))
-    for event in events[1:plays[5] + 1]:
-        path, body = api_body(event)
-        assert client.post(path, json=body, headers=AUTH).status_code == 200
     state = service.state_json()
     page.goto(server.url + "/control")
     page.fill("#pin", PIN)
