@@ -80,9 +80,7 @@ class Emulator:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.link)
             os.symlink(self.path, self.link)
-        self.app = DisplayApp(self.ns, self.ew, self.led, _now_ms(), **self.timings)
-        self._write(self.app.start(_now_ms()))
-        self._changed()
+        self._boot()
         self._stop.clear()
         self._thread = threading.Thread(target=self._run, name="display-emulator", daemon=True)
         self._thread.start()
@@ -131,6 +129,10 @@ class Emulator:
         it forgets what it was shown, draws its boot banner and says HELLO again."""
         if self._thread is None:
             raise RuntimeError("emulator: not started")
+        self._boot()
+
+    def _boot(self) -> None:
+        """A fresh firmware: boot banner on the digits, HELLO on the line."""
         with self._lock:
             self.app = DisplayApp(self.ns, self.ew, self.led, _now_ms(), **self.timings)
             hello = self.app.start(_now_ms())

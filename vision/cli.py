@@ -47,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--scenes", type=int, default=1200, help="synthetic frames to render")
     t.add_argument("--out", help="output folder (default: vision/models)")
     t.add_argument("--threads", type=int, default=2, help="torch threads (the shipped model: 2)")
+    # The train module needs torch: its list of parts is not imported at start.
     t.add_argument("--only", choices=("classifier", "detector", "corner"), action="append",
                    help="retrain only this model (repeatable; the data are drawn the same way)")
     return p
@@ -117,7 +118,7 @@ def _train(args) -> int:
         from vision import train
     except ImportError as e:
         return _fail(f"training needs the train extra (pip install -e '.[train]'): {e}")
-    parts = tuple(args.only) if args.only else ("classifier", "detector", "corner")
+    parts = tuple(args.only) if args.only else train.PARTS
     train.run(seed=args.seed, steps=args.steps, det_steps=args.det_steps, scenes=args.scenes,
               out=Path(args.out) if args.out else None, threads=args.threads, parts=parts)
     return 0

@@ -102,17 +102,18 @@ class PlayTracker:
     card: the reader's threshold keeps its sure reads right, so a few of them
     outweigh many unsure frames; a different sure read at the same place is
     a vote against); ``min_share`` the least share of the frames showing the
-    card (over its last half second where it lies) that must read it surely as its
-    code: a card the reader cannot read, misread now and then, stays unknown
-    rather than taking the misread code; ``gone_after`` unseen time after which a card has left the
-    table; ``unknown_after`` time a card may stay unread before it is played as
-    unknown; ``out_of_turn_after`` grace before a settled card of the wrong
-    seat is reported; ``still_px`` how far a card may move and still count as
-    lying where it was (the reader's centre of a card jumps when only one of
-    its two indices is read); ``match_px`` how far an unread detection may lie
-    from a track to be that card (its other index). Both default to a quarter
-    of the frame's short side, about a card's length on a table filling the
-    frame, well under the distance between two seats' cards.
+    card (over its last half second where it lies) that must read it surely as
+    its code: a card the reader cannot read, misread now and then, stays
+    unknown rather than taking the misread code; ``gone_after`` unseen time
+    after which a card has left the table; ``unknown_after`` time a card may
+    stay unread before it is played as unknown; ``out_of_turn_after`` grace
+    before a settled card of the wrong seat is reported; ``still_px`` how far
+    a card may move and still count as lying where it was (the reader's centre
+    of a card jumps when only one of its two indices is read); ``match_px``
+    how far an unread detection may lie from a track to be that card (its
+    other index). Both default to a quarter of the frame's short side, about
+    a card's length on a table filling the frame, well under the distance
+    between two seats' cards.
     """
 
     def __init__(self, calibration: Calibration, settle: float = DEFAULT_SETTLE_S,

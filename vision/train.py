@@ -39,6 +39,7 @@ DET_STRIDE = 8
 TTA_TURNS = 4  # the index classifier reads each patch at its four quarter turns
 DET_PATCH = 256
 DATA = Path(__file__).with_name("data")
+PARTS = ("classifier", "detector", "corner")  # the models ``run`` can (re)train
 
 
 # --------------------------------------------------------------------------- networks
@@ -367,7 +368,7 @@ def pick_threshold(probs: np.ndarray, y: np.ndarray, none_index: int,
 def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int = 1200,
         real: bool = True, det_steps: int | None = None, log=print,
         faces: int = 3000, cache: Path | None = None,
-        parts: tuple[str, ...] = ("classifier", "detector", "corner"), threads: int = 1) -> dict:
+        parts: tuple[str, ...] = PARTS, threads: int = 1) -> dict:
     """Train, export and calibrate the models; returns a summary (also written as JSON).
 
     ``parts`` picks which of the three models to (re)train; the data are drawn
