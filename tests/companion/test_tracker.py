@@ -124,6 +124,16 @@ def test_a_card_never_read_surely_becomes_an_unknown_play_then_is_named():
     assert [(o.kind, o.seat, o.card) for _, o in out] == [("identified", "S", "QS")]
 
 
+def test_the_next_tricks_card_does_not_name_an_unknown_card_gathered_before():
+    tracker = PlayTracker(CAL, settle=0.3, unknown_after=1.0, gone_after=1.0)
+    out = run(tracker, still(None, "N", 1.5, conf=0.3), to_play="N")
+    assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "N", None)]
+    # The trick is gathered (nothing seen for 0.6 s, under ``gone_after``); N
+    # leads the next trick with a card it reads surely at the same place.
+    out = run(tracker, [[]] * 12 + still("TD", "N", 1.0), to_play="N", start=1.5)
+    assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "N", "TD")]
+
+
 def test_a_card_already_played_is_not_played_again_when_seen_anew():
     tracker = PlayTracker(CAL, settle=0.3, gone_after=0.5)
     out = run(tracker, still("KH", "W", 1.0), to_play="W", played=["KH"])
