@@ -569,7 +569,7 @@ class _FinishedHand:
                 "contract": None, "tricks": [], "points": {"NS": 0, "EW": 0},
                 "tricks_won": {"NS": 0, "EW": 0}, "belote": None,
                 "belotes": {"NS": 0, "EW": 0}, "made": None,
-                "score": {"NS": 0, "EW": 0}, "renonces": []}
+                "score": {"NS": 0, "EW": 0}, "renonces": [], "parts": {"NS": [], "EW": []}}
         else:
             belotes = self.belotes or {"NS": 0, "EW": 0}
             result = {
@@ -582,6 +582,10 @@ class _FinishedHand:
                 "made": self.result.get("made"),
                 "score": dict(self.result["score"]),  # type: ignore[call-overload]
                 "renonces": [dict(r) for r in self.renonces],
+                # What each team's score is made of (scorer.scoring.Sheet): derived
+                # here, never stored in the hand record.
+                "parts": {t: [dict(p) for p in ps]
+                          for t, ps in self.result["parts"].items()},  # type: ignore[attr-defined]
             }
             if "held_over" in self.result:
                 result["held_over"] = self.result["held_over"]

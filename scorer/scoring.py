@@ -6,8 +6,12 @@ Points given here include the dix de der (100 on a capot, FFB 9) and leave the
 belote out; ``belote`` counts the belotes credited to each team (20 each).
 
 >>> r = Rules()
->>> score_hand(r, "S", 80, "H", 1, {"NS": 97, "EW": 65}, {"NS": 5, "EW": 3}, {"NS": 0, "EW": 0})
-{'made': True, 'score': {'NS': 100, 'EW': 70}}
+>>> out = score_hand(r, "S", 80, "H", 1, {"NS": 97, "EW": 65}, {"NS": 5, "EW": 3},
+...                  {"NS": 0, "EW": 0})
+>>> out["made"], out["score"]
+(True, {'NS': 100, 'EW': 70})
+>>> out["parts"]["NS"]
+[{'what': 'points', 'points': 100, 'from': 97}]
 """
 
 from __future__ import annotations
@@ -18,6 +22,50 @@ from scorer.cards import other_team, team_of
 from scorer.rules import Rules
 
 Scores = dict[str, int]
+
+Part = dict[str, int | str]
+"""One line of a team's score for a hand: ``{"what": str, "points": int}``,
+and for some the figures it comes from: ``"from"`` (card points before the
+Tout Atout conversion and the rounding), ``"base"`` and ``"multiplier"``
+(a contre or a doubled contract value)."""
+
+Parts = dict[str, list[Part]]
+
+# What a part can be, in the words of the score sheet.
+PART_KINDS = ("points", "contract", "fallen", "contre", "capot", "capot_bonus", "renonce",
+              "belote", "held_over")
+
+
+class Sheet:
+    """A hand's score as it is written on the score sheet: each team's parts in
+    order. A team's score is the sum of its parts, so the score and its
+    explanation come from the same lines and cannot disagree.
+
+    >>> s = Sheet()
+    >>> s.add("NS", "contre", 320, base=160, multiplier=2)
+    >>> s.add("NS", "belote", 20)
+    >>> s.add("EW", "belote", 0)      # nothing scored: no line
+    >>> s.result(True)["score"]
+    {'NS': 340, 'EW': 0}
+    >>> s.parts["NS"][0], s.parts["EW"]
+    ({'what': 'contre', 'points': 320, 'base': 160, 'multiplier': 2}, [])
+    """
+
+    __slots__ = ("parts",)
+
+    def __init__(self) -> None:
+        self.parts: Parts = {"NS": [], "EW": []}
+
+    def add(self, team: str, what: str, points: int, **figures: int) -> None:
+        """Write ``points`` for ``team``; a part worth nothing is left out."""
+        if points:
+            part: Part = {"what": what, "points": points}
+            part.update(figures)
+            self.parts[team].append(part)
+
+    def result(self, made: bool | None, **more: object) -> dict[str, object]:
+        score = {team: sum(int(p["points"]) for p in parts) for team, parts in self.parts.items()}
+        return {"made": made, "score": score, "parts": self.parts, **more}
 
 
 def round_ten(points: int | Fraction) -> int:
@@ -68,61 +116,74 @@ def contract_made(rules: Rules, taker_team: str, value: int | str | None, trump:
 def score_hand(rules: Rules, taker: str, value: int | str | None, trump: str, double: int,
                points: Scores, tricks: Scores, belote: Scores,
                renonce_team: str | None = None, held_over: int = 0) -> dict[str, object]:
-    """What each team adds to its total for this hand, and whether the contract
-    was made (None when a renonce cancels the hand).
+    """What each team adds to its total for this hand (``"score"``), what that
+    is made of (``"parts"``, see :class:`Sheet`), and whether the contract was
+    made (None when a renonce cancels the hand).
 
     A classic litige (81-81) adds ``"held_over"``: the takers' points put back
     in play for the winners of the next hand; ``held_over`` is what earlier
-    litiges left, given to this hand's winners.
+    litiges left, given to this hand's winners (their part ``"held_over"``).
     """
     taker_team = team_of(taker)
     defence = other_team(taker_team)
     bel = {"NS": 20 * belote["NS"], "EW": 20 * belote["EW"]}
     pfd = rules.scoring == "points-faits-demandes"
     int_value = value if isinstance(value, int) else 0
+    sheet = Sheet()
     if renonce_team is not None:
-        return _renonce_score(rules, renonce_team, taker_team, value, bel, pfd, held_over)
+        return _renonce_score(rules, sheet, renonce_team, taker_team, value, bel, pfd, held_over)
     if rules.game == "classic":
-        return _classic_score(rules, taker_team, defence, points, tricks, bel, held_over)
+        return _classic_score(rules, sheet, taker_team, defence, points, tricks, bel, held_over)
     made = contract_made(rules, taker_team, value, trump, points, tricks, belote)
-    score = {"NS": 0, "EW": 0}
     both = bel["NS"] + bel["EW"]
     if value == "capot":
         base = 500 * double
         if made:
-            score[taker_team] = base + bel[taker_team] + (bel[defence] if double > 1 else 0)
-            score[defence] = bel[defence] if double == 1 else 0
+            sheet.add(taker_team, "capot", base)
+            # Contré or surcontré, the takers take the defence's belote too.
+            sheet.add(taker_team, "belote", bel[taker_team] + (bel[defence] if double > 1 else 0))
+            if double == 1:
+                sheet.add(defence, "belote", bel[defence])
         else:
-            score[defence] = base + both
-        return {"made": made, "score": score}
+            sheet.add(defence, "capot", base)
+            sheet.add(defence, "belote", both)
+        return sheet.result(made)
     scoring = rules.scoring
     if double == 1:
         if made:
             if tricks[taker_team] == 8 and rules.unannounced_capot:
                 # Club rule: a capot made without being bid scores a flat amount.
-                taker_points = rules.unannounced_capot
+                sheet.add(taker_team, "capot", rules.unannounced_capot)
             elif scoring in ("contract", "contract-only"):
-                taker_points = int_value
+                sheet.add(taker_team, "contract", int_value)
             else:
-                taker_points = _hand_points(rules, trump, points[taker_team])
-            score[taker_team] = taker_points + bel[taker_team] + (int_value if pfd else 0)
-            score[defence] = bel[defence]
+                _add_hand_points(sheet, rules, trump, taker_team, points[taker_team])
+            if pfd:
+                sheet.add(taker_team, "contract", int_value)
+            sheet.add(taker_team, "belote", bel[taker_team])
             if scoring != "contract-only":
-                score[defence] += _hand_points(rules, trump, points[defence])
+                _add_hand_points(sheet, rules, trump, defence, points[defence])
+            sheet.add(defence, "belote", bel[defence])
         else:
-            score[defence] = 160 + (int_value if pfd else 0) + both
-        return {"made": made, "score": score}
+            sheet.add(defence, "fallen", 160)
+            if pfd:
+                sheet.add(defence, "contract", int_value)
+            sheet.add(defence, "belote", both)
+        return sheet.result(made)
+    winner = taker_team if made else defence
     if rules.contre_scoring == "multiply":
-        base, extra = int_value * double, 0
+        sheet.add(winner, "contre", int_value * double, base=int_value, multiplier=double)
     else:
         base = 160 * double
         if pfd and rules.contre_160:
             base = 160  # FFB 10.2 note 1
-        extra = int_value * double if pfd else 0
+        sheet.add(winner, "contre", base, base=160, multiplier=base // 160)
+        if pfd:
+            sheet.add(winner, "contract", int_value * double, base=int_value, multiplier=double)
         if made and scoring == "points-faits" and tricks[taker_team] == 8:
-            base += 100  # FFB 10.2 note 2: a capot made by the contré team, 320 + 100
-    score[taker_team if made else defence] = base + extra + both
-    return {"made": made, "score": score}
+            sheet.add(winner, "capot_bonus", 100)  # FFB 10.2 note 2: 320 + 100
+    sheet.add(winner, "belote", both)
+    return sheet.result(made)
 
 
 def _hand_points(rules: Rules, trump: str, points: int) -> int:
@@ -134,63 +195,78 @@ def _hand_points(rules: Rules, trump: str, points: int) -> int:
     return int(pts)
 
 
-def _classic_score(rules: Rules, taker_team: str, defence: str, points: Scores,
+def _add_hand_points(sheet: Sheet, rules: Rules, trump: str, team: str, points: int) -> None:
+    """A team's card points as they enter the score (FFB 11.3, 10.3), with the
+    raw figure beside them when the conversion or the rounding changed it."""
+    scored = _hand_points(rules, trump, points)
+    if scored != points:
+        sheet.add(team, "points", scored, **{"from": points})
+    else:
+        sheet.add(team, "points", scored)
+
+
+def _classic_score(rules: Rules, sheet: Sheet, taker_team: str, defence: str, points: Scores,
                    tricks: Scores, bel: Scores, held_over: int) -> dict[str, object]:
-    score = {"NS": 0, "EW": 0}
-    out: dict[str, object] = {"score": score}
     total_t = points[taker_team] + bel[taker_team]
     total_d = points[defence] + bel[defence]
     winner: str | None
+    more: dict[str, object] = {}
     if tricks[taker_team] == 8 or tricks[defence] == 8:
         # Capot: the other side keeps only its belote, which cannot be taken.
         winner = taker_team if tricks[taker_team] == 8 else defence
-        score[winner] = rules.capot_points + bel[winner]
-        score[other_team(winner)] = bel[other_team(winner)]
-        out["made"] = winner == taker_team
+        sheet.add(winner, "capot", rules.capot_points)
+        sheet.add(winner, "belote", bel[winner])
+        sheet.add(other_team(winner), "belote", bel[other_team(winner)])
+        made: bool | None = winner == taker_team
     elif (total_t >= 82 if rules.classic_taker_wins == "half" else total_t > total_d):
         winner = taker_team
-        score[taker_team], score[defence] = total_t, total_d
-        out["made"] = True
+        for team in (taker_team, defence):
+            sheet.add(team, "points", points[team])
+            sheet.add(team, "belote", bel[team])
+        made = True
     elif total_t == total_d and rules.litige_held_over and rules.classic_taker_wins == "more":
         # Litige: the defence scores, the takers' points wait for the next hand's winners.
         winner = None
-        score[defence] = total_d
-        score[taker_team] = bel[taker_team]
-        out["made"] = None
-        out["held_over"] = held_over + points[taker_team]
+        sheet.add(defence, "points", points[defence])
+        sheet.add(defence, "belote", bel[defence])
+        sheet.add(taker_team, "belote", bel[taker_team])
+        made = None
+        more["held_over"] = held_over + points[taker_team]
     else:
         # Dedans: the defence takes the whole deal; the belote stays with its holder.
         winner = defence
-        score[defence] = (rules.dedans_points or points[defence]) + bel[defence]
-        score[taker_team] = bel[taker_team]
-        out["made"] = False
-    if winner is not None and held_over:
-        score[winner] += held_over
-    return out
+        sheet.add(defence, "fallen", rules.dedans_points or points[defence])
+        sheet.add(defence, "belote", bel[defence])
+        sheet.add(taker_team, "belote", bel[taker_team])
+        made = False
+    if winner is not None:
+        sheet.add(winner, "held_over", held_over)
+    return sheet.result(made, **more)
 
 
-def _renonce_score(rules: Rules, offender: str, taker_team: str, value: int | str | None,
-                   bel: Scores, pfd: bool, held_over: int) -> dict[str, object]:
+def _renonce_score(rules: Rules, sheet: Sheet, offender: str, taker_team: str,
+                   value: int | str | None, bel: Scores, pfd: bool,
+                   held_over: int) -> dict[str, object]:
     other = other_team(offender)
-    score = {"NS": 0, "EW": 0}
-    made: bool | None = offender != taker_team
     penalty = rules.renonce_penalty
     int_value = value if isinstance(value, int) else 0
     if penalty == "cancel":
-        out: dict[str, object] = {"made": None, "score": score, "cancelled": True}
         if held_over:
             # Nobody won this hand: a classic litige's points still wait for a winner.
-            out["held_over"] = held_over
-        return out
+            return sheet.result(None, cancelled=True, held_over=held_over)
+        return sheet.result(None, cancelled=True)
     if penalty == "flat-162" or rules.game == "classic" and penalty == "hand-lost":
-        score[other] = 162
+        sheet.add(other, "renonce", 162)
     elif penalty == "contract":
         # The points of the contract in play (the club's text): a capot is worth 500;
         # classic belote has no contract value, its whole deal (162) is given instead.
-        score[other] = 500 if value == "capot" else int_value or 162
+        sheet.add(other, "renonce", 500 if value == "capot" else int_value or 162)
     else:
-        score[other] = 160 + (int_value if pfd else 0)
+        sheet.add(other, "renonce", 160)
+        if pfd:
+            sheet.add(other, "contract", int_value)
     # The belote stays with the team that announced it.
-    score[other] += bel[other] + held_over
-    score[offender] = bel[offender]
-    return {"made": made, "score": score}
+    sheet.add(other, "belote", bel[other])
+    sheet.add(other, "held_over", held_over)
+    sheet.add(offender, "belote", bel[offender])
+    return sheet.result(offender != taker_team)

@@ -74,14 +74,14 @@ NOBEL = {"NS": 0, "EW": 0}
 
 def test_made_more_points_than_the_defence_both_score_their_points():
     r = score_hand(R, "N", None, "H", 1, {"NS": 90, "EW": 72}, {"NS": 5, "EW": 3}, NOBEL)
-    assert r == {"made": True, "score": {"NS": 90, "EW": 72}}
+    assert (r["made"], r["score"]) == (True, {"NS": 90, "EW": 72})
 
 
 def test_dedans_gives_162_to_the_defence_and_the_belote_stays():
     r = score_hand(R, "N", None, "H", 1, {"NS": 70, "EW": 92}, {"NS": 4, "EW": 4},
                    {"NS": 1, "EW": 0})
     # NS 70 + 20 = 90 < 92: dedans; the belote cannot be taken
-    assert r == {"made": False, "score": {"NS": 20, "EW": 162}}
+    assert (r["made"], r["score"]) == (False, {"NS": 20, "EW": 162})
 
 
 def test_capot_scores_252():
@@ -108,13 +108,13 @@ def test_other_text_needs_82_and_a_fall_leaves_the_defence_its_points():
     made = score_hand(r82, "N", None, "H", 1, {"NS": 82, "EW": 80}, {"NS": 4, "EW": 4}, NOBEL)
     assert made["made"] is True
     fall = score_hand(r82, "N", None, "H", 1, {"NS": 81, "EW": 81}, {"NS": 4, "EW": 4}, NOBEL)
-    assert fall == {"made": False, "score": {"NS": 0, "EW": 81}}
+    assert (fall["made"], fall["score"]) == (False, {"NS": 0, "EW": 81})
 
 
 def test_capot_by_the_defence_scores_252_and_the_takers_keep_only_their_belote():
     r = score_hand(R, "N", None, "H", 1, {"NS": 0, "EW": 252}, {"NS": 0, "EW": 8},
                    {"NS": 1, "EW": 0})
-    assert r == {"made": False, "score": {"NS": 20, "EW": 252}}
+    assert (r["made"], r["score"]) == (False, {"NS": 20, "EW": 252})
 
 
 def test_litige_waits_through_a_redeal_and_goes_to_the_defence_on_a_dedans():

@@ -49,7 +49,7 @@ def test_10_1_2_fall_below_the_bid():
 def test_10_2_made_standard(rules, takers, defence):
     # 97 -> 100 and 65 -> 70 in points faits; + the 90 asked in pfd
     r = hand(rules, 90, 103, belote={"NS": 1, "EW": 0})
-    assert r == {"made": True, "score": {"NS": takers, "EW": defence}}
+    assert (r["made"], r["score"]) == (True, {"NS": takers, "EW": defence})
 
 
 def test_10_2_made_standard_defence_keeps_its_belote():
@@ -69,7 +69,7 @@ def test_10_2_made_contre_and_surcontre_takers_take_both_belotes(rules, double, 
 def test_10_2_capot_bid_and_made(double, takers):
     for rules in (PF, PFD):
         r = hand(rules, "capot", 252, double=double, tricks_ns=8, belote={"NS": 1, "EW": 0})
-        assert r == {"made": True, "score": {"NS": takers + 20, "EW": 0}}
+        assert (r["made"], r["score"]) == (True, {"NS": takers + 20, "EW": 0})
 
 
 def test_10_2_capot_made_standard_defence_keeps_its_belote():
@@ -80,7 +80,7 @@ def test_10_2_capot_made_standard_defence_keeps_its_belote():
 @pytest.mark.parametrize("rules,defence", [(PF, 160 + 20), (PFD, 160 + 100 + 20)])
 def test_10_2_fall_standard_belote_goes_to_the_defence(rules, defence):
     r = hand(rules, 100, 70, belote={"NS": 1, "EW": 0})
-    assert r == {"made": False, "score": {"NS": 0, "EW": defence}}
+    assert (r["made"], r["score"]) == (False, {"NS": 0, "EW": defence})
 
 
 @pytest.mark.parametrize("rules,defence", [(PF, 160 + 20), (PFD, 160 + 80 + 20)])
@@ -88,7 +88,7 @@ def test_10_2_capot_by_the_defence_is_a_plain_fall_for_the_takers(rules, defence
     # The table has no line for a capot made by the defence: the takers fell, the
     # defence scores 160 (+ the contract) and both belotes, not 250.
     r = hand(rules, 80, 0, tricks_ns=0, belote={"NS": 1, "EW": 0})
-    assert r == {"made": False, "score": {"NS": 0, "EW": defence}}
+    assert (r["made"], r["score"]) == (False, {"NS": 0, "EW": defence})
 
 
 @pytest.mark.parametrize("rules,double,defence", [
@@ -101,7 +101,7 @@ def test_10_2_fall_contre_and_surcontre(rules, double, defence):
 @pytest.mark.parametrize("double,defence", [(1, 500), (2, 1000), (4, 2000)])
 def test_10_2_capot_bid_and_failed(double, defence):
     r = hand(PF, "capot", 150, double=double, tricks_ns=7, belote={"NS": 1, "EW": 0})
-    assert r == {"made": False, "score": {"NS": 0, "EW": defence + 20}}
+    assert (r["made"], r["score"]) == (False, {"NS": 0, "EW": defence + 20})
 
 
 def test_10_2_note_1_contre_adds_160_instead_of_320_in_pfd():
@@ -188,4 +188,4 @@ def test_11_3_tout_atout_example_198_points_and_belote_make_140():
     assert not contract_made(rules, "NS", 140, "AT", points, tricks, NOBEL)
     r = score_hand(rules, "N", 140, "AT", 1, points, tricks, {"NS": 1, "EW": 0})
     # 198 x 162/258 = 124.3 -> 120, + 20 belote; 60 x 162/258 = 37.7 -> 40
-    assert r == {"made": True, "score": {"NS": 140, "EW": 40}}
+    assert (r["made"], r["score"]) == (True, {"NS": 140, "EW": 40})
