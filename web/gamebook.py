@@ -4,8 +4,8 @@ Everything here is read from the stored events through the rules engine's
 fold (``companion.export``), so the history always agrees with the live page,
 corrections included. A hand's score is shown step by step from the scorer's
 own result: this module explains the numbers, it never scores anything itself
-(the breakdown of each team's score is read back from the rule settings and
-shown only when it adds up to the scorer's figure).
+(the breakdown of each team's score is the scorer's ``parts``, written by the
+same code that adds up the score).
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from companion import export
-from scorer.cards import TEAMS, other_team, team_of
+from scorer.cards import TEAMS, team_of
 from scorer.events import BidMade, CardCorrected, EntryUndone
-from scorer.scoring import round_ten, tout_atout_points
 from web.entries import describe
 
 
@@ -106,136 +105,23 @@ def steps(result: dict[str, Any], rules: dict[str, Any]) -> list[dict[str, Any]]
         out.append({"step": "renonce", "count": len(result["renonces"]),
                     "penalty": rules.get("renonce_penalty")})
     out.append({"step": "rounding", "on": bool(rules.get("rounding", True))})
-    parts = award(result, rules)
+    parts = award(result)
     if parts is not None:
         out.append({"step": "award", **parts})
     out.append({"step": "score", **(result.get("score") or {})})
     return out
 
 
-def _hand_points(rules: dict[str, Any], trump: str, points: int) -> dict[str, Any]:
-    """A team's card points as they enter the score (FFB 11.3 Tout Atout
-    conversion, 10.3 rounding), with the raw figure when they differ."""
-    pts: Any = points
-    if trump == "AT" and rules.get("tout_atout_convert", True):
-        pts = tout_atout_points(points)
-    scored = round_ten(pts) if rules.get("rounding", True) else int(pts)
-    part: dict[str, Any] = {"points": scored}
-    if scored != points:
-        part["from"] = points
-    return part
-
-
-def award(result: dict[str, Any], rules: dict[str, Any]) -> dict[str, list[dict[str, Any]]] | None:
-    """What each team's score for the hand is made of: ``{"NS": [part...], "EW": [...]}``,
-    each part ``{"what", "points"}`` (what: points, contract, fallen, contre, capot,
-    capot_bonus, renonce, belote). The parts are read back from the rule
-    settings and always add up to the scorer's own score; when they would not
-    (a case this explanation does not know, such as points held over from an
-    earlier litige), there is no breakdown (None) rather than a wrong one."""
-    contract = result.get("contract")
-    score = result.get("score") or {}
-    if not contract or result.get("cancelled") or set(score) != set(TEAMS):
+def award(result: dict[str, Any]) -> dict[str, list[dict[str, Any]]] | None:
+    """What each team's score is made of: ``{"NS": [part...], "EW": [...]}``,
+    the scorer's own parts (``scorer.scoring.Sheet``): each ``{"what", "points"}``
+    (what: points, contract, fallen, contre, capot, capot_bonus, renonce, belote,
+    held_over), some with ``from``, ``base`` and ``multiplier``. None when there
+    is nothing to explain: all passed, or a renonce cancelled the hand."""
+    parts = result.get("parts")
+    if not result.get("contract") or result.get("cancelled") or not parts:
         return None
-    taker = team_of(contract["taker"])
-    defence = other_team(taker)
-    value = contract.get("value")
-    int_value = value if isinstance(value, int) else 0
-    double = int(contract.get("double") or 1)
-    trump = str(contract.get("trump"))
-    points = result.get("points") or {"NS": 0, "EW": 0}
-    won = result.get("tricks_won") or {"NS": 0, "EW": 0}
-    belotes = result.get("belotes") or {"NS": 0, "EW": 0}
-    bel = {t: 20 * int(belotes.get(t, 0)) for t in TEAMS}
-    both = bel["NS"] + bel["EW"]
-    made = result.get("made")
-    scoring = rules.get("scoring", "points-faits")
-    pfd = scoring == "points-faits-demandes"
-    classic = rules.get("game") == "classic"
-    parts: dict[str, list[dict[str, Any]]] = {"NS": [], "EW": []}
-
-    def add(team: str, what: str, amount: int, **extra: Any) -> None:
-        if amount:
-            parts[team].append({"what": what, "points": amount, **extra})
-
-    renonces = result.get("renonces") or []
-    if renonces:
-        offender = team_of(renonces[0]["seat"])
-        other = other_team(offender)
-        penalty = rules.get("renonce_penalty", "hand-lost")
-        if penalty == "flat-162" or (classic and penalty == "hand-lost"):
-            add(other, "renonce", 162)
-        elif penalty == "contract":
-            add(other, "renonce", int_value or 162)
-        else:
-            add(other, "renonce", 160)
-            if pfd:
-                add(other, "contract", int_value)
-        add(other, "belote", bel[other])
-        add(offender, "belote", bel[offender])
-    elif classic:
-        capot = next((t for t in TEAMS if int(won.get(t, 0)) == 8), None)
-        if capot is not None:
-            add(capot, "capot", int(rules.get("capot_points", 252)))
-            add(capot, "belote", bel[capot])
-            add(other_team(capot), "belote", bel[other_team(capot)])
-        elif made is False:
-            add(defence, "fallen", int(rules.get("dedans_points") or points[defence]))
-            add(defence, "belote", bel[defence])
-            add(taker, "belote", bel[taker])
-        else:
-            # Made: each side its points; a litige (made None): the takers' wait.
-            for team in TEAMS:
-                if made or team == defence:
-                    add(team, "points", int(points[team]))
-                add(team, "belote", bel[team])
-    elif value == "capot":
-        base = 500 * double
-        if made:
-            add(taker, "capot", base)
-            add(taker, "belote", bel[taker] + (bel[defence] if double > 1 else 0))
-            if double == 1:
-                add(defence, "belote", bel[defence])
-        else:
-            add(defence, "capot", base)
-            add(defence, "belote", both)
-    elif double == 1:
-        if made:
-            if int(won.get(taker, 0)) == 8 and rules.get("unannounced_capot"):
-                add(taker, "capot", int(rules["unannounced_capot"]))
-            elif scoring in ("contract", "contract-only"):
-                add(taker, "contract", int_value)
-            else:
-                part = _hand_points(rules, trump, int(points[taker]))
-                add(taker, "points", part.pop("points"), **part)
-            if pfd:
-                add(taker, "contract", int_value)
-            add(taker, "belote", bel[taker])
-            if scoring != "contract-only":
-                part = _hand_points(rules, trump, int(points[defence]))
-                add(defence, "points", part.pop("points"), **part)
-            add(defence, "belote", bel[defence])
-        else:
-            add(defence, "fallen", 160)
-            if pfd:
-                add(defence, "contract", int_value)
-            add(defence, "belote", both)
-    else:
-        winner = taker if made else defence
-        if rules.get("contre_scoring") == "multiply":
-            add(winner, "contre", int_value * double, base=int_value, multiplier=double)
-        else:
-            base = 160 if pfd and rules.get("contre_160") else 160 * double
-            add(winner, "contre", base, base=160, multiplier=base // 160)
-            if pfd:
-                add(winner, "contract", int_value * double, base=int_value,
-                    multiplier=double)
-            if made and scoring == "points-faits" and int(won.get(taker, 0)) == 8:
-                add(winner, "capot_bonus", 100)
-        add(winner, "belote", both)
-    if any(sum(p["points"] for p in parts[t]) != int(score[t]) for t in TEAMS):
-        return None
-    return parts
+    return {t: [dict(p) for p in parts.get(t) or []] for t in TEAMS}
 
 
 def hand(service: Any, game_id: int, hand_no: int) -> dict[str, Any]:

@@ -346,7 +346,7 @@ def test_no_page_or_static_file_loads_anything_from_outside(client: Any,
     ("ffb", None), ("ffb-pfd", None), ("ffb-pfd-note1", None), ("classic", None),
     ("ffb", {"contre_scoring": "multiply", "sans_tout_atout": True}),
 ])
-def test_each_teams_score_is_broken_down_into_parts_that_add_up(
+def test_each_teams_score_is_broken_down_into_the_scorers_parts(
         rules: str, settings: dict[str, Any] | None) -> None:
     from scorer.game import replay
     from scorer.simulate import simulate_game
@@ -358,20 +358,79 @@ def test_each_teams_score_is_broken_down_into_parts_that_add_up(
                                      inject_renonce=seed % 3 == 0)).to_json()
         for h in state["hands"]:
             result = h["result"]
-            parts = award(result, state["rules"])
+            parts = award(result)
             if not result.get("contract") or result.get("cancelled"):
                 assert parts is None
+                assert "award" not in [s["step"] for s in steps(result, state["rules"])]
                 continue
-            assert parts is not None, result
+            # The page shows the scorer's own parts, which add up to its score.
+            assert parts == result["parts"], result
             for team in ("NS", "EW"):
                 assert sum(p["points"] for p in parts[team]) == result["score"][team]
                 seen.update(p["what"] for p in parts[team])
-            assert [s["step"] for s in steps(result, state["rules"])][-2:] == ["award", "score"]
-            # A breakdown that does not add up to the scorer's figure is not shown.
-            wrong = {**result, "score": {"NS": result["score"]["NS"] + 10,
-                                         "EW": result["score"]["EW"]}}
-            assert award(wrong, state["rules"]) is None
-            assert "award" not in [s["step"] for s in steps(wrong, state["rules"])]
+            shown = steps(result, state["rules"])
+            assert [s["step"] for s in shown][-2:] == ["award", "score"]
+            assert {t: shown[-2][t] for t in ("NS", "EW")} == result["parts"]
     assert {"points", "fallen", "renonce", "belote"} <= seen
     if rules != "classic":
         assert "contre" in seen  # contré and surcontré hands were among them
+
+
+def _award_line(page: str) -> str:
+    steps = page.split('id="steps"')[1].split("</ol>")[0]
+    return " ".join(steps.split('id="award">')[1].split("</li>")[0].split())
+
+
+def test_history_award_shows_a_contract_renonce_on_a_capot_as_500(client: Any,
+                                                                  service: Any) -> None:
+    from scorer.cards import other_team, team_of
+    from scorer.events import BeloteAnnounced, BidMade, ContractSet
+    from scorer.game import replay
+    from scorer.simulate import simulate_game
+
+    def first_hand_renonce(events: list[Any]) -> bool:
+        hands = replay(events).hands
+        return bool(hands and hands[0]["result"]["contract"] and hands[0]["result"]["renonces"])
+
+    events = next(e for e in (simulate_game(s, hands=1, rules="club", inject_renonce=True)
+                              for s in range(1, 80)) if first_hand_renonce(e))
+    contract = replay(events).hands[0]["result"]["contract"]
+    # The same cards under a capot contract: the club's contract penalty is then 500.
+    entered = [events[0], ContractSet(**{**contract, "value": "capot", "double": 1}),
+               *(e for e in events[1:] if not isinstance(e, BidMade | BeloteAnnounced))]
+    _enter(client, entered)
+    state = service.state_json()
+    result = state["hands"][0]["result"]
+    other = other_team(team_of(result["renonces"][0]["seat"]))
+    assert result["score"] == {other: 500, other_team(other): 0}
+    page = client.get(f"/history/{service.game_id}/hands/1?lang=en").get_data(as_text=True)
+    teams = state["teams"]
+    shown = {other: "Renonce 500", other_team(other): "0"}
+    assert _award_line(page) == (f"What each team scores: {teams['NS']} {shown['NS']}; "
+                                 f"{teams['EW']} {shown['EW']}")
+
+
+def test_history_award_shows_the_litige_points_held_over_to_the_next_winners(
+        client: Any, service: Any) -> None:
+    from scorer.events import BidMade, CardTurned, GameStarted
+
+    started = GameStarted(rules="classic", dealer="N", teams={"NS": "Nord", "EW": "Est"})
+    _enter(client, [started, CardTurned(card="9H"), BidMade("W", "take")])
+    tally = {"points": {"NS": 81, "EW": 81}, "tricks": {"NS": 4, "EW": 4}}
+    assert client.post("/api/tally", json=tally, headers=AUTH).status_code == 200
+    # Hand 2 (dealer W): S takes and makes it; NS also take the 81 that waited.
+    for path, body in (api_body(CardTurned(card="7S")), api_body(BidMade("S", "take"))):
+        assert client.post(path, json=body, headers=AUTH).status_code == 200
+    tally = {"points": {"NS": 100, "EW": 62}, "tricks": {"NS": 5, "EW": 3}}
+    assert client.post("/api/tally", json=tally, headers=AUTH).status_code == 200
+    hands = service.state_json()["hands"]
+    assert hands[1]["result"]["score"] == {"NS": 181, "EW": 62}
+    litige = _award_line(client.get(f"/history/{service.game_id}/hands/1").get_data(
+        as_text=True))
+    assert litige == "Ce que marque chaque équipe: Nord points 81; Est 0", litige
+    after = client.get(f"/history/{service.game_id}/hands/2").get_data(as_text=True)
+    assert _award_line(after) == ("Ce que marque chaque équipe: Nord points 100 + "
+                                  "report du litige 81 = 181; Est points 62"), _award_line(after)
+    after = client.get(f"/history/{service.game_id}/hands/2?lang=en").get_data(as_text=True)
+    assert "Nord points 100 + held over from the litige 81 = 181; Est points 62" in \
+        _award_line(after)
