@@ -42,9 +42,11 @@ def _parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("train", help="train, export and calibrate the models (needs torch)")
     t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--steps", type=int, default=8000, help="classifier steps")
+    t.add_argument("--steps", type=int, default=20000, help="classifier steps")
     t.add_argument("--det-steps", type=int, default=1000, help="detector steps")
-    t.add_argument("--scenes", type=int, default=1200, help="synthetic frames to render")
+    t.add_argument("--scenes", type=int, default=1800, help="synthetic frames to render")
+    t.add_argument("--detector-scenes", type=int, default=600,
+                   help="frames whose detector boxes add hard 'none' patches (0: none)")
     t.add_argument("--out", help="output folder (default: vision/models)")
     t.add_argument("--threads", type=int, default=2, help="torch threads (the shipped model: 2)")
     # The train module needs torch: its list of parts is not imported at start.
@@ -120,5 +122,6 @@ def _train(args) -> int:
         return _fail(f"training needs the train extra (pip install -e '.[train]'): {e}")
     parts = tuple(args.only) if args.only else train.PARTS
     train.run(seed=args.seed, steps=args.steps, det_steps=args.det_steps, scenes=args.scenes,
-              out=Path(args.out) if args.out else None, threads=args.threads, parts=parts)
+              out=Path(args.out) if args.out else None, threads=args.threads, parts=parts,
+              detector_scenes=args.detector_scenes)
     return 0

@@ -333,6 +333,55 @@ def real_index_samples(split: str, rng: np.random.Generator, crops_per_box: int 
     return frames, all_boxes, np.stack(crops), np.array(ys, np.int64)
 
 
+def detector_samples(seed: int, n: int, detector: Path):
+    """Render ``n`` table frames and cut a patch at every box the index detector gives.
+
+    A box on a true index (intersection over union at least 0.3) is labelled
+    with its card; a box well clear of every index (a pip, a court card's
+    picture, a hand, the table) is ``none``; boxes in between are left out.
+    These are the patches the reader really meets after the detector, so they
+    teach the classifier the hard ``none`` cases that random boxes rarely hit
+    (a lone diamond pip read as a jack of diamonds), and they calibrate it on
+    what it will see. Returns ``(crops (m, INDEX_CROP, INDEX_CROP, 3) uint8 BGR,
+    labels (m,) int64)``.
+    """
+    from vision.classify import IndexDetector, _iou
+    from vision.locate import index_crop
+    from vision.render import render_scene
+
+    det = IndexDetector(detector, heat_threshold=0.3, stride=8)
+    rng = np.random.default_rng(seed)
+    crops, labels = [], []
+    for _ in range(n):
+        frame, annotations = render_scene(
+            rng, n_cards=int(rng.integers(1, 13)), overlap=float(rng.uniform(0.0, 0.8)),
+            hands=int(rng.integers(0, 3)))
+        truth = [(box, label_index(a["code"])) for a in annotations for box in a["index_boxes"]]
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        for box, _ in det.detect(gray):
+            overlaps = [(_iou(box, t), y) for t, y in truth]
+            best, y = max(overlaps, default=(0.0, NONE_INDEX))
+            if best >= 0.3:
+                label = y
+            elif best < 0.05:
+                label = NONE_INDEX
+            else:
+                continue
+            crops.append(index_crop(frame, box))
+            labels.append(label)
+    if not crops:
+        return np.zeros((0, 32, 32, 3), np.uint8), np.zeros(0, np.int64)
+    return np.stack(crops), np.array(labels, np.int64)
+
+
+def cache_detector_samples(seed: int, n: int, detector: Path, out: Path) -> Path:
+    """Render, detect and save a shard of :func:`detector_samples`."""
+    crops, labels = detector_samples(seed, n, detector)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, crops=crops, labels=labels)
+    return out
+
+
 def cache_synthetic(seed: int, n: int, out: Path) -> Path:
     """Render and save a shard of synthetic scenes (rendering is the slow part of training)."""
     frames, boxes, crops, labels = synthetic_scenes(seed, n)

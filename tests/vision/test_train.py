@@ -18,13 +18,19 @@ def test_a_few_training_steps_give_a_working_onnx_reader(tmp_path):
 
     out = tmp_path / "models"
     summary = train.run(seed=3, steps=4, det_steps=2, scenes=3, out=out, real=False,
-                        faces=40, cache=tmp_path / "cache", log=lambda _: None)
+                        faces=40, cache=tmp_path / "cache", log=lambda _: None,
+                        detector_scenes=2)
     for name in ("index_classifier.onnx", "index_classifier.json", "index_detector.onnx",
                  "card_corner.onnx", "card_corner.json", "train_summary.json"):
         assert (out / name).is_file(), name
     # The export check ran against onnxruntime inside train.run.
     assert summary["classifier"]["onnx_max_diff"] < 1e-3
     assert summary["detector"]["onnx_max_diff"] < 1e-3
+    # The detector's own boxes were cut from frames of their own (hard negatives).
+    [shard] = (tmp_path / "cache").glob("detbox_*.npz")
+    assert summary["detector_scenes"] == 2
+    with np.load(shard) as d:
+        assert d["crops"].shape[1:] == (32, 32, 3) and len(d["labels"]) == len(d["crops"])
     meta = json.loads((out / "index_classifier.json").read_text())
     assert meta["temperature"] > 0 and 0.5 <= meta["threshold"] <= 1.0
     assert len(meta["classes"]) == 33 and meta["classes"][-1] == "none"
@@ -32,6 +38,20 @@ def test_a_few_training_steps_give_a_working_onnx_reader(tmp_path):
     for model in ("index_classifier.onnx", "card_corner.onnx"):
         found = CardReader(out / model).read(frame)
         assert isinstance(found, list)
+
+
+def test_detector_boxes_are_labelled_with_the_card_under_them():
+    """The shipped detector's boxes on rendered frames: a box on an index gets that
+    card's label (the shipped classifier agrees), a box clear of every index ``none``."""
+    from vision import dataset as ds
+    from vision.classify import DEFAULT_MODEL, CardClassifier
+
+    crops, labels = ds.detector_samples(11, 4, DEFAULT_MODEL.with_name("index_detector.onnx"))
+    assert crops.shape == (len(labels), 32, 32, 3)
+    cards = labels != ds.NONE_INDEX
+    assert cards.sum() >= 8 and (~cards).sum() >= 8
+    read = CardClassifier().probabilities(crops[cards]).argmax(axis=1)
+    assert (read == labels[cards]).mean() >= 0.8
 
 
 def test_training_is_seeded(tmp_path):
