@@ -265,6 +265,14 @@ def negative_boxes(shape: tuple[int, int], boxes: list, rng: np.random.Generator
     return out
 
 
+def _training_scene(rng: np.random.Generator):
+    """One rendered table frame as training draws them: 1-12 cards, any overlap, 0-2 hands."""
+    from vision.render import render_scene
+
+    return render_scene(rng, n_cards=int(rng.integers(1, 13)),
+                        overlap=float(rng.uniform(0.0, 0.8)), hands=int(rng.integers(0, 3)))
+
+
 def synthetic_scenes(seed: int, n: int, crops_per_box: int = 3, negatives: int = 8):
     """Render ``n`` table frames; return detector frames, their boxes, and index crops.
 
@@ -272,14 +280,11 @@ def synthetic_scenes(seed: int, n: int, crops_per_box: int = 3, negatives: int =
     detector pixels, crops (m, INDEX_CROP, INDEX_CROP, 3) uint8 BGR, labels (m,) int64)``.
     """
     from vision.locate import index_crop
-    from vision.render import render_scene
 
     rng = np.random.default_rng(seed)
     frames, all_boxes, crops, labels = [], [], [], []
     for _ in range(n):
-        frame, annotations = render_scene(
-            rng, n_cards=int(rng.integers(1, 13)), overlap=float(rng.uniform(0.0, 0.8)),
-            hands=int(rng.integers(0, 3)))
+        frame, annotations = _training_scene(rng)
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         h, w = gray.shape
         boxes = []
@@ -346,16 +351,13 @@ def detector_samples(seed: int, n: int, detector: Path):
     labels (m,) int64)``.
     """
     from vision.classify import IndexDetector, _iou
-    from vision.locate import index_crop
-    from vision.render import render_scene
+    from vision.locate import INDEX_CROP, index_crop
 
-    det = IndexDetector(detector, heat_threshold=0.3, stride=8)
+    det = IndexDetector(detector)
     rng = np.random.default_rng(seed)
     crops, labels = [], []
     for _ in range(n):
-        frame, annotations = render_scene(
-            rng, n_cards=int(rng.integers(1, 13)), overlap=float(rng.uniform(0.0, 0.8)),
-            hands=int(rng.integers(0, 3)))
+        frame, annotations = _training_scene(rng)
         truth = [(box, label_index(a["code"])) for a in annotations for box in a["index_boxes"]]
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         for box, _ in det.detect(gray):
@@ -370,7 +372,7 @@ def detector_samples(seed: int, n: int, detector: Path):
             crops.append(index_crop(frame, box))
             labels.append(label)
     if not crops:
-        return np.zeros((0, 32, 32, 3), np.uint8), np.zeros(0, np.int64)
+        return np.zeros((0, INDEX_CROP, INDEX_CROP, 3), np.uint8), np.zeros(0, np.int64)
     return np.stack(crops), np.array(labels, np.int64)
 
 

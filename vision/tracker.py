@@ -177,7 +177,7 @@ class PlayTracker:
                 track = None
             if track is None:
                 # A card read for the first time where an unread card lay is that card.
-                track = self._nearest(center, seen, unread_only=True, since=ts)
+                track = self._nearest(center, seen, unread_only=True, now=ts)
                 if track is not None:
                     track.code = code
                     track.reads = 0
@@ -225,18 +225,18 @@ class PlayTracker:
         return track
 
     def _nearest(self, center: tuple[float, float], seen: set[int],
-                 unread_only: bool, since: float | None = None) -> _Track | None:
+                 unread_only: bool, now: float | None = None) -> _Track | None:
         # A card first read where an unread card lies is that card, unless the
         # unread one was already counted as another card seen twice (a played
         # card's other index): the new card is then one of its own. An unknown
         # card played and then out of sight for longer than the settle time
-        # (``since``: now) is not named by a read there: the trick may have been
+        # (``now``: this frame's time) is not named by a read there: the trick may have been
         # gathered, and the read is the seat's card of the next one.
         near = [(math.dist(t.center, center), i) for i, t in enumerate(self.tracks)
                 if id(t) not in seen
                 and (not unread_only or (t.code is None and not t.played))
-                and (since is None or not t.unknown_played
-                     or since - t.last_seen <= self.settle + _EPS)]
+                and (now is None or not t.unknown_played
+                     or now - t.last_seen <= self.settle + _EPS)]
         near = [(d, i) for d, i in near if d <= self.match_px]
         return self.tracks[min(near)[1]] if near else None
 
