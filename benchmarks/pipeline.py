@@ -69,7 +69,7 @@ def _percentile(values: list[float], q: float) -> float:
 
 def run(args: argparse.Namespace, reader: CardReader, realtime: bool, folder: Path) -> dict:
     table = VirtualTable(seed=args.seed, hands=args.hands, size=args.size, fps=args.fps,
-                         realtime=realtime)
+                         realtime=realtime, inject_renonce=args.renonce)
     store = Store(folder / f"bench-{'rt' if realtime else 'fast'}.db")
     bus = Bus()
     service = TableService(store, bus)
@@ -109,7 +109,8 @@ def run(args: argparse.Namespace, reader: CardReader, realtime: bool, folder: Pa
     problems = compare(table.events, [s.event for s in service.events()])
     store.close()
     out = {"frames": table.frames, "cards": len(pipeline.log.plays),
-           "matched_simulator": not problems, "problems": problems[:5],
+           "matched_simulator": not problems, "differences": len(problems),
+           "problems": problems[:5],
            "read_ms_median": round(1000 * statistics.median(timed.seconds), 1),
            "read_ms_p99": round(1000 * _percentile(timed.seconds, 0.99), 1)}
     if realtime:
@@ -144,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=3)
     p.add_argument("--fps", type=float, default=10.0)
     p.add_argument("--size", default="960x540")
+    p.add_argument("--renonce", action="store_true", help="the simulator injects a renonce")
     p.add_argument("--threads", type=int, default=1, help="onnxruntime/OpenCV threads")
     p.add_argument("--model", help="card reader model (default: the shipped one)")
     p.add_argument("--out", default=str(ROOT / "benchmarks" / "pipeline.json"))
@@ -161,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform(),
                     "python": platform.python_version()},
         "settings": {"hands": args.hands, "seed": args.seed, "fps": args.fps,
+                     "renonce": args.renonce,
                      "size": f"{w}x{h}", "threads": args.threads, "settle_s": 0.3,
                      "model": str(reader.classifier.model_path.relative_to(ROOT))
                      if reader.classifier.model_path.is_relative_to(ROOT)

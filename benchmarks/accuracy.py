@@ -1,0 +1,98 @@
+"""Benchmark of the card reader's accuracy, and of whole filmed games.
+
+1. The shipped reader (``belote-table vision eval``'s code) on the held-out
+   real photos (``test`` split of ``../shared/data/real-cards/scenes`` and
+   ``cards/``) and on unseen synthetic table frames, French and English
+   (``vision/data/eval-fr``, ``eval-en``: seeds 9001 and 9002, written by
+   ``vision.evaluate.make_synthetic_set`` when missing).
+2. Filmed games: the virtual table (the end-to-end test's film: 4 hands, an
+   injected renonce) for several seeds, through the whole pipeline
+   (``benchmarks/pipeline.py``'s run); for each, the number of differences
+   from the simulator (``companion.cmd_demo.compare``: cards, tricks, scores;
+   one early slip drags the later cards along).
+
+Prints the figures and writes them to ``benchmarks/accuracy.json``.
+
+    .venv/bin/python benchmarks/accuracy.py [--seeds 4 5 6 7] [--hands 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from vision.dataset import REAL_CARDS, split_of  # noqa: E402
+from vision.evaluate import evaluate, make_synthetic_set  # noqa: E402
+from vision.reader import CardReader  # noqa: E402
+
+SYNTHETIC = (("eval-fr", 9001, "french"), ("eval-en", 9002, "english"))
+KEYS = ("images", "cards", "precision", "recall", "perfect_images", "invented", "missed",
+        "accuracy")
+
+
+def _pipeline():
+    spec = importlib.util.spec_from_file_location("bench_pipeline", ROOT / "benchmarks" /
+                                                  "pipeline.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seeds", type=int, nargs="*", default=[4, 5, 6, 7])
+    p.add_argument("--hands", type=int, default=4)
+    p.add_argument("--model", help="card reader model (default: the shipped one)")
+    p.add_argument("--out", default=str(ROOT / "benchmarks" / "accuracy.json"))
+    args = p.parse_args(argv)
+    reader = CardReader(args.model)
+    sets: dict[str, dict] = {}
+
+    def test_split(name: str) -> bool:
+        return split_of(name) == "test"
+
+    for name in ("scenes", "cards"):
+        found = evaluate(reader, REAL_CARDS / name, test_split)
+        sets[f"real {name} (test split)"] = {k: found[k] for k in KEYS if k in found}
+    for folder, seed, decks in SYNTHETIC:
+        path = ROOT / "vision" / "data" / folder
+        if not (path / "labels.json").is_file():
+            make_synthetic_set(path, 150, seed, decks)
+        found = evaluate(reader, path)
+        sets[f"synthetic {decks} ({folder}, seed {seed})"] = {k: found[k] for k in KEYS
+                                                               if k in found}
+    pipeline = _pipeline()
+    games = {}
+    with tempfile.TemporaryDirectory(prefix="bench-accuracy-") as tmp:
+        for seed in args.seeds:
+            game = argparse.Namespace(seed=seed, hands=args.hands, size=(960, 540), fps=10.0,
+                                      renonce=True)
+            out = pipeline.run(game, reader, realtime=False, folder=Path(tmp))
+            games[str(seed)] = {"differences": out["differences"],
+                                "first": out["problems"][:1]}
+    result = {"benchmark": "accuracy", "measured": time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                                                 time.gmtime()),
+              "model": reader.classifier.model_path.name, "sets": sets,
+              "games": {"hands": args.hands, "renonce": True, "seeds": games,
+                        "differences": sum(g["differences"] for g in games.values())}}
+    Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    for name, figures in sets.items():
+        print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in figures.items()))
+    print("filmed games, differences from the simulator: " +
+          ", ".join(f"seed {s} {g['differences']}" for s, g in games.items()) +
+          f" (total {result['games']['differences']})")
+    print(f"written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
