@@ -166,7 +166,11 @@ class PlayTracker:
                 # A code appears once in a deck: two places at once is a misread.
                 best[d.code] = (float(d.confidence), center, seat)
         seen: set[int] = set()
-        for code, (conf, center, seat) in best.items():
+        # Cards already tracked first: whether a played card is read in this frame
+        # decides whether a new code beside it is that card's other index (below).
+        tracked = {t.code for t in self.tracks}
+        for code, (conf, center, seat) in sorted(best.items(),
+                                                 key=lambda kv: kv[0] not in tracked):
             track = next((t for t in self.tracks if t.code == code), None)
             if (track is not None and ts - track.last_seen > self.settle
                     and math.dist(track.center, center) > self.match_px):
@@ -213,11 +217,13 @@ class PlayTracker:
     def _new_track(self, code: str | None, center: tuple[float, float], seat: str,
                    ts: float) -> _Track:
         # A seat puts one card down per trick, and the trick is gathered before
-        # the next: while the card it played is still seen, anything new in its
+        # the next: while the card it played is still read, anything new in its
         # zone is that card again (its other index, a misread), not a second card.
         # No track of its own: a misread code must not claim that code later.
+        # Only a sure read of the played card counts: an unread box seen there
+        # after the trick was gathered is as likely the seat's next card.
         shown = [t for t in self.tracks if t.played and t.seat == seat
-                 and ts - t.last_seen <= self.settle + _EPS]
+                 and t.hits and ts - t.hits[-1] <= self.settle + _EPS]
         if shown:
             return max(shown, key=lambda t: t.last_seen)
         track = _Track(code, center, center, seat, ts, ts, ts)

@@ -203,3 +203,14 @@ def test_a_played_cards_unread_twin_does_not_swallow_the_seats_next_card():
     frames = [[] for _ in range(10)] + [[Det("8S", 0.95, twin)] for _ in range(20)]
     out = run(tracker, frames, to_play="E", played=["7S"], start=1.0)
     assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "E", "8S")]
+
+
+def test_the_seats_next_card_seen_unread_first_is_not_taken_for_its_last_one():
+    tracker = PlayTracker(CAL, settle=0.3, gone_after=1.0)
+    out = run(tracker, still("TS", "N", 1.0), to_play="N")
+    assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "N", "TS")]
+    # The trick is gathered; half a second later (TS's track not yet forgotten)
+    # N leads KS at the same place, unread in its first frame, then read surely.
+    frames = [[] for _ in range(10)] + [[Det(None, 0.6, SPOT["N"])]] + still("KS", "N", 1.0)
+    out = run(tracker, frames, to_play="N", played=["TS"], start=1.0)
+    assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "N", "KS")]
