@@ -78,24 +78,42 @@ def _describe(msg_data: dict[str, Any]) -> str:
     return f"#{msg_data['seq']:<4} [{source}] {text}"
 
 
+def _plays(state: dict[str, Any]) -> list[tuple[str, str | None]]:
+    """(seat, card) of every play of a replayed game, corrections applied."""
+    plays = [tuple(p.split(":")) for h in state["hands"] for p in h["record"].get("plays", [])]
+    if state["phase"] == "play":  # the hand in progress
+        plays += [(seat, card) for t in state["tricks"]
+                  for seat, card in zip(t["seats"], t["cards"], strict=True)]
+        plays += [(c["seat"], c["card"]) for c in state["current_trick"]["cards"]]
+    return [(seat, card if card not in ("", "?", "??") else None) for seat, card in plays]
+
+
 def compare(truth_events: list[Any], stored_events: list[Any]) -> list[str]:
     """Every difference between the simulator's game and the stored one: cards
-    and seats, trick leaders and winners, hand results and scores."""
-    from scorer.events import CardPlayed
+    and seats, trick leaders and winners, hand results and scores.
+
+    The stored game is compared as the store replays it: a card the camera
+    played as unknown and named later (a ``CardCorrected``) counts as that
+    card; one still unknown is a difference.
+    """
+    from scorer.events import CardCorrected
     from scorer.game import replay
 
     problems = []
-    true_plays = [(e.seat, e.card) for e in truth_events if isinstance(e, CardPlayed)]
-    got_plays = [(e.seat, e.card) for e in stored_events if isinstance(e, CardPlayed)]
+    want_state, got_state = replay(truth_events).to_json(), replay(stored_events).to_json()
+    true_plays, got_plays = _plays(want_state), _plays(got_state)
     for i, (want, got) in enumerate(zip(true_plays, got_plays, strict=False)):
         if want != got:
             problems.append(f"card {i + 1}: simulator {want[0]}:{want[1]}, "
-                            f"stored {got[0]}:{got[1]}")
+                            f"stored {got[0]}:{got[1] or '??'}")
     if len(true_plays) != len(got_plays):
         problems.append(f"{len(true_plays)} cards played, {len(got_plays)} stored")
-    if [type(e).__name__ for e in truth_events] != [type(e).__name__ for e in stored_events]:
+
+    def kinds(events: list[Any]) -> list[str]:
+        return [type(e).__name__ for e in events if not isinstance(e, CardCorrected)]
+
+    if kinds(truth_events) != kinds(stored_events):
         problems.append("the stored events are not the simulator's events")
-    want_state, got_state = replay(truth_events).to_json(), replay(stored_events).to_json()
     for k, (want, got) in enumerate(zip(want_state["hands"], got_state["hands"], strict=False)):
         wr, gr = want["result"], got["result"]
         for t, (wt, gt) in enumerate(zip(wr.get("tricks") or [], gr.get("tricks") or [],
