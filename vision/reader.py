@@ -157,19 +157,31 @@ class CardReader:
         """Read an image that is a single card face filling the picture (a warped card).
 
         The whole picture is the card's outline, so design A's corner model
-        (shipped beside design B's) reads its two indices directly; design B's
-        detector is the fallback when that model is missing.
+        (shipped beside design B's) reads its two indices directly. When it is
+        not sure (or is missing), design B's detector and classifier look for
+        the indices anywhere in the picture: a warp that cut an index off or a
+        photo with a wide margin still has one somewhere. The surest of B's
+        sure reads is taken; with none, the corner model's doubtful answer.
         """
         corner = self._corner_reader()
-        if corner is None:
-            found = [d for d in self.read(image) if d.code is not None] or self.read(image)
-            return found[0] if found else None
-        h, w = image.shape[:2]
-        quad = np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]])
-        if w > h:  # lying on its side: start on a short edge
-            quad = np.roll(quad, -1, axis=0)
-        found = corner.read_quads(image, [quad])
-        return found[0] if found else None
+        found: Detection | None = None
+        if corner is not None:
+            h, w = image.shape[:2]
+            quad = np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]])
+            if w > h:  # lying on its side: start on a short edge
+                quad = np.roll(quad, -1, axis=0)
+            reads = corner.read_quads(image, [quad])
+            found = reads[0] if reads else None
+            if found is not None and found.code is not None:
+                return found
+        if self.design == "B":
+            sure = [d for d in self.read(image) if d.code is not None]
+            if sure:
+                return sure[0]
+            if corner is None:
+                unsure = self.read(image)
+                return unsure[0] if unsure else None
+        return found
 
     def _corner_reader(self) -> CardReader | None:
         if self.design == "A":

@@ -68,3 +68,24 @@ def test_blank_table_gives_no_card(reader):
 def test_bad_frame_is_refused_with_a_reason(reader, bad):
     with pytest.raises(ValueError, match="frame: expected an image array"):
         reader.read(bad)
+
+
+def test_a_single_card_photo_is_read_by_the_corner_model_then_by_the_indices(reader, real_cards):
+    # The real `cards/` crops (one card per photo, named by its folder). The corner
+    # model alone misses the photos whose warp cut an index off; the index
+    # detector, looking anywhere in the picture, names most of those.
+    from vision.classify import CORNER_MODEL
+    from vision.dataset import card_folder
+    from vision.reader import CardReader
+
+    corner_only = CardReader(CORNER_MODEL, threads=1)
+    photos = list(card_folder(real_cards / "cards"))
+    assert len(photos) >= 80
+
+    def right(r):
+        return sum(1 for path, label in photos
+                   if (found := r.read_face(load_image(path))) is not None and found.code == label)
+
+    both, alone = right(reader), right(corner_only)
+    assert both > alone
+    assert both / len(photos) >= 0.95
