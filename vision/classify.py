@@ -88,9 +88,9 @@ class CardClassifier:
     def logits(self, crops: np.ndarray) -> np.ndarray:
         """Raw logits for crops (N, H, W) grey or (N, H, W, 3) BGR, uint8.
 
-        With ``tta`` in the metadata (design B) the patch is read at each of its
-        quarter turns and the logits summed: an index may lie any way up, and
-        the four readings together are surer than any one.
+        With ``tta`` in the metadata (design B) the patch is read at that many
+        of its quarter turns and the logits summed: an index may lie any way
+        up, and the readings together are surer than any one.
         """
         x = np.asarray(crops, dtype=np.float32) / 255.0
         x = x.transpose(0, 3, 1, 2) if x.ndim == 4 else x[:, None, :, :]

@@ -43,7 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     t = sub.add_parser("train", help="train, export and calibrate the models (needs torch)")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--steps", type=int, default=20000, help="classifier steps")
-    t.add_argument("--det-steps", type=int, default=1000, help="detector steps")
+    t.add_argument("--det-steps", type=int, default=6000, help="detector steps")
     t.add_argument("--scenes", type=int, default=1800, help="synthetic frames to render")
     t.add_argument("--detector-scenes", type=int, default=600,
                    help="frames whose detector boxes add hard 'none' patches (0: none)")

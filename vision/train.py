@@ -37,7 +37,7 @@ from vision.classify import MODELS
 from vision.locate import CROP_H, CROP_W, INDEX_CROP, INDEX_PAD, INDEX_REGION
 
 DET_STRIDE = 8
-TTA_TURNS = 4  # the index classifier reads each patch at its four quarter turns
+TTA_TURNS = 2  # the index classifier reads each patch upright and at a quarter turn
 DET_PATCH = 256
 DATA = Path(__file__).with_name("data")
 PARTS = ("classifier", "detector", "corner")  # the models ``run`` can (re)train
@@ -477,8 +477,8 @@ def calibrate_index_classifier(out: Path, cal_x: np.ndarray, cal_y: np.ndarray, 
                                log=print) -> dict:
     """Fit the temperature and threshold of the exported index classifier on held-out crops.
 
-    The reader sums the logits of a patch's four quarter turns (the index may
-    lie any way up), so calibration does the same, through onnxruntime: what
+    The reader sums the logits of a patch read at ``TTA_TURNS`` quarter turns
+    (the index may lie any way up), so calibration does the same, through onnxruntime: what
     is calibrated is exactly what runs.
     """
     from vision.classify import CardClassifier
