@@ -85,7 +85,8 @@ def _plays(state: dict[str, Any]) -> list[tuple[str, str | None]]:
         plays += [(seat, card) for t in state["tricks"]
                   for seat, card in zip(t["seats"], t["cards"], strict=True)]
         plays += [(c["seat"], c["card"]) for c in state["current_trick"]["cards"]]
-    return [(seat, card if card not in ("", "?", "??") else None) for seat, card in plays]
+    # A hand record writes an unknown card as "?"; the replayed tricks as None.
+    return [(seat, None if card == "?" else card) for seat, card in plays]
 
 
 def compare(truth_events: list[Any], stored_events: list[Any]) -> list[str]:

@@ -175,12 +175,12 @@ class CardReader:
             if found is not None and found.code is not None:
                 return found
         if self.design == "B":
-            sure = [d for d in self.read(image) if d.code is not None]
+            reads = self.read(image)  # best first
+            sure = [d for d in reads if d.code is not None]
             if sure:
                 return sure[0]
             if corner is None:
-                unsure = self.read(image)
-                return unsure[0] if unsure else None
+                return reads[0] if reads else None
         return found
 
     def _corner_reader(self) -> CardReader | None:
