@@ -108,10 +108,32 @@ class CardClassifier:
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """Calibrated class probabilities for crops (see :meth:`logits`)."""
-        z = self.logits(crops) / self.temperature
-        z -= z.max(axis=1, keepdims=True)
-        p = np.exp(z)
-        return p / p.sum(axis=1, keepdims=True)
+        return _softmax(self.logits(crops) / self.temperature)
+
+    @property
+    def second_look(self) -> dict | None:
+        """The second look's calibration (``temperature``, ``threshold``, ``turns``), if any."""
+        look = self.meta.get("second_look")
+        return look if isinstance(look, dict) else None
+
+    def look_logits(self, looks: np.ndarray, turns: int = 4) -> np.ndarray:
+        """Pooled logits of second-look patches (N, K, H, W, 3) uint8: the mean of the
+        K patches of each box read at ``turns`` quarter turns each."""
+        n, k = looks.shape[:2]
+        if n == 0:
+            return np.zeros((0, len(self.classes)), np.float32)
+        x = np.asarray(looks, dtype=np.float32).reshape(n * k, *looks.shape[2:]) / 255.0
+        x = x.transpose(0, 3, 1, 2) if x.ndim == 4 else x[:, None, :, :]
+        batch = np.concatenate([np.rot90(x, t, axes=(2, 3)) for t in range(turns)])
+        out = self.session.run(None, {self.input_name: np.ascontiguousarray(batch)})[0]
+        return out.reshape(turns, n, k, -1).mean(axis=(0, 2))
+
+    def look_probabilities(self, looks: np.ndarray) -> np.ndarray:
+        """Calibrated probabilities of the second look (see :meth:`look_logits`)."""
+        look = self.second_look
+        if look is None:
+            raise ValueError(f"{self.model_path.name}: this model has no second-look calibration")
+        return _softmax(self.look_logits(looks, int(look["turns"])) / float(look["temperature"]))
 
     def read_pairs(self, crops: np.ndarray) -> list[CardRead]:
         """Read cards from their corner pairs: crops of shape (N, 2, H, W)."""
@@ -197,6 +219,12 @@ class IndexDetector:
                 box = ((cx - bw / 2) / s, (cy - bh / 2) / s, (cx + bw / 2) / s, (cy + bh / 2) / s)
                 found.append((box, float(heat[iy, ix])))
         return _merge_boxes(found)
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    return p / p.sum(axis=1, keepdims=True)
 
 
 def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:

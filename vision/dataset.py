@@ -309,12 +309,16 @@ def synthetic_scenes(seed: int, n: int, crops_per_box: int = 3, negatives: int =
 
 
 def real_index_samples(split: str, rng: np.random.Generator, crops_per_box: int = 4,
-                       negatives: int = 6, root: Path = REAL_CARDS):
-    """Real photos of one split for design B: grey photos and boxes, colour index crops."""
-    from vision.locate import index_crop
+                       negatives: int = 6, root: Path = REAL_CARDS, looks: bool = False):
+    """Real photos of one split for design B: grey photos and boxes, colour index crops.
+
+    With ``looks`` a fifth item holds each crop's second-look patches (see
+    :func:`vision.locate.look_crops`), cut at the same jittered box.
+    """
+    from vision.locate import index_crop, look_crops
 
     labels = scene_labels(root)
-    frames, all_boxes, crops, ys = [], [], [], []
+    frames, all_boxes, crops, ys, seconds = [], [], [], [], []
     for name in sorted(labels):
         if split_of(name) != split:
             continue
@@ -323,18 +327,20 @@ def real_index_samples(split: str, rng: np.random.Generator, crops_per_box: int 
             continue
         gray = cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY)
         boxes = [b["box"] for b in labels[name]]
-        for b in labels[name]:
-            y = label_index(b["label"])
-            for _ in range(crops_per_box):
-                crops.append(index_crop(colour, _box_jitter(b["box"], rng)))
-                ys.append(y)
+        cut = [(_box_jitter(b["box"], rng), label_index(b["label"]))
+               for b in labels[name] for _ in range(crops_per_box)]
         sizes = [max(b[2] - b[0], b[3] - b[1]) for b in boxes] or [60.0]
-        for box in negative_boxes(gray.shape, boxes, rng, negatives,
-                                  (0.6 * min(sizes), 1.4 * max(sizes))):
+        cut += [(box, NONE_INDEX) for box in negative_boxes(
+            gray.shape, boxes, rng, negatives, (0.6 * min(sizes), 1.4 * max(sizes)))]
+        for box, y in cut:
             crops.append(index_crop(colour, box))
-            ys.append(NONE_INDEX)
+            ys.append(y)
+            if looks:
+                seconds.append(look_crops(colour, box))
         frames.append(gray)
         all_boxes.append(np.array(boxes, np.float32).reshape(-1, 4))
+    if looks:
+        return frames, all_boxes, np.stack(crops), np.array(ys, np.int64), np.stack(seconds)
     return frames, all_boxes, np.stack(crops), np.array(ys, np.int64)
 
 
@@ -348,14 +354,16 @@ def detector_samples(seed: int, n: int, detector: Path):
     teach the classifier the hard ``none`` cases that random boxes rarely hit
     (a lone diamond pip read as a jack of diamonds), and they calibrate it on
     what it will see. Returns ``(crops (m, INDEX_CROP, INDEX_CROP, 3) uint8 BGR,
-    labels (m,) int64)``.
+    labels (m,) int64, looks (m, len(LOOKS), INDEX_CROP, INDEX_CROP, 3))``: the
+    patch the first read cuts, and those of the second look (see
+    :data:`vision.locate.LOOKS`), which calibrate that second look.
     """
     from vision.classify import IndexDetector, _iou
-    from vision.locate import INDEX_CROP, index_crop
+    from vision.locate import INDEX_CROP, LOOKS, index_crop, look_crops
 
     det = IndexDetector(detector)
     rng = np.random.default_rng(seed)
-    crops, labels = [], []
+    crops, labels, looks = [], [], []
     for _ in range(n):
         frame, annotations = _training_scene(rng)
         truth = [(box, label_index(a["code"])) for a in annotations for box in a["index_boxes"]]
@@ -371,16 +379,18 @@ def detector_samples(seed: int, n: int, detector: Path):
                 continue
             crops.append(index_crop(frame, box))
             labels.append(label)
+            looks.append(look_crops(frame, box))
     if not crops:
-        return np.zeros((0, INDEX_CROP, INDEX_CROP, 3), np.uint8), np.zeros(0, np.int64)
-    return np.stack(crops), np.array(labels, np.int64)
+        return (np.zeros((0, INDEX_CROP, INDEX_CROP, 3), np.uint8), np.zeros(0, np.int64),
+                np.zeros((0, len(LOOKS), INDEX_CROP, INDEX_CROP, 3), np.uint8))
+    return np.stack(crops), np.array(labels, np.int64), np.stack(looks)
 
 
 def cache_detector_samples(seed: int, n: int, detector: Path, out: Path) -> Path:
     """Render, detect and save a shard of :func:`detector_samples`."""
-    crops, labels = detector_samples(seed, n, detector)
+    crops, labels, looks = detector_samples(seed, n, detector)
     out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out, crops=crops, labels=labels)
+    np.savez_compressed(out, crops=crops, labels=labels, looks=looks)
     return out
 
 

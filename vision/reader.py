@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from vision.classify import CORNER_MODEL, CardClassifier, IndexDetector
-from vision.locate import corner_crops, find_cards, index_crop, quad_center
+from vision.locate import corner_crops, find_cards, index_crop, look_crops, quad_center
 
 
 @dataclass(frozen=True)
@@ -121,15 +121,25 @@ class CardReader:
                 cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR)
         crops = np.stack([index_crop(source, b, size, pad) for b in boxes])
         probs = self.classifier.probabilities(crops)
+        thresholds = np.full(len(boxes), self.classifier.threshold)
+        look = self.classifier.second_look
+        if look is not None:
+            # A box the first read is unsure of (card or none) gets a second look:
+            # the index cut again smaller, larger and shifted, read every way up.
+            unsure = np.nonzero(probs.max(axis=1) < self.classifier.threshold)[0]
+            if len(unsure):
+                looks = np.stack([look_crops(source, boxes[i], size, pad) for i in unsure])
+                probs[unsure] = self.classifier.look_probabilities(looks)
+                thresholds[unsure] = float(look["threshold"])
         none = self.classifier.none_index
         by_code: dict[str, list[tuple[tuple[float, ...], float]]] = {}
         doubtful: list[tuple[tuple[float, ...], float, str]] = []
-        for box, p in zip(boxes, probs, strict=True):
+        for box, p, threshold in zip(boxes, probs, thresholds, strict=True):
             k = int(p.argmax())
             if k == none:
                 continue
             code = self.classifier.classes[k]
-            if p[k] >= self.classifier.threshold:
+            if p[k] >= threshold:
                 by_code.setdefault(code, []).append((box, float(p[k])))
             else:
                 doubtful.append((box, float(p[k]), code))

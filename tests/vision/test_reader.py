@@ -89,3 +89,39 @@ def test_a_single_card_photo_is_read_by_the_corner_model_then_by_the_indices(rea
     both, alone = right(reader), right(corner_only)
     assert both > alone
     assert both / len(photos) >= 0.95
+
+
+def test_look_crops_zoom_and_shift_about_the_box():
+    """The second look's patches: the first is the first read's own, the 0.8 one shows the
+    index larger than the 1.25 one, and a shift to the right moves the index left."""
+    from vision.locate import LOOKS, index_crop, look_crops
+
+    image = np.zeros((200, 200, 3), np.uint8)
+    image[90:110, 95:115] = 255  # an "index" 20 x 20
+    box = (95.0, 90.0, 115.0, 110.0)
+    looks = look_crops(image, box)
+    assert looks.shape == (len(LOOKS), 32, 32, 3)
+    assert (looks[0] == index_crop(image, box)).all()
+    white = (looks[..., 0] > 127).mean(axis=(1, 2))
+    small, large = LOOKS.index((0.8, 0.0, 0.0)), LOOKS.index((1.25, 0.0, 0.0))
+    assert white[small] > white[0] > white[large]
+    right = LOOKS.index((1.0, 0.15, 0.0))
+    cols = np.nonzero(looks[right, 16, :, 0] > 127)[0]
+    assert cols.mean() < 15.5  # the square's middle sits left of the patch's middle
+
+
+def test_second_look_reads_every_unsure_box_without_inventing(table_frame):
+    """With the first threshold out of reach every box goes to the second look: the cards
+    of a rendered frame are still read, and none is invented."""
+    from vision.reader import CardReader
+
+    reader = CardReader(threads=1)
+    assert reader.classifier.second_look is not None, "the shipped model has a second look"
+    frame, annotations = table_frame
+    truth = {a["code"] for a in annotations if a["index_boxes"]}
+    reader.classifier.threshold = 1.01
+    read = {d.code for d in reader.read(frame) if d.code}
+    assert read <= truth
+    assert len(read) >= len(truth) - 1
+    reader.classifier.meta["second_look"] = None  # without it nothing is ever sure
+    assert not [d for d in reader.read(frame) if d.code]

@@ -27,10 +27,11 @@ def test_a_few_training_steps_give_a_working_onnx_reader(tmp_path):
     assert summary["classifier"]["onnx_max_diff"] < 1e-3
     assert summary["detector"]["onnx_max_diff"] < 1e-3
     # The detector's own boxes were cut from frames of their own (hard negatives).
-    [shard] = (tmp_path / "cache").glob("detbox_*.npz")
+    [shard] = (tmp_path / "cache").glob("detbox2_*.npz")
     assert summary["detector_scenes"] == 2
     with np.load(shard) as d:
         assert d["crops"].shape[1:] == (32, 32, 3) and len(d["labels"]) == len(d["crops"])
+        assert d["looks"].shape[:2] == (len(d["crops"]), 7)
     meta = json.loads((out / "index_classifier.json").read_text())
     assert meta["temperature"] > 0 and 0.5 <= meta["threshold"] <= 1.0
     assert len(meta["classes"]) == 33 and meta["classes"][-1] == "none"
@@ -40,18 +41,49 @@ def test_a_few_training_steps_give_a_working_onnx_reader(tmp_path):
         assert isinstance(found, list)
 
 
-def test_detector_boxes_are_labelled_with_the_card_under_them():
+@pytest.fixture(scope="module")
+def detector_boxes():
+    """The shipped detector's boxes on four rendered frames (patches, labels, looks)."""
+    from vision import dataset as ds
+    from vision.classify import DEFAULT_MODEL
+
+    return ds.detector_samples(11, 4, DEFAULT_MODEL.with_name("index_detector.onnx"))
+
+
+def test_detector_boxes_are_labelled_with_the_card_under_them(detector_boxes):
     """The shipped detector's boxes on rendered frames: a box on an index gets that
     card's label (the shipped classifier agrees), a box clear of every index ``none``."""
     from vision import dataset as ds
-    from vision.classify import DEFAULT_MODEL, CardClassifier
+    from vision.classify import CardClassifier
+    from vision.locate import LOOKS
 
-    crops, labels = ds.detector_samples(11, 4, DEFAULT_MODEL.with_name("index_detector.onnx"))
+    crops, labels, looks = detector_boxes
     assert crops.shape == (len(labels), 32, 32, 3)
+    # The second look's first patch is the first read's own.
+    assert looks.shape[:2] == (len(labels), len(LOOKS)) and (looks[:, 0] == crops).all()
     cards = labels != ds.NONE_INDEX
     assert cards.sum() >= 8 and (~cards).sum() >= 8
     read = CardClassifier().probabilities(crops[cards]).argmax(axis=1)
     assert (read == labels[cards]).mean() >= 0.8
+
+
+def test_second_look_is_calibrated_on_the_boxes_it_will_read(detector_boxes):
+    """With every box unsure, the second look is fitted on all of them: a positive
+    temperature, a threshold in range, most cards read surely and right, almost none
+    wrong. With no box unsure there is nothing to fit."""
+    from vision import dataset as ds
+    from vision import train
+    from vision.classify import CardClassifier
+
+    crops, labels, looks = detector_boxes
+    clf = CardClassifier()
+    look = train.calibrate_second_look(clf, looks, labels, clf.temperature, 1.01)
+    assert look is not None and look["unsure"] == len(labels)
+    assert look["temperature"] > 0 and 0.5 <= look["threshold"] <= 1.0
+    cards = int((labels != ds.NONE_INDEX).sum())
+    assert look["recovered"] >= 0.7 * cards
+    assert look["wrong"] <= max(1, 0.01 * cards)
+    assert train.calibrate_second_look(clf, looks, labels, clf.temperature, 0.0) is None
 
 
 def test_training_is_seeded(tmp_path):
