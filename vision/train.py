@@ -388,7 +388,8 @@ def pick_threshold(probs: np.ndarray, y: np.ndarray, none_index: int,
 def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int = 1200,
         real: bool = True, det_steps: int | None = None, log=print,
         faces: int = 3000, cache: Path | None = None,
-        parts: tuple[str, ...] = PARTS, threads: int = 1, detector_scenes: int = 0) -> dict:
+        parts: tuple[str, ...] = PARTS, threads: int = 1, detector_scenes: int = 0,
+        look_scenes: int = 0) -> dict:
     """Train, export and calibrate the models; returns a summary (also written as JSON).
 
     ``parts`` picks which of the three models to (re)train; the data are drawn
@@ -471,11 +472,22 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
         hy = np.concatenate([hy, hy[hard], hy[hard]])
         crops, labels = np.concatenate([crops, hx]), np.concatenate([labels, hy])
         crop_real = np.concatenate([crop_real, np.zeros(len(hy), bool)])
+        if look_scenes:
+            # Frames of their own, never trained on, for the second look alone: few boxes
+            # are unsure at first, and its threshold needs a few hundred of them.
+            path = (cache or DATA) / f"detlook_{seed * 100 + 61}_{look_scenes}_{tag}.npz"
+            if not path.is_file():
+                log(f"rendering {look_scenes} frames for the second look -> {path}")
+                ds.cache_detector_samples(seed * 100 + 61, look_scenes, detector, path)
+            with np.load(path) as d:
+                look_x.append(d["looks"])
+                look_y.append(d["labels"])
     log(f"data: {len(frames)} frames, {len(crops)} index crops, {len(cal_x)} calibration crops "
         f"({time.time() - t0:.0f}s)")
 
     summary.update({"seed": seed, "steps": steps, "det_steps": det_steps, "scenes": scenes,
-                    "detector_scenes": detector_scenes, "real": real,
+                    "detector_scenes": detector_scenes, "look_scenes": look_scenes,
+                    "real": real,
                     "classes": list(ds.CLASSES)})
     looks = (np.concatenate(look_x), np.concatenate(look_y)) if look_x else None
     if "classifier" in parts:

@@ -113,3 +113,20 @@ def test_temperature_and_threshold_fit_held_out_logits():
     probs = train._softmax(logits)
     threshold = train.pick_threshold(probs, y, none_index=32)
     assert 0.5 <= threshold < 1.0
+
+
+def test_augmented_patches_are_sometimes_grey_and_zoomed():
+    """The classifier's augmentation: some colour patches lose their colour (a grey
+    diamond must still read as a diamond) and some are zoomed or shifted (a loose box)."""
+    from vision import train
+
+    rng = np.random.default_rng(0)
+    patch = np.zeros((32, 32, 3), np.uint8)
+    patch[..., 2] = 200  # red
+    patch[12:20, 12:20] = 255
+    grey = [train._desaturate(patch, rng) for _ in range(400)]
+    share = np.mean([(g[..., 0] == g[..., 2]).all() for g in grey])
+    assert 0.08 < share < 0.25
+    assert (train._desaturate(patch, rng, share=0.0) == patch).all()
+    white = [int((train._rotate_crop(patch, rng)[..., 0] == 255).sum()) for _ in range(200)]
+    assert min(white) < 64 < max(white)  # smaller and larger than the 8 x 8 square
