@@ -49,6 +49,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="frames whose detector boxes add hard 'none' patches (0: none)")
     t.add_argument("--look-scenes", type=int, default=600,
                    help="frames whose detector boxes calibrate the second look (0: no second look)")
+    t.add_argument("--init", metavar="ONNX",
+                   help="train this exported index classifier further instead of a fresh one")
     t.add_argument("--out", help="output folder (default: vision/models)")
     t.add_argument("--threads", type=int, default=2, help="torch threads (the shipped model: 2)")
     # The train module needs torch: its list of parts is not imported at start.
@@ -125,5 +127,6 @@ def _train(args) -> int:
     parts = tuple(args.only) if args.only else train.PARTS
     train.run(seed=args.seed, steps=args.steps, det_steps=args.det_steps, scenes=args.scenes,
               out=Path(args.out) if args.out else None, threads=args.threads, parts=parts,
-              detector_scenes=args.detector_scenes, look_scenes=args.look_scenes)
+              detector_scenes=args.detector_scenes, look_scenes=args.look_scenes,
+              init=Path(args.init) if args.init else None)
     return 0

@@ -219,21 +219,22 @@ def _focal(pred: torch.Tensor, heat: torch.Tensor) -> torch.Tensor:
 # --------------------------------------------------------------------------- loops
 def train_classifier(x: np.ndarray, y: np.ndarray, steps: int, seed: int, n_classes: int,
                      rotate: bool, log=print, batch: int = 128,
-                     real: np.ndarray | None = None) -> Classifier:
+                     real: np.ndarray | None = None, init: Classifier | None = None,
+                     max_lr: float = 3e-3) -> Classifier:
     """Train a crop classifier on uint8 crops (N, H, W) with labels (N,).
 
     Crops are grey (N, H, W) or colour (N, H, W, 3). Batches are drawn so that
     each card is equally likely, ``none`` (the last
     class: backs, 2-6, pips, table, hands...) makes up a third of them, being
     far more varied than any card, and the few real crops (``real`` mask) a
-    quarter.
+    quarter. ``init`` is a model to train further instead of a fresh one.
     """
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     channels = 3 if x.ndim == 4 else 1
-    model = Classifier(n_classes, channels)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=max(steps, 1))
+    model = init if init is not None else Classifier(n_classes, channels)
+    opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=max(steps, 1))
     weights = _sampling_weights(y, n_classes, real)
     model.train()
     t0 = time.time()
@@ -254,6 +255,61 @@ def train_classifier(x: np.ndarray, y: np.ndarray, steps: int, seed: int, n_clas
             log(f"classifier step {step}/{steps} loss {loss.item():.4f} ({time.time() - t0:.0f}s)")
     model.eval()
     return model
+
+
+def classifier_from_onnx(path: Path, x: np.ndarray) -> Classifier:
+    """The index classifier exported at ``path``, as a torch model to train further.
+
+    The export folds each batch norm into its convolution. The norm is put back
+    with the statistics of the folded convolution's outputs on ``x`` (uint8
+    colour patches, N x H x W x 3, a batch of training data), set so that it
+    gives back exactly the folded convolution's output with its bias: the model
+    computes the exported function in evaluation mode, and very nearly so in
+    training mode, where each batch brings statistics of its own.
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    convs = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
+    gemm = next(n for n in graph.node if n.op_type == "Gemm")
+    model = Classifier(len(ds.CLASSES), channels=3)
+    conv_layers = [m for m in model.modules() if isinstance(m, nn.Conv2d)]
+    norms = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
+    linear = next(m for m in model.modules() if isinstance(m, nn.Linear))
+    if len(convs) != len(conv_layers) or any(
+            w.shape != tuple(c.weight.shape) for (w, _), c in zip(convs, conv_layers, strict=True)):
+        raise ValueError(f"{path}: not an index classifier of this shape")
+    h = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)).astype(np.float32) / 255)
+    with torch.no_grad():
+        h = model.net[0](h)  # Standardize
+        for (w, b), conv, norm in zip(convs, conv_layers, norms, strict=True):
+            conv.weight.copy_(torch.tensor(w))
+            z = conv(h)
+            mean, var = z.mean(dim=(0, 2, 3)), z.var(dim=(0, 2, 3))
+            norm.running_mean.copy_(mean)
+            norm.running_var.copy_(var)
+            norm.weight.copy_(torch.sqrt(var + norm.eps))
+            norm.bias.copy_(torch.tensor(b) + mean)
+            # The input of the next convolution: this block's output, pooled as the net does.
+            h = _through_block(model, conv, z + torch.tensor(b)[None, :, None, None])
+        linear.weight.copy_(torch.tensor(weights[gemm.input[1]]))
+        linear.bias.copy_(torch.tensor(weights[gemm.input[2]]))
+    model.eval()
+    return model
+
+
+def _through_block(model: Classifier, conv: nn.Conv2d, z: torch.Tensor) -> torch.Tensor:
+    """Apply what follows ``conv``'s batch norm in ``model.net`` up to the next convolution."""
+    layers = list(model.net)
+    k = next(i for i, m in enumerate(layers) if isinstance(m, nn.Sequential) and m[0] is conv)
+    h = layers[k][2](z)  # the block's ReLU
+    for m in layers[k + 1:]:
+        if isinstance(m, nn.Sequential):
+            break
+        h = m(h)
+    return h
 
 
 def _sampling_weights(y: np.ndarray, n_classes: int, real: np.ndarray | None) -> np.ndarray:
@@ -389,7 +445,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
         real: bool = True, det_steps: int | None = None, log=print,
         faces: int = 3000, cache: Path | None = None,
         parts: tuple[str, ...] = PARTS, threads: int = 1, detector_scenes: int = 0,
-        look_scenes: int = 0) -> dict:
+        look_scenes: int = 0, init: Path | None = None) -> dict:
     """Train, export and calibrate the models; returns a summary (also written as JSON).
 
     ``parts`` picks which of the three models to (re)train; the data are drawn
@@ -399,6 +455,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
     # One thread by default: the machine is shared, and oversubscribed torch
     # threads spin and stall. The thread count can change the last bits of the weights.
     torch.set_num_threads(threads)
+    init_crc = f"{zlib.crc32(Path(init).read_bytes()):08x}" if init is not None else None
     out = Path(out) if out else MODELS
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
@@ -492,7 +549,10 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
     looks = (np.concatenate(look_x), np.concatenate(look_y)) if look_x else None
     if "classifier" in parts:
         summary["classifier"] = _train_index_classifier(crops, labels, crop_real, cal_x, cal_y,
-                                                        seed, steps, out, log, looks)
+                                                        seed, steps, out, log, looks, init)
+        if init is not None:
+            summary["classifier"]["init"] = {"file": init.name,
+                                             "crc32": init_crc, "steps": steps}
     if "calibrate" in parts:
         summary["classifier"].update(calibrate_index_classifier(out, cal_x, cal_y, seed, log,
                                                                 looks))
@@ -505,9 +565,16 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
 
 
 def _train_index_classifier(crops, labels, crop_real, cal_x, cal_y, seed, steps, out, log,
-                            looks=None):
+                            looks=None, init: Path | None = None):
+    start = None
+    if init is not None:
+        # Train an exported classifier further, at a third of the learning rate.
+        pick = np.random.default_rng(seed + 7).choice(len(crops), size=min(1024, len(crops)),
+                                                      replace=False)
+        start = classifier_from_onnx(init, crops[pick])
+        log(f"classifier: starting from {init}")
     clf = train_classifier(crops, labels, steps, seed, len(ds.CLASSES), rotate=True, log=log,
-                           real=crop_real)
+                           real=crop_real, init=start, max_lr=1e-3 if start else 3e-3)
     diff = export_onnx(clf, torch.zeros(4, 3, INDEX_CROP, INDEX_CROP),
                        out / "index_classifier.onnx", dynamic_hw=False)
     result = calibrate_index_classifier(out, cal_x, cal_y, seed, log, looks)

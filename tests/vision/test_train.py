@@ -130,3 +130,26 @@ def test_augmented_patches_are_sometimes_grey_and_zoomed():
     assert (train._desaturate(patch, rng, share=0.0) == patch).all()
     white = [int((train._rotate_crop(patch, rng)[..., 0] == 255).sum()) for _ in range(200)]
     assert min(white) < 64 < max(white)  # smaller and larger than the 8 x 8 square
+
+
+def test_an_exported_classifier_is_taken_back_to_train_further(detector_boxes):
+    """``--init``: the shipped ONNX classifier becomes a torch model again (its folded batch
+    norms put back) that computes what onnxruntime computes, in evaluation mode exactly and
+    in training mode all but exactly, so that training goes on from where it was."""
+    from vision import train
+    from vision.classify import DEFAULT_MODEL, CardClassifier
+
+    crops, _, _ = detector_boxes
+    half = len(crops) // 2
+    assert half >= 16
+    model = train.classifier_from_onnx(DEFAULT_MODEL, crops[:half])
+    x = crops[half:]
+    ref = CardClassifier().session.run(None, {"image": np.ascontiguousarray(
+        x.transpose(0, 3, 1, 2)).astype(np.float32) / 255})[0]
+    t = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)).astype(np.float32) / 255)
+    with torch.no_grad():
+        assert np.abs(model(t).numpy() - ref).max() < 1e-3
+        model.train()
+        assert (model(t).numpy().argmax(1) == ref.argmax(1)).mean() >= 0.95
+    with pytest.raises(ValueError, match="not an index classifier"):
+        train.classifier_from_onnx(DEFAULT_MODEL.with_name("card_corner.onnx"), crops[:8])
