@@ -4,8 +4,10 @@
 (see ``vision/models/README.md`` for how they compare):
 
 * B (shipped): a small ONNX detector boxes every corner index (rank + suit)
-  in the frame and the ONNX classifier names each box; the two indices of a
-  card give one detection, centred between them.
+  in the frame and the ONNX classifier names each box; a box it is unsure of
+  gets a second look (the index cut again smaller, larger and shifted, the
+  readings pooled and calibrated apart); the two indices of a card give one
+  detection, centred between them.
 * A: card outlines (:mod:`vision.locate`), then the classifier reads the two
   corner indices cut from each outline.
 

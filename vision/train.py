@@ -38,7 +38,7 @@ from vision.locate import CROP_H, CROP_W, INDEX_CROP, INDEX_PAD, INDEX_REGION
 
 DET_STRIDE = 8
 TTA_TURNS = 2  # the index classifier reads each patch upright and at a quarter turn
-LOOK_TURNS = 4  # the second look reads each of its patches at all four quarter turns
+LOOK_TURNS = 2  # the second look reads each of its patches upright and at a quarter turn
 # The index classifier's thresholds: at most 1 sure card read in 2000 wrong on the held-out
 # crops. A card read wrong at the table is a wrong score; one left unknown only waits for
 # the next frame (or the organiser), so the reader leans to "unknown".
