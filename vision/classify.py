@@ -92,19 +92,22 @@ class CardClassifier:
         of its quarter turns and the logits summed: an index may lie any way
         up, and the readings together are surer than any one.
         """
+        return self._read_turns(crops, int(self.meta.get("tta", 1))).sum(axis=0)
+
+    def _read_turns(self, crops: np.ndarray, turns: int) -> np.ndarray:
+        """Raw outputs of uint8 crops (N, H, W[, 3]) each read at ``turns`` quarter turns,
+        in one run of the model: shape (turns, N, classes)."""
         x = np.asarray(crops, dtype=np.float32) / 255.0
         x = x.transpose(0, 3, 1, 2) if x.ndim == 4 else x[:, None, :, :]
         if x.shape[1] != self.channels:
             raise ValueError(f"{self.model_path.name} reads {self.channels}-channel crops, "
                              f"got {x.shape[1]}")
-        turns = int(self.meta.get("tta", 1))
         if len(x) == 0:
-            return np.zeros((0, self.session.get_outputs()[0].shape[1] or 33), np.float32)
-        if turns > 1:
-            batch = np.concatenate([np.rot90(x, k, axes=(2, 3)) for k in range(turns)])
-            out = self.session.run(None, {self.input_name: np.ascontiguousarray(batch)})[0]
-            return out.reshape(turns, len(x), -1).sum(axis=0)
-        return self.session.run(None, {self.input_name: np.ascontiguousarray(x)})[0]
+            return np.zeros((turns, 0, self.session.get_outputs()[0].shape[1] or 33), np.float32)
+        batch = np.concatenate([np.rot90(x, k, axes=(2, 3)) for k in range(turns)]) \
+            if turns > 1 else x
+        out = self.session.run(None, {self.input_name: np.ascontiguousarray(batch)})[0]
+        return out.reshape(turns, len(x), -1)
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """Calibrated class probabilities for crops (see :meth:`logits`)."""
@@ -116,16 +119,13 @@ class CardClassifier:
         look = self.meta.get("second_look")
         return look if isinstance(look, dict) else None
 
-    def look_logits(self, looks: np.ndarray, turns: int = 4) -> np.ndarray:
+    def look_logits(self, looks: np.ndarray, turns: int) -> np.ndarray:
         """Pooled logits of second-look patches (N, K, H, W, 3) uint8: the mean of the
         K patches of each box read at ``turns`` quarter turns each."""
         n, k = looks.shape[:2]
         if n == 0:
             return np.zeros((0, len(self.classes)), np.float32)
-        x = np.asarray(looks, dtype=np.float32).reshape(n * k, *looks.shape[2:]) / 255.0
-        x = x.transpose(0, 3, 1, 2) if x.ndim == 4 else x[:, None, :, :]
-        batch = np.concatenate([np.rot90(x, t, axes=(2, 3)) for t in range(turns)])
-        out = self.session.run(None, {self.input_name: np.ascontiguousarray(batch)})[0]
+        out = self._read_turns(looks.reshape(n * k, *looks.shape[2:]), turns)
         return out.reshape(turns, n, k, -1).mean(axis=(0, 2))
 
     def look_probabilities(self, looks: np.ndarray) -> np.ndarray:

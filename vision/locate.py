@@ -215,7 +215,8 @@ def index_crop(gray: np.ndarray, box: tuple[float, float, float, float],
 # The second look: where the first read of a box is unsure, the index is cut
 # again from the same box a little smaller, larger and shifted by 15 % of its
 # side each way (a detector box is often loose), and the classifier's readings
-# of all these patches, at four quarter turns each, are pooled. Each entry is
+# of all these patches, each at the model's ``second_look.turns`` quarter turns,
+# are pooled. The first entry is the first read's own patch. Each entry is
 # (size factor, shift x, shift y), shifts as fractions of the box's longer side.
 LOOKS: tuple[tuple[float, float, float], ...] = (
     (1.0, 0.0, 0.0), (0.8, 0.0, 0.0), (1.25, 0.0, 0.0),

@@ -33,7 +33,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from vision import dataset as ds
-from vision.classify import MODELS
+from vision.classify import MODELS, _softmax
 from vision.locate import CROP_H, CROP_W, INDEX_CROP, INDEX_PAD, INDEX_REGION
 
 DET_STRIDE = 8
@@ -580,7 +580,8 @@ def _train_index_classifier(crops, labels, crop_real, cal_x, cal_y, seed, steps,
         start = classifier_from_onnx(init, crops[pick])
         log(f"classifier: starting from {init}")
     clf = train_classifier(crops, labels, steps, seed, len(ds.CLASSES), rotate=True, log=log,
-                           real=crop_real, init=start, max_lr=1e-3 if start else 3e-3)
+                           real=crop_real, init=start,
+                           max_lr=3e-3 if start is None else 1e-3)
     diff = export_onnx(clf, torch.zeros(4, 3, INDEX_CROP, INDEX_CROP),
                        out / "index_classifier.onnx", dynamic_hw=False)
     result = calibrate_index_classifier(out, cal_x, cal_y, seed, log, looks)
@@ -652,12 +653,6 @@ def calibrate_second_look(clf, look_x: np.ndarray, look_y: np.ndarray, temperatu
     sure = (pred != ds.NONE_INDEX) & (conf >= th2)
     return {"turns": turns, "temperature": t2, "threshold": th2, "unsure": int(unsure.sum()),
             "recovered": int((sure & (pred == y)).sum()), "wrong": int((sure & (pred != y)).sum())}
-
-
-def _softmax(z: np.ndarray) -> np.ndarray:
-    z = z - z.max(axis=1, keepdims=True)
-    p = np.exp(z)
-    return p / p.sum(axis=1, keepdims=True)
 
 
 def synthetic_corner_crops(seed: int, n_faces: int) -> tuple[np.ndarray, np.ndarray]:
