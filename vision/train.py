@@ -271,10 +271,9 @@ def classifier_from_onnx(path: Path, x: np.ndarray) -> Classifier:
     computes the exported function in evaluation mode, and very nearly so in
     training mode, where each batch brings statistics of its own.
     """
-    import onnx
     from onnx import numpy_helper
 
-    graph = onnx.load(str(path)).graph
+    graph = _onnx_graph(path)
     weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
     convs = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
     gemm = next(n for n in graph.node if n.op_type == "Gemm")
@@ -302,6 +301,18 @@ def classifier_from_onnx(path: Path, x: np.ndarray) -> Classifier:
         linear.bias.copy_(torch.tensor(weights[gemm.input[2]]))
     model.eval()
     return model
+
+
+def _onnx_graph(path: Path):
+    """The graph of an ONNX file, or ``ValueError`` saying which file and why."""
+    import onnx
+
+    try:
+        return onnx.load(str(path)).graph
+    except FileNotFoundError as e:
+        raise ValueError(f"{path}: no such model file") from e
+    except Exception as e:  # protobuf's DecodeError and kin: not an ONNX file
+        raise ValueError(f"{path}: not an ONNX model ({type(e).__name__})") from e
 
 
 def _through_block(model: Classifier, conv: nn.Conv2d, z: torch.Tensor) -> torch.Tensor:
@@ -459,7 +470,12 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
     # One thread by default: the machine is shared, and oversubscribed torch
     # threads spin and stall. The thread count can change the last bits of the weights.
     torch.set_num_threads(threads)
-    init_crc = f"{zlib.crc32(Path(init).read_bytes()):08x}" if init is not None else None
+    init_crc = None
+    if init is not None:
+        # Refuse an unreadable starting model now, not after the data are loaded; its
+        # checksum is taken before a run into the same folder overwrites it.
+        _onnx_graph(init)
+        init_crc = f"{zlib.crc32(Path(init).read_bytes()):08x}"
     out = Path(out) if out else MODELS
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)

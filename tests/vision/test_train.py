@@ -153,3 +153,16 @@ def test_an_exported_classifier_is_taken_back_to_train_further(detector_boxes):
         assert (model(t).numpy().argmax(1) == ref.argmax(1)).mean() >= 0.95
     with pytest.raises(ValueError, match="not an index classifier"):
         train.classifier_from_onnx(DEFAULT_MODEL.with_name("card_corner.onnx"), crops[:8])
+
+
+def test_an_unreadable_starting_model_is_refused_before_any_work(tmp_path, capsys):
+    from vision.cli import main
+
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a model")
+    out = tmp_path / "models"
+    for path, reason in ((bad, "not an ONNX model"), (tmp_path / "none.onnx", "no such model")):
+        assert main(["train", "--only", "classifier", "--init", str(path), "--out", str(out),
+                     "--steps", "1"]) == 2
+        assert reason in capsys.readouterr().err
+    assert not (out / "index_classifier.onnx").exists()
