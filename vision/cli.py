@@ -1,9 +1,9 @@
 """``belote-table vision``: read, eval, bench and train the card reader.
 
     belote-table vision read IMAGE [--model PATH] [--unknown]
-    belote-table vision eval DIR [--model PATH] [--split train|calib|test]
+    belote-table vision eval DIR [--model PATH] [--split train|calib|test] [--fixes FILE]
     belote-table vision bench [--model PATH] [--frames N] [--out PATH]
-    belote-table vision train [--seed S] [--steps N] [--out PATH]
+    belote-table vision train [--seed S] [--steps N] [--out PATH] [--fixes FILE]
 
 Heavy libraries (numpy, OpenCV, onnxruntime, torch) are imported inside each
 subcommand. Bad input exits with status 2 and says which file and why.
@@ -34,6 +34,8 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--model", help="classifier .onnx (default: the shipped model)")
     e.add_argument("--split", choices=("train", "calib", "test"),
                    help="only the real photos of this split (see vision.dataset.split_of)")
+    e.add_argument("--fixes", metavar="FILE",
+                   help="corrections to DIR/labels.json (e.g. vision/real_label_fixes.json)")
 
     b = sub.add_parser("bench", help="time the reader; write benchmarks/vision.json")
     b.add_argument("--model", help="classifier .onnx (default: the shipped model)")
@@ -51,6 +53,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="frames whose detector boxes calibrate the second look (0: no second look)")
     t.add_argument("--init", metavar="ONNX",
                    help="train this exported index classifier further instead of a fresh one")
+    t.add_argument("--fixes", metavar="FILE",
+                   help="corrections to the real photos' labels (vision/real_label_fixes.json)")
     t.add_argument("--out", help="output folder (default: vision/models)")
     t.add_argument("--threads", type=int, default=2, help="torch threads (the shipped model: 2)")
     # The train module needs torch: its list of parts is not imported at start.
@@ -102,9 +106,11 @@ def _eval(args) -> int:
         def keep(name: str) -> bool:
             return split_of(name) == args.split
 
-    result = evaluate(CardReader(args.model), Path(args.dir), keep)
+    result = evaluate(CardReader(args.model), Path(args.dir), keep, args.fixes)
     if args.split:
         result["split"] = args.split
+    if args.fixes:
+        result["fixes"] = args.fixes
     print(json.dumps(result, indent=2))
     return 0
 
@@ -128,5 +134,6 @@ def _train(args) -> int:
     train.run(seed=args.seed, steps=args.steps, det_steps=args.det_steps, scenes=args.scenes,
               out=Path(args.out) if args.out else None, threads=args.threads, parts=parts,
               detector_scenes=args.detector_scenes, look_scenes=args.look_scenes,
-              init=Path(args.init) if args.init else None)
+              init=Path(args.init) if args.init else None,
+              label_fixes=Path(args.fixes) if args.fixes else None)
     return 0

@@ -78,13 +78,21 @@ def jitter_quad(quad: np.ndarray, rng: np.random.Generator, amount: float) -> np
     return quad + rng.uniform(-amount, amount, size=(4, 2)).astype(np.float32) * side
 
 
-def scene_labels(root: Path = REAL_CARDS) -> dict[str, list[dict]]:
-    return json.loads((root / "scenes" / "labels.json").read_text())
+def scene_labels(root: Path = REAL_CARDS, fixes: Path | None = None) -> dict[str, list[dict]]:
+    """The real photos' labels, corrected by ``fixes`` (see :mod:`vision.labelfix`) if given."""
+    labels = json.loads((root / "scenes" / "labels.json").read_text())
+    if fixes is None:
+        return labels
+    from vision.labelfix import apply_fixes, load_fixes
+
+    return apply_fixes(labels, load_fixes(fixes), objects=True, belote=set(CARD_CODES),
+                       source=str(root / "scenes" / "labels.json"))
 
 
 def real_scene_crops(split: str, rng: np.random.Generator, copies: int = 1,
                      jitter: float = 0.0, root: Path = REAL_CARDS,
-                     limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+                     limit: int | None = None,
+                     fixes: Path | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Corner crops of the locator's quads on the real photos of one split.
 
     A crop is labelled with the card whose index box lies in that corner; a
@@ -93,7 +101,7 @@ def real_scene_crops(split: str, rng: np.random.Generator, copies: int = 1,
     except on quads with no box at all (pips, court-card frames, clutter),
     which give ``none``.
     """
-    labels = scene_labels(root)
+    labels = scene_labels(root, fixes)
     xs: list[np.ndarray] = []
     ys: list[int] = []
     names = [n for n in sorted(labels) if split_of(n) == split]
@@ -169,7 +177,8 @@ def augment(crops: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def real_box_crops(split: str, rng: np.random.Generator, copies: int = 4,
-                   root: Path = REAL_CARDS) -> tuple[np.ndarray, np.ndarray]:
+                   root: Path = REAL_CARDS,
+                   fixes: Path | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Crops around the labelled corner-index boxes of the real photos of one split.
 
     These do not need the locator, so they also cover cards it misses. The box
@@ -178,7 +187,7 @@ def real_box_crops(split: str, rng: np.random.Generator, copies: int = 4,
     the other as turned by half a turn (the photos are hand-held roughly
     upright); a lone box is used both ways up only when it is a ``none``.
     """
-    labels = scene_labels(root)
+    labels = scene_labels(root, fixes)
     xs: list[np.ndarray] = []
     ys: list[int] = []
     for name in sorted(labels):
@@ -309,15 +318,17 @@ def synthetic_scenes(seed: int, n: int, crops_per_box: int = 3, negatives: int =
 
 
 def real_index_samples(split: str, rng: np.random.Generator, crops_per_box: int = 4,
-                       negatives: int = 6, root: Path = REAL_CARDS, looks: bool = False):
+                       negatives: int = 6, root: Path = REAL_CARDS, looks: bool = False,
+                       fixes: Path | None = None):
     """Real photos of one split for design B: grey photos and boxes, colour index crops.
 
+    ``fixes``: corrections to the photos' labels (:mod:`vision.labelfix`).
     With ``looks`` a fifth item holds each crop's second-look patches (see
     :func:`vision.locate.look_crops`), cut at the same jittered box.
     """
     from vision.locate import index_crop, look_crops
 
-    labels = scene_labels(root)
+    labels = scene_labels(root, fixes)
     frames, all_boxes, crops, ys, seconds = [], [], [], [], []
     for name in sorted(labels):
         if split_of(name) != split:

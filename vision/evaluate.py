@@ -8,6 +8,8 @@ Two folder layouts are understood, whoever made them:
   NOT report. The full reader runs on every image; the answer gives
   ``images``, ``precision``, ``recall``, ``perfect_images`` (share of images
   whose reported set equals the true set of belote cards) and ``confusions``.
+  ``fixes`` (a corrections file, see :mod:`vision.labelfix`) corrects the
+  labels first, without touching ``labels.json``.
 * otherwise ``DIR/<LABEL>/*.jpg|png``, one card per image: ``images`` and
   ``accuracy`` (a non-belote label is right when no belote card is reported).
 """
@@ -20,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from scorer.cards import CARD_CODES
+from vision.labelfix import LabelFixError, apply_fixes, load_fixes
 from vision.reader import CardReader, load_image
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
@@ -44,7 +47,8 @@ def _labels_of(entry: object, where: str) -> list[str]:
     return out
 
 
-def load_labels(directory: Path) -> dict[str, list[str]]:
+def load_labels(directory: Path, fixes: str | Path | None = None) -> dict[str, list[str]]:
+    """The labels of a folder's frames (name -> labels), corrected by ``fixes`` if given."""
     path = directory / "labels.json"
     try:
         raw = json.loads(path.read_text())
@@ -52,13 +56,20 @@ def load_labels(directory: Path) -> dict[str, list[str]]:
         raise EvalError(f"{path}: not valid JSON ({e})") from e
     if not isinstance(raw, dict):
         raise EvalError(f"{path}: expected an object mapping image names to labels")
-    return {name: _labels_of(entry, f"{path}: {name}") for name, entry in raw.items()}
+    labels = {name: _labels_of(entry, f"{path}: {name}") for name, entry in raw.items()}
+    if fixes is None:
+        return labels
+    try:
+        return apply_fixes(labels, load_fixes(fixes), source=str(path))
+    except LabelFixError as e:
+        raise EvalError(str(e)) from e
 
 
 def eval_scenes(reader: CardReader, directory: Path,
-                keep: Callable[[str], bool] | None = None) -> dict:
+                keep: Callable[[str], bool] | None = None,
+                fixes: str | Path | None = None) -> dict:
     """Precision, recall and perfect images over a labelled folder of frames."""
-    labels = load_labels(directory)
+    labels = load_labels(directory, fixes)
     names = [n for n in sorted(labels) if keep is None or keep(n)]
     tp = fp = fn = perfect = 0
     confusions: Counter[str] = Counter()
@@ -115,13 +126,16 @@ def eval_card_folders(reader: CardReader, directory: Path,
 
 
 def evaluate(reader: CardReader, directory: str | Path,
-             keep: Callable[[str], bool] | None = None) -> dict:
-    """Evaluate a folder in whichever layout it has."""
+             keep: Callable[[str], bool] | None = None,
+             fixes: str | Path | None = None) -> dict:
+    """Evaluate a folder in whichever layout it has (``fixes``: labels.json folders only)."""
     directory = Path(directory)
     if not directory.is_dir():
         raise EvalError(f"{directory}: not a folder")
     if (directory / "labels.json").is_file():
-        return eval_scenes(reader, directory, keep)
+        return eval_scenes(reader, directory, keep, fixes)
+    if fixes is not None:
+        raise EvalError(f"{directory}: --fixes corrects a labels.json, and this folder has none")
     return eval_card_folders(reader, directory, keep)
 
 

@@ -460,12 +460,14 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
         real: bool = True, det_steps: int | None = None, log=print,
         faces: int = 3000, cache: Path | None = None,
         parts: tuple[str, ...] = PARTS, threads: int = 1, detector_scenes: int = 0,
-        look_scenes: int = 0, init: Path | None = None) -> dict:
+        look_scenes: int = 0, init: Path | None = None,
+        label_fixes: Path | None = None) -> dict:
     """Train, export and calibrate the models; returns a summary (also written as JSON).
 
     ``parts`` picks which of the three models to (re)train; the data are drawn
     the same way whatever the choice, so training them one at a time gives the
-    same weights as one run of all three.
+    same weights as one run of all three. ``label_fixes`` corrects the real
+    photos' labels (see :mod:`vision.labelfix`); None takes them as they are.
     """
     # One thread by default: the machine is shared, and oversubscribed torch
     # threads spin and stall. The thread count can change the last bits of the weights.
@@ -476,6 +478,10 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
         # checksum is taken before a run into the same folder overwrites it.
         _onnx_graph(init)
         init_crc = f"{zlib.crc32(Path(init).read_bytes()):08x}"
+    if label_fixes is not None:
+        from vision.labelfix import load_fixes
+
+        load_fixes(label_fixes)  # a bad corrections file is refused before any work
     out = Path(out) if out else MODELS
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
@@ -506,7 +512,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
     cal_x, cal_y = crops[-n_cal:], labels[-n_cal:]
     crops, labels, crop_real = crops[:-n_cal], labels[:-n_cal], crop_real[:-n_cal]
     if real:
-        rf, rb, rc, ry = ds.real_index_samples("train", rng)
+        rf, rb, rc, ry = ds.real_index_samples("train", rng, fixes=label_fixes)
         frames += rf
         boxes += rb
         is_real += [True] * len(rf)
@@ -514,7 +520,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
         labels = np.concatenate([labels, ry])
         crop_real = np.concatenate([crop_real, np.ones(len(ry), bool)])
         _, _, kc, ky, kl = ds.real_index_samples("calib", rng, crops_per_box=1, negatives=3,
-                                                 looks=True)
+                                                 looks=True, fixes=label_fixes)
         cal_x, cal_y = np.concatenate([cal_x, kc]), np.concatenate([cal_y, ky])
         look_x.append(kl)
         look_y.append(ky)
@@ -567,6 +573,9 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
     summary.update({"seed": seed, "steps": steps, "scenes": scenes,
                     "detector_scenes": detector_scenes, "look_scenes": look_scenes,
                     "real": real,
+                    "label_fixes": (f"{label_fixes.name} crc32 "
+                                    f"{zlib.crc32(Path(label_fixes).read_bytes()):08x}"
+                                    if label_fixes else None),
                     "classes": list(ds.CLASSES)})
     looks = (np.concatenate(look_x), np.concatenate(look_y)) if look_x else None
     if "classifier" in parts:
@@ -579,7 +588,8 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
         summary["classifier"].update(calibrate_index_classifier(out, cal_x, cal_y, seed, log,
                                                                 looks))
     if "corner" in parts:
-        summary["corner"] = _train_design_a(seed, steps, out, rng, log, faces, real)
+        summary["corner"] = _train_design_a(seed, steps, out, rng, log, faces, real,
+                                            label_fixes)
     summary["seconds_" + "+".join(parts)] = round(time.time() - t0, 1)
     summary_path.write_text(json.dumps(summary, indent=2) + "\n")
     log(f"done in {time.time() - t0:.0f}s")
@@ -688,15 +698,16 @@ def synthetic_corner_crops(seed: int, n_faces: int) -> tuple[np.ndarray, np.ndar
 
 
 def _train_design_a(seed: int, steps: int, out: Path, rng: np.random.Generator, log,
-                    faces: int, real: bool) -> dict:
+                    faces: int, real: bool, label_fixes: Path | None = None) -> dict:
     x, y = synthetic_corner_crops(seed, faces)
     cx, cy = synthetic_corner_crops(seed + 1000, max(faces // 8, 8))
     if real:
-        rx, ry = ds.real_scene_crops("train", rng, copies=4, jitter=0.03)
-        bx, by = ds.real_box_crops("train", rng, copies=3)
+        rx, ry = ds.real_scene_crops("train", rng, copies=4, jitter=0.03,
+                                      fixes=label_fixes)
+        bx, by = ds.real_box_crops("train", rng, copies=3, fixes=label_fixes)
         x = np.concatenate([x, rx, bx])
         y = np.concatenate([y, ry, by])
-        kx, ky = ds.real_scene_crops("calib", rng)
+        kx, ky = ds.real_scene_crops("calib", rng, fixes=label_fixes)
         cx, cy = np.concatenate([cx, kx]), np.concatenate([cy, ky])
     model = train_classifier(x, y, steps, seed, len(ds.CLASSES), rotate=False, log=log)
     diff = export_onnx(model, torch.zeros(4, 1, CROP_H, CROP_W), out / "card_corner.onnx",
