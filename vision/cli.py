@@ -52,14 +52,18 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--look-scenes", type=int, default=600,
                    help="frames whose detector boxes calibrate the second look (0: no second look)")
     t.add_argument("--init", metavar="ONNX",
-                   help="train this exported index classifier further instead of a fresh one")
+                   help="train this exported float index classifier further instead of a "
+                        "fresh one (index_classifier_fp32.onnx)")
     t.add_argument("--fixes", metavar="FILE",
                    help="corrections to the real photos' labels (vision/real_label_fixes.json)")
     t.add_argument("--out", help="output folder (default: vision/models)")
     t.add_argument("--threads", type=int, default=2, help="torch threads (the shipped model: 2)")
     # The train module needs torch: its list of parts is not imported at start.
-    t.add_argument("--only", choices=("classifier", "detector", "corner"), action="append",
-                   help="retrain only this model (repeatable; the data are drawn the same way)")
+    t.add_argument("--only", choices=("classifier", "detector", "corner", "quantize"),
+                   action="append",
+                   help="retrain only this model (repeatable; the data are drawn the same way); "
+                        "'quantize' makes the 8-bit classifier again from the float one in the "
+                        "output folder, and calibrates it")
     return p
 
 

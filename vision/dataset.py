@@ -319,17 +319,25 @@ def synthetic_scenes(seed: int, n: int, crops_per_box: int = 3, negatives: int =
 
 def real_index_samples(split: str, rng: np.random.Generator, crops_per_box: int = 4,
                        negatives: int = 6, root: Path = REAL_CARDS, looks: bool = False,
-                       fixes: Path | None = None):
+                       fixes: Path | None = None, detector: Path | None = None):
     """Real photos of one split for design B: grey photos and boxes, colour index crops.
 
     ``fixes``: corrections to the photos' labels (:mod:`vision.labelfix`).
     With ``looks`` a fifth item holds each crop's second-look patches (see
-    :func:`vision.locate.look_crops`), cut at the same jittered box.
+    :func:`vision.locate.look_crops`), cut at the same jittered box, or, given
+    the index ``detector``, at the box it finds there on a closer look (as the
+    reader does), and a sixth the class of what each closer box holds (see
+    :func:`box_label`).
     """
     from vision.locate import index_crop, look_crops
 
     labels = scene_labels(root, fixes)
-    frames, all_boxes, crops, ys, seconds = [], [], [], [], []
+    det = None
+    if looks and detector is not None:
+        from vision.classify import IndexDetector
+
+        det = IndexDetector(detector)
+    frames, all_boxes, crops, ys, seconds, second_ys = [], [], [], [], [], []
     for name in sorted(labels):
         if split_of(name) != split:
             continue
@@ -338,6 +346,7 @@ def real_index_samples(split: str, rng: np.random.Generator, crops_per_box: int 
             continue
         gray = cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY)
         boxes = [b["box"] for b in labels[name]]
+        truth = [(b["box"], label_index(b["label"])) for b in labels[name]]
         cut = [(_box_jitter(b["box"], rng), label_index(b["label"]))
                for b in labels[name] for _ in range(crops_per_box)]
         sizes = [max(b[2] - b[0], b[3] - b[1]) for b in boxes] or [60.0]
@@ -347,11 +356,14 @@ def real_index_samples(split: str, rng: np.random.Generator, crops_per_box: int 
             crops.append(index_crop(colour, box))
             ys.append(y)
             if looks:
-                seconds.append(look_crops(colour, box))
+                closer = det.refine(gray, box) if det is not None else None
+                seconds.append(look_crops(colour, closer or box))
+                second_ys.append(y if closer is None else box_label(closer, truth))
         frames.append(gray)
         all_boxes.append(np.array(boxes, np.float32).reshape(-1, 4))
     if looks:
-        return frames, all_boxes, np.stack(crops), np.array(ys, np.int64), np.stack(seconds)
+        return (frames, all_boxes, np.stack(crops), np.array(ys, np.int64), np.stack(seconds),
+                np.array(second_ys, np.int64))
     return frames, all_boxes, np.stack(crops), np.array(ys, np.int64)
 
 
@@ -367,41 +379,60 @@ def detector_samples(seed: int, n: int, detector: Path):
     what it will see. Returns ``(crops (m, INDEX_CROP, INDEX_CROP, 3) uint8 BGR,
     labels (m,) int64, looks (m, len(LOOKS), INDEX_CROP, INDEX_CROP, 3))``: the
     patch the first read cuts, and those of the second look (see
-    :data:`vision.locate.LOOKS`), which calibrate that second look.
+    :data:`vision.locate.LOOKS`, cut at the box the detector gives on a closer
+    look, :meth:`vision.classify.IndexDetector.refine`), which calibrate that
+    second look, with ``look_labels`` (m,): what the closer box holds (it may
+    have moved onto an index, or off one; :data:`AMBIGUOUS` when it half meets one).
     """
-    from vision.classify import IndexDetector, _iou
+    from vision.classify import IndexDetector
     from vision.locate import INDEX_CROP, LOOKS, index_crop, look_crops
 
     det = IndexDetector(detector)
     rng = np.random.default_rng(seed)
-    crops, labels, looks = [], [], []
+    crops, labels, looks, look_labels = [], [], [], []
     for _ in range(n):
         frame, annotations = _training_scene(rng)
         truth = [(box, label_index(a["code"])) for a in annotations for box in a["index_boxes"]]
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         for box, _ in det.detect(gray):
-            overlaps = [(_iou(box, t), y) for t, y in truth]
-            best, y = max(overlaps, default=(0.0, NONE_INDEX))
-            if best >= 0.3:
-                label = y
-            elif best < 0.05:
-                label = NONE_INDEX
-            else:
+            label = box_label(box, truth)
+            if label == AMBIGUOUS:
                 continue
+            closer = det.refine(gray, box)
             crops.append(index_crop(frame, box))
             labels.append(label)
-            looks.append(look_crops(frame, box))
+            looks.append(look_crops(frame, closer or box))
+            look_labels.append(label if closer is None else box_label(closer, truth))
     if not crops:
         return (np.zeros((0, INDEX_CROP, INDEX_CROP, 3), np.uint8), np.zeros(0, np.int64),
-                np.zeros((0, len(LOOKS), INDEX_CROP, INDEX_CROP, 3), np.uint8))
-    return np.stack(crops), np.array(labels, np.int64), np.stack(looks)
+                np.zeros((0, len(LOOKS), INDEX_CROP, INDEX_CROP, 3), np.uint8),
+                np.zeros(0, np.int64))
+    return (np.stack(crops), np.array(labels, np.int64), np.stack(looks),
+            np.array(look_labels, np.int64))
+
+
+# A box that half meets an index: neither that card nor ``none``.
+AMBIGUOUS = -1
+
+
+def box_label(box, truth) -> int:
+    """The class of what a box holds, given the true index boxes ``[(box, class), ...]``:
+    the card of an index it meets (IoU >= 0.3), ``none`` well clear of every index
+    (IoU < 0.05), otherwise :data:`AMBIGUOUS`."""
+    from vision.classify import _iou
+
+    best, y = max(((_iou(tuple(box), tuple(t)), y) for t, y in truth),
+                  default=(0.0, NONE_INDEX))
+    if best >= 0.3:
+        return y
+    return NONE_INDEX if best < 0.05 else AMBIGUOUS
 
 
 def cache_detector_samples(seed: int, n: int, detector: Path, out: Path) -> Path:
     """Render, detect and save a shard of :func:`detector_samples`."""
-    crops, labels, looks = detector_samples(seed, n, detector)
+    crops, labels, looks, look_labels = detector_samples(seed, n, detector)
     out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out, crops=crops, labels=labels, looks=looks)
+    np.savez_compressed(out, crops=crops, labels=labels, looks=looks, look_labels=look_labels)
     return out
 
 

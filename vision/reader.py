@@ -4,10 +4,11 @@
 (see ``vision/models/README.md`` for how they compare):
 
 * B (shipped): a small ONNX detector boxes every corner index (rank + suit)
-  in the frame and the ONNX classifier names each box; a box it is unsure of
-  gets a second look (the index cut again smaller, larger and shifted, the
-  readings pooled and calibrated apart); the two indices of a card give one
-  detection, centred between them.
+  in the frame and the 8-bit ONNX classifier names each box; a box it is
+  unsure of gets a second look (the detector boxes the index again, closer up;
+  the index is cut there smaller, larger and shifted, the readings pooled and
+  calibrated apart); the two indices of a card give one detection, centred
+  between them.
 * A: card outlines (:mod:`vision.locate`), then the classifier reads the two
   corner indices cut from each outline.
 
@@ -126,11 +127,14 @@ class CardReader:
         thresholds = np.full(len(boxes), self.classifier.threshold)
         look = self.classifier.second_look
         if look is not None:
-            # A box the first read is unsure of (card or none) gets a second look:
-            # the index cut again smaller, larger and shifted, read every way up.
+            # A box the first read is unsure of (card or none) gets a second look: the
+            # detector boxes the index again, closer up (a loose box is the usual
+            # reason for an unsure read), and the index is cut again at that box,
+            # smaller, larger and shifted, and read every way up.
             unsure = np.nonzero(probs.max(axis=1) < self.classifier.threshold)[0]
             if len(unsure):
-                looks = np.stack([look_crops(source, boxes[i], size, pad) for i in unsure])
+                looks = np.stack([look_crops(source, self.detector.refine(gray, boxes[i])
+                                             or boxes[i], size, pad) for i in unsure])
                 probs[unsure] = self.classifier.look_probabilities(looks)
                 thresholds[unsure] = float(look["threshold"])
         none = self.classifier.none_index

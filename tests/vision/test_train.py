@@ -20,19 +20,26 @@ def test_a_few_training_steps_give_a_working_onnx_reader(tmp_path):
     summary = train.run(seed=3, steps=4, det_steps=2, scenes=3, out=out, real=False,
                         faces=40, cache=tmp_path / "cache", log=lambda _: None,
                         detector_scenes=2)
-    for name in ("index_classifier.onnx", "index_classifier.json", "index_detector.onnx",
+    for name in ("index_classifier.onnx", "index_classifier_fp32.onnx",
+                 "index_classifier.json", "index_detector.onnx",
                  "card_corner.onnx", "card_corner.json", "train_summary.json"):
         assert (out / name).is_file(), name
     # The export check ran against onnxruntime inside train.run.
     assert summary["classifier"]["onnx_max_diff"] < 1e-3
     assert summary["detector"]["onnx_max_diff"] < 1e-3
+    # The reader's classifier is the float one made 8-bit, and calibrated as such.
+    quantized = summary["classifier"]["quantized"]
+    assert quantized["samples"] > 0 and 0.0 <= quantized["float_agreement"] <= 1.0
+    assert (out / "index_classifier.onnx").stat().st_size < \
+        (out / "index_classifier_fp32.onnx").stat().st_size / 2
     # The detector's own boxes were cut from frames of their own (hard negatives).
-    [shard] = (tmp_path / "cache").glob("detbox2_*.npz")
+    [shard] = (tmp_path / "cache").glob("detbox3_*.npz")
     assert summary["detector_scenes"] == 2
     with np.load(shard) as d:
         assert d["crops"].shape[1:] == (32, 32, 3) and len(d["labels"]) == len(d["crops"])
         assert d["looks"].shape[:2] == (len(d["crops"]), 7)
     meta = json.loads((out / "index_classifier.json").read_text())
+    assert meta["float_model"] == "index_classifier_fp32.onnx"
     assert meta["temperature"] > 0 and 0.5 <= meta["threshold"] <= 1.0
     assert len(meta["classes"]) == 33 and meta["classes"][-1] == "none"
     frame, _ = render_scene(np.random.default_rng(1), n_cards=3)
@@ -57,10 +64,12 @@ def test_detector_boxes_are_labelled_with_the_card_under_them(detector_boxes):
     from vision.classify import CardClassifier
     from vision.locate import LOOKS
 
-    crops, labels, looks = detector_boxes
+    crops, labels, looks, _ = detector_boxes
     assert crops.shape == (len(labels), 32, 32, 3)
-    # The second look's first patch is the first read's own.
-    assert looks.shape[:2] == (len(labels), len(LOOKS)) and (looks[:, 0] == crops).all()
+    # The second look's patches are cut where the detector boxes the index on a closer
+    # look: for some boxes that is another box than the first read's.
+    assert looks.shape[:2] == (len(labels), len(LOOKS))
+    assert (looks[:, 0] != crops).any(axis=(1, 2, 3)).any()
     cards = labels != ds.NONE_INDEX
     assert cards.sum() >= 8 and (~cards).sum() >= 8
     read = CardClassifier().probabilities(crops[cards]).argmax(axis=1)
@@ -75,15 +84,29 @@ def test_second_look_is_calibrated_on_the_boxes_it_will_read(detector_boxes):
     from vision import train
     from vision.classify import CardClassifier
 
-    crops, labels, looks = detector_boxes
+    crops, _, looks, look_labels = detector_boxes
     clf = CardClassifier()
-    look = train.calibrate_second_look(clf, looks, labels, clf.temperature, 1.01)
-    assert look is not None and look["unsure"] == len(labels)
+    look = train.calibrate_second_look(clf, looks, look_labels, clf.temperature, 1.01,
+                                       first=crops)
+    # Boxes whose closer look half meets an index are left out of the fit.
+    assert look is not None and look["unsure"] == (look_labels != ds.AMBIGUOUS).sum()
     assert look["temperature"] > 0 and 0.5 <= look["threshold"] <= 1.0
-    cards = int((labels != ds.NONE_INDEX).sum())
+    cards = int(((look_labels != ds.NONE_INDEX) & (look_labels != ds.AMBIGUOUS)).sum())
     assert look["recovered"] >= 0.7 * cards
     assert look["wrong"] <= max(1, 0.01 * cards)
-    assert train.calibrate_second_look(clf, looks, labels, clf.temperature, 0.0) is None
+    assert train.calibrate_second_look(clf, looks, look_labels, clf.temperature, 0.0,
+                                       first=crops) is None
+
+
+def test_a_box_is_labelled_by_the_index_it_meets():
+    from vision import dataset as ds
+
+    truth = [((10, 10, 30, 40), 5), ((100, 100, 120, 130), 7)]
+    assert ds.box_label((11, 12, 31, 41), truth) == 5
+    assert ds.box_label((98, 101, 119, 128), truth) == 7
+    assert ds.box_label((200, 200, 220, 230), truth) == ds.NONE_INDEX
+    assert ds.box_label((20, 25, 40, 55), truth) == ds.AMBIGUOUS  # half on the first index
+    assert ds.box_label((0, 0, 5, 5), []) == ds.NONE_INDEX
 
 
 def test_training_is_seeded(tmp_path):
@@ -137,14 +160,15 @@ def test_an_exported_classifier_is_taken_back_to_train_further(detector_boxes):
     norms put back) that computes what onnxruntime computes, in evaluation mode exactly and
     in training mode all but exactly, so that training goes on from where it was."""
     from vision import train
-    from vision.classify import DEFAULT_MODEL, CardClassifier
+    from vision.classify import DEFAULT_MODEL, _session
 
-    crops, _, _ = detector_boxes
+    crops, _, _, _ = detector_boxes
     half = len(crops) // 2
     assert half >= 16
-    model = train.classifier_from_onnx(DEFAULT_MODEL, crops[:half])
+    float_model = DEFAULT_MODEL.with_name(train.FLOAT_CLASSIFIER)
+    model = train.classifier_from_onnx(float_model, crops[:half])
     x = crops[half:]
-    ref = CardClassifier().session.run(None, {"image": np.ascontiguousarray(
+    ref = _session(float_model, 1).run(None, {"image": np.ascontiguousarray(
         x.transpose(0, 3, 1, 2)).astype(np.float32) / 255})[0]
     t = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)).astype(np.float32) / 255)
     with torch.no_grad():
@@ -161,7 +185,10 @@ def test_an_unreadable_starting_model_is_refused_before_any_work(tmp_path, capsy
     bad = tmp_path / "bad.onnx"
     bad.write_bytes(b"not a model")
     out = tmp_path / "models"
-    for path, reason in ((bad, "not an ONNX model"), (tmp_path / "none.onnx", "no such model")):
+    from vision.classify import DEFAULT_MODEL
+
+    for path, reason in ((bad, "not an ONNX model"), (tmp_path / "none.onnx", "no such model"),
+                         (DEFAULT_MODEL, "an 8-bit model")):
         assert main(["train", "--only", "classifier", "--init", str(path), "--out", str(out),
                      "--steps", "1"]) == 2
         assert reason in capsys.readouterr().err
