@@ -492,6 +492,9 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
 
         load_fixes(label_fixes)  # a bad corrections file is refused before any work
     out = Path(out) if out else MODELS
+    if "quantize" in parts and "classifier" not in parts and \
+            not (out / FLOAT_CLASSIFIER).is_file():
+        raise ValueError(f"{out / FLOAT_CLASSIFIER}: no float classifier to quantize")
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     det_steps = det_steps if det_steps is not None else max(steps // 3, 1)
@@ -603,8 +606,6 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
             summary["classifier"]["init"] = {"file": init.name,
                                              "crc32": init_crc, "steps": steps}
     if "quantize" in parts:
-        if not (out / FLOAT_CLASSIFIER).is_file():
-            raise ValueError(f"{out / FLOAT_CLASSIFIER}: no float classifier to quantize")
         summary["classifier"].update(_quantize_and_calibrate(crops, cal_x, cal_y, seed, out,
                                                              log, looks))
     if "calibrate" in parts:

@@ -46,6 +46,20 @@ def test_a_few_training_steps_give_a_working_onnx_reader(tmp_path):
     for model in ("index_classifier.onnx", "card_corner.onnx"):
         found = CardReader(out / model).read(frame)
         assert isinstance(found, list)
+    # `vision train --only quantize` makes the same 8-bit model again from the float one.
+    made = (out / "index_classifier.onnx").read_bytes()
+    (out / "index_classifier.onnx").unlink()
+    again = train.run(seed=3, steps=4, det_steps=2, scenes=3, out=out, real=False, faces=40,
+                      cache=tmp_path / "cache", log=lambda _: None, detector_scenes=2,
+                      parts=("quantize",))
+    assert (out / "index_classifier.onnx").read_bytes() == made
+    assert again["classifier"]["temperature"] == summary["classifier"]["temperature"]
+    (out / "index_classifier_fp32.onnx").unlink()
+    # Refused before any data are loaded (none are cached here).
+    with pytest.raises(ValueError, match="no float classifier"):
+        train.run(seed=3, steps=4, scenes=3, out=out, real=False, cache=tmp_path / "empty",
+                  log=lambda _: None, detector_scenes=2, parts=("quantize",))
+    assert not (tmp_path / "empty").exists()
 
 
 @pytest.fixture(scope="module")
