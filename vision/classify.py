@@ -26,6 +26,17 @@ CORNER_MODEL = MODELS / "card_corner.onnx"
 NONE = "none"
 
 
+def model_input(crops: np.ndarray, turns: int = 1) -> np.ndarray:
+    """uint8 crops (N, H, W) grey or (N, H, W, 3) BGR as the classifier takes them:
+    float32 in [0, 1], N x C x H x W, each crop at ``turns`` quarter turns (the first
+    N rows upright, the next N turned once, ...)."""
+    x = np.asarray(crops, dtype=np.float32) / 255.0
+    x = x.transpose(0, 3, 1, 2) if x.ndim == 4 else x[:, None, :, :]
+    if turns > 1:
+        x = np.concatenate([np.rot90(x, k, axes=(2, 3)) for k in range(turns)])
+    return np.ascontiguousarray(x)
+
+
 @dataclass(frozen=True)
 class CardRead:
     """What the classifier says about one card (both corners together)."""
@@ -97,17 +108,15 @@ class CardClassifier:
     def _read_turns(self, crops: np.ndarray, turns: int) -> np.ndarray:
         """Raw outputs of uint8 crops (N, H, W[, 3]) each read at ``turns`` quarter turns,
         in one run of the model: shape (turns, N, classes)."""
-        x = np.asarray(crops, dtype=np.float32) / 255.0
-        x = x.transpose(0, 3, 1, 2) if x.ndim == 4 else x[:, None, :, :]
-        if x.shape[1] != self.channels:
+        crops = np.asarray(crops)
+        channels = crops.shape[3] if crops.ndim == 4 else 1
+        if channels != self.channels:
             raise ValueError(f"{self.model_path.name} reads {self.channels}-channel crops, "
-                             f"got {x.shape[1]}")
-        if len(x) == 0:
+                             f"got {channels}")
+        if len(crops) == 0:
             return np.zeros((turns, 0, self.session.get_outputs()[0].shape[1] or 33), np.float32)
-        batch = np.concatenate([np.rot90(x, k, axes=(2, 3)) for k in range(turns)]) \
-            if turns > 1 else x
-        out = self.session.run(None, {self.input_name: np.ascontiguousarray(batch)})[0]
-        return out.reshape(turns, len(x), -1)
+        out = self.session.run(None, {self.input_name: model_input(crops, turns)})[0]
+        return out.reshape(turns, len(crops), -1)
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """Calibrated class probabilities for crops (see :meth:`logits`)."""
@@ -216,15 +225,19 @@ class IndexDetector:
             peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & \
                 (heat > self.heat_threshold)
             for iy, ix in zip(*np.nonzero(peaks), strict=True):
-                bw = 32 * float(np.exp(out[1, iy, ix]))
-                bh = 32 * float(np.exp(out[2, iy, ix]))
+                cx, cy, bw, bh = self._cell_box(out, iy, ix)
                 if not self.MIN_SIDE <= max(bw, bh) <= self.MAX_SIDE:
                     continue
-                cx = (ix + 0.5 + float(out[3, iy, ix])) * self.stride
-                cy = (iy + 0.5 + float(out[4, iy, ix])) * self.stride
                 box = ((cx - bw / 2) / s, (cy - bh / 2) / s, (cx + bw / 2) / s, (cy + bh / 2) / s)
                 found.append((box, float(heat[iy, ix])))
         return _merge_boxes(found)
+
+    def _cell_box(self, out: np.ndarray, iy: int, ix: int) -> tuple[float, float, float, float]:
+        """The box one grid cell of the net's output marks: centre x, y and width, height,
+        in pixels of the picture the net ran on."""
+        return ((ix + 0.5 + float(out[3, iy, ix])) * self.stride,
+                (iy + 0.5 + float(out[4, iy, ix])) * self.stride,
+                32 * float(np.exp(out[1, iy, ix])), 32 * float(np.exp(out[2, iy, ix])))
 
     def refine(self, gray: np.ndarray, box: tuple[float, float, float, float],
                side: float = REFINE_SIDE, window: int = REFINE_WINDOW,
@@ -251,12 +264,9 @@ class IndexDetector:
         best: tuple[tuple[float, float, float, float], float] | None = None
         k = window / cut  # window pixels per frame pixel (the scale, once cut is rounded)
         for iy, ix in zip(*np.nonzero(heat > heat_threshold), strict=True):
-            bw = 32 * float(np.exp(out[1, iy, ix])) / k
-            bh = 32 * float(np.exp(out[2, iy, ix])) / k
-            px = (ix + 0.5 + float(out[3, iy, ix])) * self.stride
-            py = (iy + 0.5 + float(out[4, iy, ix])) * self.stride
+            px, py, bw, bh = self._cell_box(out, iy, ix)
             fx, fy = cx + (px - window / 2) / k, cy + (py - window / 2) / k
-            found = (fx - bw / 2, fy - bh / 2, fx + bw / 2, fy + bh / 2)
+            found = (fx - bw / k / 2, fy - bh / k / 2, fx + bw / k / 2, fy + bh / k / 2)
             # The same index, not a neighbour's: its centre lies in the first box.
             if not (x1 <= fx <= x2 and y1 <= fy <= y2) or _iou(found, box) < 0.2:
                 continue

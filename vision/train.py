@@ -49,10 +49,9 @@ DET_PATCH = 256
 FLOAT_CLASSIFIER = "index_classifier_fp32.onnx"
 QUANT_SAMPLES = 1024
 DATA = Path(__file__).with_name("data")
-PARTS = ("classifier", "detector", "corner")  # the models ``run`` can (re)train
-# Steps ``run`` can also take alone: "quantize" makes the 8-bit classifier again from the
-# float one in the output folder and calibrates it; "calibrate" only calibrates.
-STEPS = ("quantize", "calibrate")
+# The models ``run`` can (re)train. ``run`` also takes "quantize" (the 8-bit classifier made
+# again from the float one in the output folder, and calibrated) and "calibrate" alone.
+PARTS = ("classifier", "detector", "corner")
 
 
 # --------------------------------------------------------------------------- networks
@@ -660,9 +659,10 @@ def quantize_classifier(float_path: Path, out_path: Path, sample: np.ndarray,
 
     The activations' ranges come from ``sample`` (uint8 colour patches, as the
     training saw them) read at the reader's quarter turns. 8-bit runs about twice
-    as fast on a CPU with integer dot products (x86 VNNI, the Pi 5's Arm dot
-    product). Returns the share of ``check`` patches whose answer (argmax) is the
-    float model's: the calibration that follows is fitted on the 8-bit model itself.
+    as fast on a CPU with integer dot products (measured with x86 VNNI; the Pi 5's
+    Arm dot product is expected to do the same). Returns the share of ``check``
+    patches whose answer (argmax) is the float model's: the calibration that
+    follows is fitted on the 8-bit model itself.
     """
     import tempfile
 
@@ -670,14 +670,11 @@ def quantize_classifier(float_path: Path, out_path: Path, sample: np.ndarray,
     from onnxruntime import quantization as q
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
-    def batch(x: np.ndarray) -> np.ndarray:
-        z = np.ascontiguousarray(x.transpose(0, 3, 1, 2)).astype(np.float32) / 255.0
-        return np.ascontiguousarray(np.concatenate([np.rot90(z, k, axes=(2, 3))
-                                                    for k in range(TTA_TURNS)]))
+    from vision.classify import model_input
 
     class _Sample(q.CalibrationDataReader):
         def __init__(self) -> None:
-            x = batch(sample)
+            x = model_input(sample, TTA_TURNS)
             self._it = iter([{"image": x[i:i + 64]} for i in range(0, len(x), 64)])
 
         def get_next(self) -> dict | None:
@@ -690,7 +687,7 @@ def quantize_classifier(float_path: Path, out_path: Path, sample: np.ndarray,
                           per_channel=True, activation_type=q.QuantType.QUInt8,
                           weight_type=q.QuantType.QInt8, op_types_to_quantize=["Conv", "Gemm"],
                           calibrate_method=q.CalibrationMethod.MinMax)
-    x = batch(check[:2048])
+    x = model_input(check[:2048], TTA_TURNS)
     a = ort.InferenceSession(str(float_path), providers=["CPUExecutionProvider"])
     b = ort.InferenceSession(str(out_path), providers=["CPUExecutionProvider"])
     same = a.run(None, {"image": x})[0].argmax(1) == b.run(None, {"image": x})[0].argmax(1)
