@@ -177,8 +177,31 @@ class CardReader:
         not sure (or is missing), design B's detector and classifier look for
         the indices anywhere in the picture: a warp that cut an index off or a
         photo with a wide margin still has one somewhere. The surest of B's
-        sure reads is taken; with none, the corner model's doubtful answer.
+        sure reads is taken.
+
+        A warp can also get the card's sides wrong: a card lying across the
+        photo, warped into an upright picture, has its long side squeezed onto
+        the short one and its indices squashed to two thirds of their width.
+        So when nothing is read surely, the picture is read again stretched to
+        the other shape (``w x h`` as ``h x w``). With no sure read either way,
+        the first doubtful answer is given.
         """
+        image = np.asarray(image)
+        self._to_gray(image)  # a bad picture fails early, with a clear message
+        h, w = image.shape[:2]
+        first = self._read_face_once(image)
+        if first is not None and first.code is not None or min(h, w) < 2:
+            return first
+        other = self._read_face_once(cv2.resize(image, (h, w), interpolation=cv2.INTER_LINEAR))
+        if other is not None and other.code is not None:
+            # Positions back in the picture's own pixels.
+            sx, sy = w / h, h / w
+            quad = [[x * sx, y * sy] for x, y in other.quad]
+            return Detection(other.code, other.confidence, quad,
+                             (other.center[0] * sx, other.center[1] * sy))
+        return first
+
+    def _read_face_once(self, image: np.ndarray) -> Detection | None:
         corner = self._corner_reader()
         found: Detection | None = None
         if corner is not None:
