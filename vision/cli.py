@@ -56,6 +56,9 @@ def _parser() -> argparse.ArgumentParser:
                         "fresh one (index_classifier_fp32.onnx)")
     t.add_argument("--fixes", metavar="FILE",
                    help="corrections to the real photos' labels (vision/real_label_fixes.json)")
+    t.add_argument("--aspect", type=float, default=1.0,
+                   help="stretch training patches by up to this ratio of width to height "
+                        "(1: none, as the first models; 1 to 2)")
     t.add_argument("--out", help="output folder (default: vision/models)")
     t.add_argument("--threads", type=int, default=2, help="torch threads (the shipped model: 2)")
     # The train module needs torch: its list of parts is not imported at start.
@@ -139,5 +142,5 @@ def _train(args) -> int:
               out=Path(args.out) if args.out else None, threads=args.threads, parts=parts,
               detector_scenes=args.detector_scenes, look_scenes=args.look_scenes,
               init=Path(args.init) if args.init else None,
-              label_fixes=Path(args.fixes) if args.fixes else None)
+              label_fixes=Path(args.fixes) if args.fixes else None, aspect=args.aspect)
     return 0

@@ -132,14 +132,32 @@ def _photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(x, 0, 255).astype(np.uint8)
 
 
-def _rotate_crop(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _aspect_matrix(rng: np.random.Generator, aspect: float, c: float) -> np.ndarray:
+    """Half the time, a 2x3 affine map stretching about (c, c) by up to ``aspect`` in width
+    against height; otherwise (and always when ``aspect`` is 1, drawing nothing) the identity."""
+    m = np.float64([[1, 0, 0], [0, 1, 0]])
+    if aspect > 1.0 and rng.random() < 0.5:
+        a = float(np.exp(rng.uniform(-np.log(aspect), np.log(aspect)) / 2))
+        m = np.float64([[a, 0, c * (1 - a)], [0, 1 / a, c * (1 - 1 / a)]])
+    return m
+
+
+def _rotate_crop(crop: np.ndarray, rng: np.random.Generator,
+                 aspect: float = 1.0) -> np.ndarray:
     """Any quarter turn, then sometimes a small tilt, zoom and shift about the patch's centre.
 
     The zoom and shift stand for the detector's loose boxes: on unseen frames a
     box meets its index at an IoU of 0.4-0.6 as often as not, and a patch cut
-    from such a box shows the index smaller, larger or off-centre.
+    from such a box shows the index smaller, larger or off-centre. ``aspect``
+    above 1 also stretches the patch, half the time, by up to that ratio of
+    width to height or back: a photo squeezed to a square by its export, a card
+    seen at a slant.
     """
     crop = np.rot90(crop, int(rng.integers(4))).copy()
+    if aspect > 1.0:
+        c = crop.shape[0] / 2
+        crop = cv2.warpAffine(crop, _aspect_matrix(rng, aspect, c), (crop.shape[1], crop.shape[0]),
+                              borderMode=cv2.BORDER_REPLICATE)
     if rng.random() < 0.6:
         angle = rng.uniform(-20, 20) if rng.random() < 0.7 else 0.0
         zoom = float(np.exp(rng.uniform(np.log(0.8), np.log(1.25))))
@@ -162,16 +180,21 @@ def _desaturate(crop: np.ndarray, rng: np.random.Generator, share: float = 0.15)
 
 
 def _det_sample(frame: np.ndarray, boxes: np.ndarray, rng: np.random.Generator,
-                real: bool) -> tuple[np.ndarray, np.ndarray]:
-    """A DET_PATCH square patch of a frame, rescaled, and its boxes."""
+                real: bool, aspect: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """A DET_PATCH square patch of a frame, rescaled, and its boxes (``aspect``: see
+    :func:`_rotate_crop`; the width and the height are then scaled apart)."""
     sizes = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) if len(boxes) else None
     if real and sizes is not None:
         # Real photos are close-ups: bring their indices to table-frame sizes.
         scale = rng.uniform(14, 64) / float(np.median(sizes))
     else:
         scale = rng.uniform(0.6, 1.6)
-    img = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    b = boxes * scale
+    sx = sy = scale
+    if aspect > 1.0 and rng.random() < 0.5:
+        a = float(np.exp(rng.uniform(-np.log(aspect), np.log(aspect)) / 2))
+        sx, sy = scale * a, scale / a
+    img = cv2.resize(frame, None, fx=sx, fy=sy, interpolation=cv2.INTER_AREA)
+    b = boxes * np.float32([sx, sy, sx, sy])
     h, w = img.shape
     ph = max(DET_PATCH - h, 0)
     pw = max(DET_PATCH - w, 0)
@@ -230,14 +253,15 @@ def _focal(pred: torch.Tensor, heat: torch.Tensor) -> torch.Tensor:
 def train_classifier(x: np.ndarray, y: np.ndarray, steps: int, seed: int, n_classes: int,
                      rotate: bool, log=print, batch: int = 128,
                      real: np.ndarray | None = None, init: Classifier | None = None,
-                     max_lr: float = 3e-3) -> Classifier:
+                     max_lr: float = 3e-3, aspect: float = 1.0) -> Classifier:
     """Train a crop classifier on uint8 crops (N, H, W) with labels (N,).
 
     Crops are grey (N, H, W) or colour (N, H, W, 3). Batches are drawn so that
     each card is equally likely, ``none`` (the last
     class: backs, 2-6, pips, table, hands...) makes up a third of them, being
     far more varied than any card, and the few real crops (``real`` mask) a
-    quarter. ``init`` is a model to train further instead of a fresh one.
+    quarter. ``init`` is a model to train further instead of a fresh one;
+    ``aspect``: see :func:`_rotate_crop`.
     """
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -252,7 +276,7 @@ def train_classifier(x: np.ndarray, y: np.ndarray, steps: int, seed: int, n_clas
         idx = rng.choice(len(x), size=batch, p=weights)
         crops = [x[i] for i in idx]
         if rotate:
-            crops = [_desaturate(_rotate_crop(c, rng), rng) for c in crops]
+            crops = [_desaturate(_rotate_crop(c, rng, aspect), rng) for c in crops]
         xb = np.stack([_photometric(c, rng) for c in crops]).astype(np.float32) / 255.0
         xb = xb.transpose(0, 3, 1, 2) if channels == 3 else xb[:, None]
         logits = model(torch.from_numpy(np.ascontiguousarray(xb)))
@@ -350,7 +374,8 @@ def _sampling_weights(y: np.ndarray, n_classes: int, real: np.ndarray | None) ->
 
 
 def train_detector(frames: list[np.ndarray], boxes: list[np.ndarray], real: list[bool],
-                   steps: int, seed: int, log=print, batch: int = 16) -> Detector:
+                   steps: int, seed: int, log=print, batch: int = 16,
+                   aspect: float = 1.0) -> Detector:
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed + 1)
     model = Detector()
@@ -365,7 +390,7 @@ def train_detector(frames: list[np.ndarray], boxes: list[np.ndarray], real: list
         for _ in range(batch):
             pool = real_idx if real_idx and (not synth_idx or rng.random() < 0.3) else synth_idx
             i = pool[int(rng.integers(len(pool)))]
-            img, b = _det_sample(frames[i], boxes[i], rng, real[i])
+            img, b = _det_sample(frames[i], boxes[i], rng, real[i], aspect)
             h, r, m = _det_targets(b)
             imgs.append(img)
             heats.append(h)
@@ -467,14 +492,18 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
         faces: int = 3000, cache: Path | None = None,
         parts: tuple[str, ...] = PARTS, threads: int = 1, detector_scenes: int = 0,
         look_scenes: int = 0, init: Path | None = None,
-        label_fixes: Path | None = None) -> dict:
+        label_fixes: Path | None = None, aspect: float = 1.0) -> dict:
     """Train, export and calibrate the models; returns a summary (also written as JSON).
 
     ``parts`` picks which of the three models to (re)train; the data are drawn
     the same way whatever the choice, so training them one at a time gives the
     same weights as one run of all three. ``label_fixes`` corrects the real
     photos' labels (see :mod:`vision.labelfix`); None takes them as they are.
+    ``aspect`` above 1 stretches training patches by up to that ratio of width to
+    height (see :func:`_rotate_crop`); 1, as the first models were trained, draws nothing.
     """
+    if not 1.0 <= aspect <= 2.0:
+        raise ValueError(f"aspect: expected a ratio from 1 to 2, got {aspect}")
     # One thread by default: the machine is shared, and oversubscribed torch
     # threads spin and stall. The thread count can change the last bits of the weights.
     torch.set_num_threads(threads)
@@ -535,7 +564,8 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
     summary: dict = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
     if "detector" in parts:
         # First: the classifier learns on the boxes this detector gives.
-        det = train_detector(frames, boxes, is_real, det_steps, seed, log=log)
+        det = train_detector(frames, boxes, is_real, det_steps, seed, log=log, aspect=aspect)
+        summary["det_aspect"] = aspect
         ddiff = export_onnx(det, torch.zeros(1, 1, 96, 160), out / "index_detector.onnx",
                             dynamic_hw=True)
         summary["detector"] = {"onnx_max_diff": ddiff}
@@ -600,7 +630,8 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
         if look_x else None
     if "classifier" in parts:
         summary["classifier"] = _train_index_classifier(crops, labels, crop_real, cal_x, cal_y,
-                                                        seed, steps, out, log, looks, init)
+                                                        seed, steps, out, log, looks, init,
+                                                        aspect)
         if init is not None:
             summary["classifier"]["init"] = {"file": init.name,
                                              "crc32": init_crc, "steps": steps}
@@ -620,7 +651,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
 
 
 def _train_index_classifier(crops, labels, crop_real, cal_x, cal_y, seed, steps, out, log,
-                            looks=None, init: Path | None = None):
+                            looks=None, init: Path | None = None, aspect: float = 1.0):
     start = None
     if init is not None:
         # Train an exported classifier further, at a third of the learning rate.
@@ -630,11 +661,12 @@ def _train_index_classifier(crops, labels, crop_real, cal_x, cal_y, seed, steps,
         log(f"classifier: starting from {init}")
     clf = train_classifier(crops, labels, steps, seed, len(ds.CLASSES), rotate=True, log=log,
                            real=crop_real, init=start,
-                           max_lr=3e-3 if start is None else 1e-3)
+                           max_lr=3e-3 if start is None else 1e-3, aspect=aspect)
     diff = export_onnx(clf, torch.zeros(4, 3, INDEX_CROP, INDEX_CROP),
                        out / FLOAT_CLASSIFIER, dynamic_hw=False)
     result = _quantize_and_calibrate(crops, cal_x, cal_y, seed, out, log, looks)
     result["onnx_max_diff"] = diff
+    result["aspect"] = aspect
     return result
 
 

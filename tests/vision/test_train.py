@@ -169,6 +169,46 @@ def test_augmented_patches_are_sometimes_grey_and_zoomed():
     assert min(white) < 64 < max(white)  # smaller and larger than the 8 x 8 square
 
 
+def test_patches_and_detector_samples_are_stretched_only_when_asked():
+    """``--aspect``: half the patches are stretched in width against height, by at most
+    the ratio asked, and the detector's boxes follow its samples' stretch. At 1 (how the
+    first models were trained) nothing is drawn, so the same seed gives the same patches."""
+    from vision import train
+
+    patch = np.zeros((32, 32), np.uint8)
+    patch[10:22, 10:22] = 255  # a 12 x 12 square
+    ratios = []
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        m = train._aspect_matrix(rng, 1.4, 16.0)
+        ratios.append(m[0, 0] / m[1, 1])
+        # The patch's centre stays put.
+        assert np.allclose(m @ np.float64([16, 16, 1]), [16, 16])
+    ratios = np.array(ratios)
+    assert 0.35 < np.mean(ratios != 1.0) < 0.65
+    assert ratios.min() >= 1 / 1.4 - 1e-9 and ratios.max() <= 1.4 + 1e-9
+    assert ratios.min() < 0.85 and ratios.max() > 1.15
+    a, b = np.random.default_rng(2), np.random.default_rng(2)
+    assert (train._rotate_crop(patch, a) == train._rotate_crop(patch, b, aspect=1.0)).all()
+    assert a.random() == b.random()  # aspect 1 drew nothing more
+    # A detector sample: the stretched frame's white square is where its box says.
+    frame = np.zeros((360, 640), np.uint8)
+    frame[100:140, 200:240] = 255
+    box = np.float32([[200, 100, 240, 140]])
+    widths = []
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        img, b = train._det_sample(frame, box, rng, real=False, aspect=1.4)
+        if len(b) == 0 or b[0, 0] < 2 or b[0, 1] < 2 or b[0, 2] > 252 or b[0, 3] > 252:
+            continue  # cut by the patch's edge
+        x1, y1, x2, y2 = b[0]
+        inner = img[int(y1) + 2:int(y2) - 1, int(x1) + 2:int(x2) - 1]
+        # Light and noise change, the square stays: bright inside, the dark felt around it.
+        assert inner.mean() > np.median(img) + 50
+        widths.append((x2 - x1) / (y2 - y1))
+    assert len(widths) >= 5 and max(abs(np.log(w)) for w in widths) > 0.05
+
+
 def test_an_exported_classifier_is_taken_back_to_train_further(detector_boxes):
     """``--init``: the shipped ONNX classifier becomes a torch model again (its folded batch
     norms put back) that computes what onnxruntime computes, in evaluation mode exactly and
