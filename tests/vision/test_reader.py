@@ -229,3 +229,49 @@ def test_the_shipped_classifier_is_8_bit_and_answers_as_its_float_model(reader, 
     ref = full.logits(crops)
     assert (eight.argmax(1) == ref.argmax(1)).mean() >= 0.95
     assert np.abs(eight - ref).max() < 0.25 * np.abs(ref).max()
+
+
+def _probs(code: str, p: float) -> np.ndarray:
+    from vision.dataset import CLASSES
+
+    out = np.full(len(CLASSES), (1.0 - p) / (len(CLASSES) - 1))
+    out[CLASSES.index(code)] = p
+    return out
+
+
+@pytest.mark.parametrize(("p1", "p2", "gap", "named"), [
+    (0.90, 0.90, 4.0, True),    # both wrong: 1 in 100, within the 0.941 threshold
+    (0.70, 0.70, 4.0, False),   # both wrong: 9 in 100, not enough
+    (0.90, 0.90, 1.2, False),   # side by side: not one card's two indices
+    (0.90, 0.90, 9.0, False),   # too far apart for one card
+])
+def test_two_doubtful_reads_of_one_card_name_it_together(p1, p2, gap, named):
+    from vision.dataset import CLASSES
+    from vision.reader import join_reads
+
+    side = 30.0
+    a = (100.0, 100.0, 100.0 + side * 0.8, 100.0 + side)
+    b = (a[0] + gap * side, a[1], a[2] + gap * side, a[3])
+    found = join_reads([a, b], np.stack([_probs("QS", p1), _probs("QS", p2)]),
+                       np.array([0.941, 0.941]), list(CLASSES), len(CLASSES) - 1)
+    if named:
+        assert [d.code for d in found] == ["QS"]
+        assert found[0].confidence == pytest.approx(1 - (1 - p1) * (1 - p2))
+        assert found[0].center == pytest.approx(((a[0] + b[2]) / 2, (a[1] + a[3]) / 2))
+    else:
+        assert [d.code for d in found] == [None, None]
+
+
+def test_joined_reads_keep_sure_cards_and_drop_what_they_explain():
+    from vision.dataset import CLASSES
+    from vision.reader import join_reads
+
+    none = len(CLASSES) - 1
+    boxes = [(0.0, 0.0, 30.0, 40.0), (130.0, 0.0, 160.0, 40.0), (300.0, 0.0, 330.0, 40.0),
+             (500.0, 0.0, 530.0, 40.0)]
+    probs = np.stack([_probs("7H", 0.99), _probs("7H", 0.80), _probs("none", 0.99),
+                      _probs("AC", 0.95)])
+    # The second look's stricter threshold on the last box: its 0.95 is doubtful there.
+    found = join_reads(boxes, probs, np.array([0.941, 0.941, 0.941, 0.985]), list(CLASSES),
+                       none)
+    assert [(d.code, round(d.confidence, 2)) for d in found] == [("7H", 0.99), (None, 0.95)]
