@@ -91,44 +91,63 @@ def test_a_single_card_photo_is_read_by_the_corner_model_then_by_the_indices(rea
     assert both / len(photos) >= 0.95
 
 
-def test_a_card_warped_across_the_picture_is_read_stretched_back(reader):
+def test_a_card_warped_across_the_picture_is_named(reader):
     """A card lying across the photo, warped into an upright picture, has its indices
-    squashed: read as it is, most such faces give no sure answer; read_face stretches
-    the picture to the other shape and names them, with positions in the picture's pixels."""
+    squashed (here to half their width against their height): read_face names it."""
     import cv2
 
     from vision.render import render_card
 
     rng = np.random.default_rng(5)
     codes = ["7H", "QS", "AC", "TD", "KD", "9C", "JS", "8H"]
-    straight = named = 0
     for code in codes:
         face = render_card(code, None, rng)
         h, w = face.shape[:2]
         squeezed = cv2.resize(np.ascontiguousarray(np.rot90(face)), (w, h))
-        plain = reader.read(squeezed)
-        straight += any(d.code == code for d in plain)
         found = reader.read_face(squeezed)
-        assert found is not None and found.code in (code, None), (code, found)
-        if found.code == code:
-            named += 1
-            # Boxes near the edge may stick out a little; scaled wrongly, they would
-            # reach far outside (the picture is 250 x 350, the stretched one 350 x 250).
-            quad = np.asarray(found.quad)
-            assert (quad[:, 0] >= -0.05 * w).all() and (quad[:, 0] <= 1.05 * w).all()
-            assert (quad[:, 1] >= -0.05 * h).all() and (quad[:, 1] <= 1.05 * h).all()
-            assert 0 <= found.center[0] <= w and 0 <= found.center[1] <= h
-    assert named == len(codes)
-    assert straight <= len(codes) // 2
+        assert found is not None and found.code == code, (code, found)
+        # In the picture's own pixels (a loose index box may stick out of it a little).
+        quad = np.asarray(found.quad)
+        assert (quad[:, 0] >= -0.1 * w).all() and (quad[:, 0] <= 1.1 * w).all()
+        assert (quad[:, 1] >= -0.1 * h).all() and (quad[:, 1] <= 1.1 * h).all()
+
+
+def test_read_face_stretches_the_picture_when_nothing_is_sure(reader, monkeypatch):
+    """The fallback itself: with no sure read of the picture as it is, the picture is read
+    again at the other shape (w x h as h x w) and the answer's positions are scaled back."""
+    import cv2
+
+    from vision.reader import CardReader
+    from vision.render import render_card
+
+    face = render_card("QS", None, np.random.default_rng(6))
+    h, w = face.shape[:2]
+    squeezed = cv2.resize(np.ascontiguousarray(np.rot90(face)), (w, h))
+    seen = []
+    real = CardReader._read_face_once
+
+    def unsure_as_it_is(self, image):
+        seen.append(image.shape[:2])
+        if image.shape[:2] == (h, w):
+            return Detection(None, 0.5, [[0.0, 0.0]] * 4)
+        return real(self, image)
+
+    monkeypatch.setattr(CardReader, "_read_face_once", unsure_as_it_is)
+    found = reader.read_face(squeezed)
+    assert seen == [(h, w), (w, h)]
+    assert found is not None and found.code == "QS"
+    straight = real(reader, cv2.resize(squeezed, (h, w)))
+    assert straight is not None and straight.code == "QS"
+    scaled = np.asarray(straight.quad) * [w / h, h / w]
+    assert np.allclose(found.quad, scaled)
+    assert found.center == pytest.approx((straight.center[0] * w / h, straight.center[1] * h / w))
 
 
 def test_real_cards_warped_across_the_picture_are_named(reader, real_cards):
     # Two of the real `cards/` photos are such warps: a 7 of hearts and an ace of clubs.
     for label, name in (("7H", "IMG_IMG_20220921_193936.jpg"),
                         ("AC", "IMG_IMG_20220921_193953.jpg")):
-        image = load_image(real_cards / "cards" / label / name)
-        assert not any(d.code == label for d in reader.read(image))
-        found = reader.read_face(image)
+        found = reader.read_face(load_image(real_cards / "cards" / label / name))
         assert found is not None and found.code == label
         assert found.confidence >= reader.classifier.threshold
 
