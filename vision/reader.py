@@ -205,7 +205,7 @@ class CardReader:
 
 
 # Two index boxes of one card lie 3.2-4.7 index sizes apart (box centre to box centre,
-# over the box's longer side) on rendered frames, 3.1-4.9 for 90 % of the real photos'
+# over the box's longer side) on rendered frames, 3.1-4.7 for 90 % of the real photos'
 # labelled pairs; detector boxes are looser, hence the wider span.
 PAIR_SPAN = (2.5, 6.5)
 

@@ -132,14 +132,20 @@ def _photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(x, 0, 255).astype(np.uint8)
 
 
-def _aspect_matrix(rng: np.random.Generator, aspect: float, c: float) -> np.ndarray:
-    """Half the time, a 2x3 affine map stretching about (c, c) by up to ``aspect`` in width
-    against height; otherwise (and always when ``aspect`` is 1, drawing nothing) the identity."""
-    m = np.float64([[1, 0, 0], [0, 1, 0]])
+def _stretch(rng: np.random.Generator, aspect: float) -> float:
+    """Half the time, a factor ``a`` for the width (``1 / a`` for the height) whose ratio
+    ``a * a`` lies between ``1 / aspect`` and ``aspect``; otherwise 1. Draws nothing when
+    ``aspect`` is 1."""
     if aspect > 1.0 and rng.random() < 0.5:
-        a = float(np.exp(rng.uniform(-np.log(aspect), np.log(aspect)) / 2))
-        m = np.float64([[a, 0, c * (1 - a)], [0, 1 / a, c * (1 - 1 / a)]])
-    return m
+        return float(np.exp(rng.uniform(-np.log(aspect), np.log(aspect)) / 2))
+    return 1.0
+
+
+def _aspect_matrix(rng: np.random.Generator, aspect: float, c: float) -> np.ndarray:
+    """A 2x3 affine map stretching about (c, c) by :func:`_stretch` (the identity when it
+    gives 1)."""
+    a = _stretch(rng, aspect)
+    return np.float64([[a, 0, c * (1 - a)], [0, 1 / a, c * (1 - 1 / a)]])
 
 
 def _rotate_crop(crop: np.ndarray, rng: np.random.Generator,
@@ -189,10 +195,8 @@ def _det_sample(frame: np.ndarray, boxes: np.ndarray, rng: np.random.Generator,
         scale = rng.uniform(14, 64) / float(np.median(sizes))
     else:
         scale = rng.uniform(0.6, 1.6)
-    sx = sy = scale
-    if aspect > 1.0 and rng.random() < 0.5:
-        a = float(np.exp(rng.uniform(-np.log(aspect), np.log(aspect)) / 2))
-        sx, sy = scale * a, scale / a
+    a = _stretch(rng, aspect)
+    sx, sy = scale * a, scale / a
     img = cv2.resize(frame, None, fx=sx, fy=sy, interpolation=cv2.INTER_AREA)
     b = boxes * np.float32([sx, sy, sx, sy])
     h, w = img.shape

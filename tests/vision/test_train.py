@@ -247,3 +247,9 @@ def test_an_unreadable_starting_model_is_refused_before_any_work(tmp_path, capsy
                      "--steps", "1"]) == 2
         assert reason in capsys.readouterr().err
     assert not (out / "index_classifier.onnx").exists()
+    # A stretch outside 1-2 is refused before anything is made.
+    for bad_aspect in ("0.5", "3"):
+        assert main(["train", "--only", "classifier", "--aspect", bad_aspect, "--out", str(out),
+                     "--steps", "1"]) == 2
+        assert "aspect: expected a ratio from 1 to 2" in capsys.readouterr().err
+    assert not out.exists() or not any(out.iterdir())
