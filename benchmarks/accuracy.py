@@ -36,6 +36,7 @@ from vision.reader import CardReader  # noqa: E402
 
 SYNTHETIC = (("eval-fr", 9001, "french"), ("eval-en", 9002, "english"))
 KEYS = ("images", "cards", "precision", "recall", "perfect_images", "invented", "missed",
+        "readable",
         "accuracy")
 
 

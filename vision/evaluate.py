@@ -9,7 +9,11 @@ Two folder layouts are understood, whoever made them:
   ``images``, ``precision``, ``recall``, ``perfect_images`` (share of images
   whose reported set equals the true set of belote cards) and ``confusions``.
   ``fixes`` (a corrections file, see :mod:`vision.labelfix`) corrects the
-  labels first, without touching ``labels.json``.
+  labels first, without touching ``labels.json``. A label object with
+  ``"readable": false`` is a card in the frame that no one could name there
+  (its rank or suit sign hidden): it still counts in the figures above, and
+  ``readable`` gives the same figures over the other cards (that card then
+  need not be reported, and is not invented when it is).
 * otherwise ``DIR/<LABEL>/*.jpg|png``, one card per image: ``images`` and
   ``accuracy`` (a non-belote label is right when no belote card is reported).
 """
@@ -65,13 +69,34 @@ def load_labels(directory: Path, fixes: str | Path | None = None) -> dict[str, l
         raise EvalError(str(e)) from e
 
 
+def unreadable_labels(directory: Path) -> dict[str, set[str]]:
+    """Per image, the labels marked ``"readable": false`` in ``DIR/labels.json``."""
+    raw = json.loads((directory / "labels.json").read_text())
+    out: dict[str, set[str]] = {}
+    for name, entry in raw.items():
+        marked = {item["label"] for item in entry
+                  if isinstance(item, dict) and item.get("readable") is False}
+        if marked:
+            out[name] = marked
+    return out
+
+
+def _figures(tp: int, fp: int, fn: int) -> dict:
+    return {"cards": tp + fn,
+            "precision": round(tp / (tp + fp), 4) if tp + fp else 1.0,
+            "recall": round(tp / (tp + fn), 4) if tp + fn else 1.0,
+            "invented": fp, "missed": fn}
+
+
 def eval_scenes(reader: CardReader, directory: Path,
                 keep: Callable[[str], bool] | None = None,
                 fixes: str | Path | None = None) -> dict:
     """Precision, recall and perfect images over a labelled folder of frames."""
     labels = load_labels(directory, fixes)
     names = [n for n in sorted(labels) if keep is None or keep(n)]
+    hidden = unreadable_labels(directory)
     tp = fp = fn = perfect = 0
+    readable = [0, 0, 0]  # tp, fp, fn over the cards a person could name
     confusions: Counter[str] = Counter()
     for name in names:
         frame = load_image(directory / name)
@@ -83,6 +108,10 @@ def eval_scenes(reader: CardReader, directory: Path,
         fp += len(invented)
         fn += len(missed)
         perfect += truth == read
+        mine = hidden.get(name, set()) & truth
+        readable[0] += len((truth - mine) & read)
+        readable[1] += len(read - truth)
+        readable[2] += len(truth - mine - read)
         # One missed and one invented in the same image: a misread, most likely.
         if len(invented) == 1 and len(missed) == 1:
             confusions[f"{missed[0]}->{invented[0]}"] += 1
@@ -90,16 +119,12 @@ def eval_scenes(reader: CardReader, directory: Path,
             confusions.update(f"{m}->-" for m in missed)
             confusions.update(f"-->{c}" for c in invented)
     n = len(names)
-    return {
-        "images": n,
-        "cards": tp + fn,
-        "precision": round(tp / (tp + fp), 4) if tp + fp else 1.0,
-        "recall": round(tp / (tp + fn), 4) if tp + fn else 1.0,
-        "perfect_images": round(perfect / n, 4) if n else 0.0,
-        "invented": fp,
-        "missed": fn,
-        "confusions": dict(confusions.most_common()),
-    }
+    out = {"images": n, **_figures(tp, fp, fn),
+           "perfect_images": round(perfect / n, 4) if n else 0.0,
+           "confusions": dict(confusions.most_common())}
+    if hidden:
+        out["readable"] = _figures(*readable)
+    return out
 
 
 def eval_card_folders(reader: CardReader, directory: Path,
@@ -145,7 +170,9 @@ def make_synthetic_set(out: str | Path, n: int, seed: int, decks: str = "french"
 
     A frame's labels are the things whose corner index can be seen (the
     renderer's ``index_boxes``): belote cards to report, and negatives (a 5,
-    a joker) not to. Seeds used here are never used by training.
+    a joker) not to. A card with no index showing both its rank and its suit
+    sign is written ``{"label": code, "readable": false}`` (the renderer's
+    ``readable``). Seeds used here are never used by training.
     """
     import cv2
     import numpy as np
@@ -156,14 +183,16 @@ def make_synthetic_set(out: str | Path, n: int, seed: int, decks: str = "french"
     out.mkdir(parents=True, exist_ok=True)
     styles = french_styles() if decks == "french" else english_styles()
     rng = np.random.default_rng(seed)
-    labels: dict[str, list[str]] = {}
+    labels: dict[str, list[str | dict]] = {}
     for i in range(n):
         style = styles[int(rng.integers(len(styles)))]
         frame, annotations = render_scene(rng, n_cards=int(rng.integers(4, 10)), style=style,
                                           **scene)  # type: ignore[arg-type]
         name = f"{decks}-{seed}-{i:04d}.jpg"
         cv2.imwrite(str(out / name), frame, [cv2.IMWRITE_JPEG_QUALITY, 92])
-        labels[name] = [a["code"] for a in annotations if a["index_boxes"]]
+        labels[name] = [a["code"] if a.get("readable", True) or not a["belote"] else
+                        {"label": a["code"], "readable": False}
+                        for a in annotations if a["index_boxes"]]
     (out / "labels.json").write_text(json.dumps(labels, indent=1) + "\n")
     return out
 

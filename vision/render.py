@@ -294,6 +294,12 @@ _COURT_FRAME = (48, 40, 202, 310)
 INDEX_BOX = (min(s.index_box()[0] for s in STYLES), min(s.index_box()[1] for s in STYLES),
              max(s.index_box()[2] for s in STYLES), max(s.index_box()[3] for s in STYLES))
 
+#: A card is ``readable`` in a frame (a person could name it) when one of its corner
+#: indices shows at least this share of its rank part and of its suit part: a card
+#: whose only index has its suit sign under a hand cannot be told from the same rank
+#: in another suit, however good the reader.
+READABLE_SHARE = 0.8
+
 
 def _suit_font(style: DeckStyle) -> str:
     return style.suit_font or style.font
@@ -572,6 +578,19 @@ def _card_mask(radius: int) -> np.ndarray:
                  (CARD_W - 1 - r, CARD_H - 1 - r)):
         cv2.circle(m, (x, y), r, 255, -1, cv2.LINE_AA)
     return m
+
+
+def index_part_quads(style: DeckStyle | str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each corner index of a face of ``style`` split in two: (rank part, suit part),
+    each a 4x2 array in face pixels, clockwise; top-left corner first."""
+    st = get_style(style)
+    x1, y1, x2, y2 = st.index_box()
+    split = st.index_top + st.index_height + 3  # between the rank and the suit sign
+    out = []
+    for top, bottom in ((y1, split), (split, y2)):
+        out.append(np.array([[x1, top], [x2, top], [x2, bottom], [x1, bottom]], np.float32))
+    br = np.array([CARD_W, CARD_H], np.float32)
+    return [(out[0], out[1]), (br - out[0], br - out[1])]
 
 
 def index_quads(style: DeckStyle | str | None = None) -> list[np.ndarray]:
@@ -1087,10 +1106,23 @@ class TableScene:
             self._noise_bank = {key: bank}
         return bank[int(rng.integers(len(bank)))]
 
+    def _seen_share(self, owner: np.ndarray, k: int, quad: np.ndarray, H: np.ndarray) -> float:
+        """Share of a face region (``quad``, face pixels) that item ``k`` shows in the frame."""
+        h, w = owner.shape
+        pts = cv2.perspectiveTransform(quad[None], H)[0]
+        x0, y0 = np.floor(np.clip(pts.min(0), 0, [w, h])).astype(int)
+        x1, y1 = np.ceil(np.clip(pts.max(0), 0, [w, h])).astype(int)
+        area = max(float(cv2.contourArea(pts.astype(np.float32))), 1.0)
+        if x1 <= x0 or y1 <= y0:
+            return 0.0
+        region = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(region, np.round(pts - [x0, y0]).astype(np.int32), 1)
+        return float((owner[y0:y1, x0:x1][region > 0] == k).sum()) / area
+
     def annotations(self, occluders: list[Occluder] | tuple[Occluder, ...] = (),
                     min_index_visible: float = 0.6) -> list[dict[str, Any]]:
         """One dict per placed thing, bottom to top: code, quad, index_boxes,
-        visible_fraction, belote (see ``render_scene``)."""
+        visible_fraction, readable, belote (see ``render_scene``)."""
         w, h = self.size
         owner = np.full((h, w), -1, np.int32)
         for k, item in enumerate(self._items):
@@ -1110,7 +1142,13 @@ class TableScene:
             full_area = float(cv2.contourArea(item.corners.astype(np.float32)))
             visible = float(mine.sum() / max(full_area, area, 1))
             boxes = []
+            readable = False
             if item.kind == "card" and item.code != "BACK":
+                for rank_quad, suit_quad in index_part_quads(item.style):
+                    # Readable by eye: most of this index's rank and of its suit sign seen.
+                    readable = readable or all(
+                        self._seen_share(owner, k, quad, item.H) >= READABLE_SHARE
+                        for quad in (rank_quad, suit_quad))
                 for quad in index_quads(item.style):
                     pts = cv2.perspectiveTransform(quad[None], item.H)[0]
                     region = np.zeros((h, w), np.uint8)
@@ -1127,6 +1165,7 @@ class TableScene:
                         boxes.append([float(x1), float(y1), float(x2), float(y2)])
             out.append({"code": item.code, "quad": item.corners.astype(float).tolist(),
                         "index_boxes": boxes, "visible_fraction": round(visible, 4),
+                        "readable": readable,
                         "belote": item.kind == "card" and is_belote(item.code),
                         "kind": item.kind if item.code != "BACK" else "back",
                         "style": item.style, "id": item.id})
@@ -1213,7 +1252,8 @@ def render_scene(rng: np.random.Generator, n_cards: int = 8,
     ``code`` ("TH", or a negative "BACK", "5C", "JOKER", "COIN"...), ``quad`` (4x2 face
     corners in frame pixels, clockwise from the face's top-left), ``index_boxes``
     ([x1, y1, x2, y2] of each corner index that can be seen), ``visible_fraction``
-    (share of the card not hidden by others, hands or the frame edge), ``belote``
+    (share of the card not hidden by others, hands or the frame edge), ``readable``
+    (one index shows its rank and its suit sign, see :data:`READABLE_SHARE`), ``belote``
     (True only for the 32 cards). ``style`` None mixes decks; ``codes`` fixes the
     cards (otherwise ``n_cards`` distinct belote cards are drawn at random);
     ``overlap`` near 0 spreads cards apart, near 1 lets them pile up.

@@ -80,6 +80,29 @@ def test_eval_card_folders_reports_accuracy(capsys, tmp_path, real_cards):
     assert result["accuracy"] >= 0.5
 
 
+def test_eval_gives_readable_figures_without_the_cards_marked_unreadable(capsys, tmp_path,
+                                                                        real_cards,
+                                                                        held_out_scenes):
+    chosen = [(p.name, t) for p, t in held_out_scenes if len(t) == 1][:2]
+    folder = _small_scene_folder(tmp_path, real_cards, chosen)
+    # Each photo gets a card that is not in it, marked unreadable: the plain figures
+    # count it missed; the readable ones leave it out.
+    absent = [c for c in ("AS", "7D", "KH") if all(c not in t for _, t in chosen)][0]
+    labels = {name: truth + [{"label": absent, "readable": False}] for name, truth in chosen}
+    (folder / "labels.json").write_text(json.dumps(labels))
+    assert main(["eval", str(folder)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    readable = result["readable"]
+    assert result["cards"] == 4 and readable["cards"] == 2
+    assert result["missed"] == readable["missed"] + 2
+    assert readable["invented"] == result["invented"]
+    assert readable["recall"] == round(1 - readable["missed"] / 2, 4)
+    # A folder with no such marks has no readable figures.
+    (folder / "labels.json").write_text(json.dumps(dict(chosen)))
+    assert main(["eval", str(folder)]) == 0
+    assert "readable" not in json.loads(capsys.readouterr().out)
+
+
 @pytest.mark.parametrize("content, message", [
     ("{", "not valid JSON"),
     ('{"a.jpg": "TH"}', "expected a list of labels"),

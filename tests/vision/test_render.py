@@ -19,6 +19,7 @@ from vision.render import (
     TableScene,
     english_styles,
     french_styles,
+    get_style,
     glyph,
     hand_occluder,
     render_card,
@@ -264,3 +265,28 @@ def test_renderer_runs_with_only_numpy_and_opencv():
                          text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "True (720, 1280, 3)"
+
+
+def test_a_card_is_readable_until_a_card_on_top_hides_its_suit_signs():
+    table = TableScene(np.random.default_rng(3), background="felt", card_height=300)
+    table.place("KS", (640, 360), 0, "en-bicycle")
+    assert table.annotations()[0]["readable"] is True
+    # A second card over the lower part of both indices' suit signs and the lower
+    # index: only the top-left rank is left to see.
+    style = get_style("en-bicycle")
+    scale = 300 / CARD_H
+    rank_bottom = 360 - 150 + (style.index_top + style.index_height + 3) * scale
+    table.place("7H", (640, rank_bottom + 150 + 2), 0, "en-bicycle")
+    ks, top = table.annotations()
+    assert ks["readable"] is False and top["readable"] is True
+
+
+def test_a_hand_over_half_an_index_leaves_its_box_but_makes_it_unreadable():
+    # The renderer's labels count an index seen at 60 %; its suit sign may be gone.
+    found = []
+    for seed in range(40):
+        _, notes = render_scene(np.random.default_rng(seed), n_cards=9, hands=2, overlap=0.8)
+        found += [a for a in notes if a["belote"]]
+    assert all(a["readable"] for a in found if a["visible_fraction"] > 0.995)
+    hidden = [a for a in found if a["index_boxes"] and not a["readable"]]
+    assert hidden and all(a["visible_fraction"] < 0.99 for a in hidden)
