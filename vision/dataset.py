@@ -274,6 +274,17 @@ def negative_boxes(shape: tuple[int, int], boxes: list, rng: np.random.Generator
     return out
 
 
+def index_truth(annotation: dict) -> list[tuple[list[float], int]]:
+    """What the classifier is taught for each seen index of a rendered thing:
+    ``[(box, class), ...]``. An index showing too little of its rank or of its
+    suit sign to be named by eye (``index_readable``) is taught as ``none``: a
+    guess from half an index is how a card gets invented."""
+    y = label_index(annotation["code"])
+    readable = annotation.get("index_readable", [True] * len(annotation["index_boxes"]))
+    return [(box, y if ok else NONE_INDEX)
+            for box, ok in zip(annotation["index_boxes"], readable, strict=True)]
+
+
 def _training_scene(rng: np.random.Generator):
     """One rendered table frame as training draws them: 1-12 cards, any overlap, 0-2 hands."""
     from vision.render import render_scene
@@ -298,8 +309,7 @@ def synthetic_scenes(seed: int, n: int, crops_per_box: int = 3, negatives: int =
         h, w = gray.shape
         boxes = []
         for ann in annotations:
-            y = label_index(ann["code"])
-            for box in ann["index_boxes"]:
+            for box, y in index_truth(ann):
                 boxes.append(box)
                 for _ in range(crops_per_box):
                     # Colour patches: red or black halves what the suit's shape must tell.
@@ -392,7 +402,7 @@ def detector_samples(seed: int, n: int, detector: Path):
     crops, labels, looks, look_labels = [], [], [], []
     for _ in range(n):
         frame, annotations = _training_scene(rng)
-        truth = [(box, label_index(a["code"])) for a in annotations for box in a["index_boxes"]]
+        truth = [t for a in annotations for t in index_truth(a)]
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         for box, _ in det.detect(gray):
             label = box_label(box, truth)

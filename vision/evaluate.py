@@ -13,7 +13,10 @@ Two folder layouts are understood, whoever made them:
   ``"readable": false`` is a card in the frame that no one could name there
   (its rank or suit sign hidden): it still counts in the figures above, and
   ``readable`` gives the same figures over the other cards (that card then
-  need not be reported, and is not invented when it is).
+  need not be reported, and is not invented when it is named right). One
+  with ``"index_seen": false`` too is a card whose indices are both out of
+  sight: the figures above leave it out (naming it is inventing it), the
+  ``readable`` ones take it as the other unreadable cards.
 * otherwise ``DIR/<LABEL>/*.jpg|png``, one card per image: ``images`` and
   ``accuracy`` (a non-belote label is right when no belote card is reported).
 """
@@ -45,7 +48,8 @@ def _labels_of(entry: object, where: str) -> list[str]:
         if isinstance(item, str):
             out.append(item)
         elif isinstance(item, dict) and isinstance(item.get("label"), str):
-            out.append(item["label"])
+            if item.get("index_seen") is not False:
+                out.append(item["label"])
         else:
             raise EvalError(f"{where}[{i}]: expected a string or an object with a 'label'")
     return out
@@ -70,7 +74,8 @@ def load_labels(directory: Path, fixes: str | Path | None = None) -> dict[str, l
 
 
 def unreadable_labels(directory: Path) -> dict[str, set[str]]:
-    """Per image, the labels marked ``"readable": false`` in ``DIR/labels.json``."""
+    """Per image, the labels marked ``"readable": false`` in ``DIR/labels.json`` (with
+    those whose indices are out of sight)."""
     raw = json.loads((directory / "labels.json").read_text())
     out: dict[str, set[str]] = {}
     for name, entry in raw.items():
@@ -108,9 +113,9 @@ def eval_scenes(reader: CardReader, directory: Path,
         fp += len(invented)
         fn += len(missed)
         perfect += truth == read
-        mine = hidden.get(name, set()) & truth
+        mine = hidden.get(name, set())
         readable[0] += len((truth - mine) & read)
-        readable[1] += len(read - truth)
+        readable[1] += len(read - truth - mine)
         readable[2] += len(truth - mine - read)
         # One missed and one invented in the same image: a misread, most likely.
         if len(invented) == 1 and len(missed) == 1:
@@ -164,6 +169,16 @@ def evaluate(reader: CardReader, directory: str | Path,
     return eval_card_folders(reader, directory, keep)
 
 
+def _label_of(annotation: dict) -> str | dict:
+    """A rendered thing's entry in ``labels.json`` (see :func:`make_synthetic_set`)."""
+    code = annotation["code"]
+    if not annotation["belote"] or annotation.get("readable", True):
+        return code
+    if not annotation["index_boxes"]:
+        return {"label": code, "readable": False, "index_seen": False}
+    return {"label": code, "readable": False}
+
+
 def make_synthetic_set(out: str | Path, n: int, seed: int, decks: str = "french",
                        **scene: object) -> Path:
     """Write ``n`` rendered table frames and their ``labels.json`` (a folder ``eval`` reads).
@@ -172,7 +187,9 @@ def make_synthetic_set(out: str | Path, n: int, seed: int, decks: str = "french"
     renderer's ``index_boxes``): belote cards to report, and negatives (a 5,
     a joker) not to. A card with no index showing both its rank and its suit
     sign is written ``{"label": code, "readable": false}`` (the renderer's
-    ``readable``). Seeds used here are never used by training.
+    ``readable``); a card in sight with both indices hidden, with
+    ``"index_seen": false`` too (see the module's notes). Seeds used here are
+    never used by training.
     """
     import cv2
     import numpy as np
@@ -190,9 +207,8 @@ def make_synthetic_set(out: str | Path, n: int, seed: int, decks: str = "french"
                                           **scene)  # type: ignore[arg-type]
         name = f"{decks}-{seed}-{i:04d}.jpg"
         cv2.imwrite(str(out / name), frame, [cv2.IMWRITE_JPEG_QUALITY, 92])
-        labels[name] = [a["code"] if a.get("readable", True) or not a["belote"] else
-                        {"label": a["code"], "readable": False}
-                        for a in annotations if a["index_boxes"]]
+        labels[name] = [_label_of(a) for a in annotations
+                        if a["index_boxes"] or a["belote"] and a["visible_fraction"] > 0]
     (out / "labels.json").write_text(json.dumps(labels, indent=1) + "\n")
     return out
 

@@ -1122,7 +1122,7 @@ class TableScene:
     def annotations(self, occluders: list[Occluder] | tuple[Occluder, ...] = (),
                     min_index_visible: float = 0.6) -> list[dict[str, Any]]:
         """One dict per placed thing, bottom to top: code, quad, index_boxes,
-        visible_fraction, readable, belote (see ``render_scene``)."""
+        visible_fraction, index_readable, readable, belote (see ``render_scene``)."""
         w, h = self.size
         owner = np.full((h, w), -1, np.int32)
         for k, item in enumerate(self._items):
@@ -1141,15 +1141,11 @@ class TableScene:
             mine = owner[item.y0:item.y0 + ph, item.x0:item.x0 + pw] == k
             full_area = float(cv2.contourArea(item.corners.astype(np.float32)))
             visible = float(mine.sum() / max(full_area, area, 1))
-            boxes = []
-            readable = False
+            boxes: list[list[float]] = []
+            readable: list[bool] = []  # for each box in ``boxes``
             if item.kind == "card" and item.code != "BACK":
-                for rank_quad, suit_quad in index_part_quads(item.style):
-                    # Readable by eye: most of this index's rank and of its suit sign seen.
-                    readable = readable or all(
-                        self._seen_share(owner, k, quad, item.H) >= READABLE_SHARE
-                        for quad in (rank_quad, suit_quad))
-                for quad in index_quads(item.style):
+                for quad, parts in zip(index_quads(item.style), index_part_quads(item.style),
+                                       strict=True):
                     pts = cv2.perspectiveTransform(quad[None], item.H)[0]
                     region = np.zeros((h, w), np.uint8)
                     cv2.fillConvexPoly(region, np.round(pts).astype(np.int32), 1)
@@ -1163,9 +1159,13 @@ class TableScene:
                         x1, y1 = np.clip(pts.min(0), 0, [w - 1, h - 1])
                         x2, y2 = np.clip(pts.max(0), 0, [w - 1, h - 1])
                         boxes.append([float(x1), float(y1), float(x2), float(y2)])
+                        # Readable by eye: most of its rank and of its suit sign seen.
+                        readable.append(all(
+                            self._seen_share(owner, k, part, item.H) >= READABLE_SHARE
+                            for part in parts))
             out.append({"code": item.code, "quad": item.corners.astype(float).tolist(),
                         "index_boxes": boxes, "visible_fraction": round(visible, 4),
-                        "readable": readable,
+                        "index_readable": readable, "readable": any(readable),
                         "belote": item.kind == "card" and is_belote(item.code),
                         "kind": item.kind if item.code != "BACK" else "back",
                         "style": item.style, "id": item.id})
@@ -1252,8 +1252,9 @@ def render_scene(rng: np.random.Generator, n_cards: int = 8,
     ``code`` ("TH", or a negative "BACK", "5C", "JOKER", "COIN"...), ``quad`` (4x2 face
     corners in frame pixels, clockwise from the face's top-left), ``index_boxes``
     ([x1, y1, x2, y2] of each corner index that can be seen), ``visible_fraction``
-    (share of the card not hidden by others, hands or the frame edge), ``readable``
-    (one index shows its rank and its suit sign, see :data:`READABLE_SHARE`), ``belote``
+    (share of the card not hidden by others, hands or the frame edge),
+    ``index_readable`` (for each of ``index_boxes``: it shows its rank and its suit
+    sign, see :data:`READABLE_SHARE`), ``readable`` (one of them does), ``belote``
     (True only for the 32 cards). ``style`` None mixes decks; ``codes`` fixes the
     cards (otherwise ``n_cards`` distinct belote cards are drawn at random);
     ``overlap`` near 0 spreads cards apart, near 1 lets them pile up.

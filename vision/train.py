@@ -537,7 +537,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
     per_shard = 600
     for k in range(max(1, math.ceil(scenes / per_shard))):
         n = min(per_shard, scenes - k * per_shard) if scenes >= per_shard else scenes
-        path = (cache or DATA) / f"synthc_{seed * 100 + k + 1}_{n}.npz"
+        path = (cache or DATA) / f"synthr_{seed * 100 + k + 1}_{n}.npz"
         if not path.is_file():
             log(f"rendering {n} synthetic frames -> {path}")
             ds.cache_synthetic(seed * 100 + k + 1, n, path)
@@ -590,7 +590,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
         # Patches at the detector's own boxes on frames of their own: the hard
         # ``none`` cases (pips, pictures) weigh three times; the last quarter calibrates.
         tag = zlib.crc32(detector.read_bytes()) % 10000
-        path = (cache or DATA) / f"detbox3_{seed * 100 + 51}_{detector_scenes}_{tag}.npz"
+        path = (cache or DATA) / f"detbox4_{seed * 100 + 51}_{detector_scenes}_{tag}.npz"
         if not path.is_file():
             log(f"rendering {detector_scenes} frames for the detector's boxes -> {path}")
             ds.cache_detector_samples(seed * 100 + 51, detector_scenes, detector, path)
@@ -610,7 +610,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
         if look_scenes:
             # Frames of their own, never trained on, for the second look alone: few boxes
             # are unsure at first, and its threshold needs a few hundred of them.
-            path = (cache or DATA) / f"detlook3_{seed * 100 + 61}_{look_scenes}_{tag}.npz"
+            path = (cache or DATA) / f"detlook4_{seed * 100 + 61}_{look_scenes}_{tag}.npz"
             if not path.is_file():
                 log(f"rendering {look_scenes} frames for the second look -> {path}")
                 ds.cache_detector_samples(seed * 100 + 61, look_scenes, detector, path)

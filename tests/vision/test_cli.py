@@ -97,6 +97,15 @@ def test_eval_gives_readable_figures_without_the_cards_marked_unreadable(capsys,
     assert result["missed"] == readable["missed"] + 2
     assert readable["invented"] == result["invented"]
     assert readable["recall"] == round(1 - readable["missed"] / 2, 4)
+    # A card whose indices are out of sight: left out of the plain figures, and
+    # optional in the readable ones.
+    labels = {name: truth + [{"label": absent, "readable": False, "index_seen": False}]
+              for name, truth in chosen}
+    (folder / "labels.json").write_text(json.dumps(labels))
+    assert main(["eval", str(folder)]) == 0
+    unseen = json.loads(capsys.readouterr().out)
+    assert unseen["cards"] == 2 and unseen["missed"] == readable["missed"]
+    assert unseen["readable"] == readable
     # A folder with no such marks has no readable figures.
     (folder / "labels.json").write_text(json.dumps(dict(chosen)))
     assert main(["eval", str(folder)]) == 0

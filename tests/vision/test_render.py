@@ -279,6 +279,8 @@ def test_a_card_is_readable_until_a_card_on_top_hides_its_suit_signs():
     table.place("7H", (640, rank_bottom + 150 + 2), 0, "en-bicycle")
     ks, top = table.annotations()
     assert ks["readable"] is False and top["readable"] is True
+    assert len(ks["index_readable"]) == len(ks["index_boxes"])
+    assert top["index_readable"] == [True, True]
 
 
 def test_a_hand_over_half_an_index_leaves_its_box_but_makes_it_unreadable():

@@ -33,7 +33,7 @@ def test_a_few_training_steps_give_a_working_onnx_reader(tmp_path):
     assert (out / "index_classifier.onnx").stat().st_size < \
         (out / "index_classifier_fp32.onnx").stat().st_size / 2
     # The detector's own boxes were cut from frames of their own (hard negatives).
-    [shard] = (tmp_path / "cache").glob("detbox3_*.npz")
+    [shard] = (tmp_path / "cache").glob("detbox4_*.npz")
     assert summary["detector_scenes"] == 2
     with np.load(shard) as d:
         assert d["crops"].shape[1:] == (32, 32, 3) and len(d["labels"]) == len(d["crops"])
@@ -110,6 +110,20 @@ def test_second_look_is_calibrated_on_the_boxes_it_will_read(detector_boxes):
     assert look["wrong"] <= max(1, 0.01 * cards)
     assert train.calibrate_second_look(clf, looks, look_labels, clf.temperature, 0.0,
                                        first=crops) is None
+
+
+def test_an_index_too_hidden_to_name_is_taught_as_none():
+    from vision import dataset as ds
+
+    note = {"code": "KS", "index_boxes": [[0, 0, 10, 20], [50, 60, 60, 80]],
+            "index_readable": [False, True]}
+    assert ds.index_truth(note) == [([0, 0, 10, 20], ds.NONE_INDEX),
+                                    ([50, 60, 60, 80], ds.CLASS_INDEX["KS"])]
+    # Rendered frames: the crops' labels follow each index's readability.
+    rng = np.random.default_rng(2)
+    taught = [y for _ in range(12) for a in ds._training_scene(rng)[1] if a["belote"]
+              for _, y in ds.index_truth(a)]
+    assert ds.NONE_INDEX in taught and len(set(taught) - {ds.NONE_INDEX}) >= 10
 
 
 def test_a_box_is_labelled_by_the_index_it_meets():
