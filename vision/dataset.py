@@ -274,14 +274,32 @@ def negative_boxes(shape: tuple[int, int], boxes: list, rng: np.random.Generator
     return out
 
 
+# An index showing too little of its rank or of its suit sign to be named by eye is
+# taught as ``none`` (a guess from half an index is how a card gets invented), but its
+# label keeps the card it shows, as HIDDEN + that card's class: calibration does not
+# count naming that card as a mistake, only naming another one.
+HIDDEN = NONE_INDEX + 1
+
+
+def taught(y: np.ndarray) -> np.ndarray:
+    """The classes the classifier learns for labels ``y``: a hidden index's is ``none``."""
+    y = np.asarray(y)
+    return np.where(y >= HIDDEN, NONE_INDEX, y)
+
+
+def shown(y: np.ndarray) -> np.ndarray:
+    """For each label, the card a hidden index shows (a read of it is no mistake), else -1."""
+    y = np.asarray(y)
+    return np.where(y >= HIDDEN, y - HIDDEN, -1)
+
+
 def index_truth(annotation: dict) -> list[tuple[list[float], int]]:
-    """What the classifier is taught for each seen index of a rendered thing:
-    ``[(box, class), ...]``. An index showing too little of its rank or of its
-    suit sign to be named by eye (``index_readable``) is taught as ``none``: a
-    guess from half an index is how a card gets invented."""
+    """The label of each seen index of a rendered thing: ``[(box, label), ...]``, the
+    card's class, or ``HIDDEN`` + it for an index too hidden to name
+    (``index_readable``; see :data:`HIDDEN`)."""
     y = label_index(annotation["code"])
     readable = annotation.get("index_readable", [True] * len(annotation["index_boxes"]))
-    return [(box, y if ok else NONE_INDEX)
+    return [(box, y if ok or y == NONE_INDEX else HIDDEN + y)
             for box, ok in zip(annotation["index_boxes"], readable, strict=True)]
 
 

@@ -33,7 +33,7 @@ def test_a_few_training_steps_give_a_working_onnx_reader(tmp_path):
     assert (out / "index_classifier.onnx").stat().st_size < \
         (out / "index_classifier_fp32.onnx").stat().st_size / 2
     # The detector's own boxes were cut from frames of their own (hard negatives).
-    [shard] = (tmp_path / "cache").glob("detbox4_*.npz")
+    [shard] = (tmp_path / "cache").glob("detbox5_*.npz")
     assert summary["detector_scenes"] == 2
     with np.load(shard) as d:
         assert d["crops"].shape[1:] == (32, 32, 3) and len(d["labels"]) == len(d["crops"])
@@ -84,10 +84,12 @@ def test_detector_boxes_are_labelled_with_the_card_under_them(detector_boxes):
     # look: for some boxes that is another box than the first read's.
     assert looks.shape[:2] == (len(labels), len(LOOKS))
     assert (looks[:, 0] != crops).any(axis=(1, 2, 3)).any()
-    cards = labels != ds.NONE_INDEX
+    cards = ds.taught(labels) != ds.NONE_INDEX
     assert cards.sum() >= 8 and (~cards).sum() >= 8
     read = CardClassifier().probabilities(crops[cards]).argmax(axis=1)
     assert (read == labels[cards]).mean() >= 0.8
+    # A box on a hidden index keeps the card it shows, apart from the 32 classes.
+    assert (labels[~cards] == ds.NONE_INDEX).all() or (labels >= ds.HIDDEN).any()
 
 
 def test_second_look_is_calibrated_on_the_boxes_it_will_read(detector_boxes):
@@ -105,7 +107,8 @@ def test_second_look_is_calibrated_on_the_boxes_it_will_read(detector_boxes):
     # Boxes whose closer look half meets an index are left out of the fit.
     assert look is not None and look["unsure"] == (look_labels != ds.AMBIGUOUS).sum()
     assert look["temperature"] > 0 and 0.5 <= look["threshold"] <= 1.0
-    cards = int(((look_labels != ds.NONE_INDEX) & (look_labels != ds.AMBIGUOUS)).sum())
+    cards = int(((ds.taught(look_labels) != ds.NONE_INDEX) &
+                 (look_labels != ds.AMBIGUOUS)).sum())
     assert look["recovered"] >= 0.7 * cards
     assert look["wrong"] <= max(1, 0.01 * cards)
     assert train.calibrate_second_look(clf, looks, look_labels, clf.temperature, 0.0,
@@ -117,13 +120,40 @@ def test_an_index_too_hidden_to_name_is_taught_as_none():
 
     note = {"code": "KS", "index_boxes": [[0, 0, 10, 20], [50, 60, 60, 80]],
             "index_readable": [False, True]}
-    assert ds.index_truth(note) == [([0, 0, 10, 20], ds.NONE_INDEX),
-                                    ([50, 60, 60, 80], ds.CLASS_INDEX["KS"])]
+    ks = ds.CLASS_INDEX["KS"]
+    truth = ds.index_truth(note)
+    assert truth == [([0, 0, 10, 20], ds.HIDDEN + ks), ([50, 60, 60, 80], ks)]
+    labels = np.array([y for _, y in truth] + [ds.NONE_INDEX])
+    assert ds.taught(labels).tolist() == [ds.NONE_INDEX, ks, ds.NONE_INDEX]
+    assert ds.shown(labels).tolist() == [ks, -1, -1]
+    # A hidden index of a card that is no belote card is plain ``none``.
+    five = {"code": "5C", "index_boxes": [[0, 0, 10, 20]], "index_readable": [False]}
+    assert ds.index_truth(five) == [([0, 0, 10, 20], ds.NONE_INDEX)]
     # Rendered frames: the crops' labels follow each index's readability.
     rng = np.random.default_rng(2)
-    taught = [y for _ in range(12) for a in ds._training_scene(rng)[1] if a["belote"]
-              for _, y in ds.index_truth(a)]
-    assert ds.NONE_INDEX in taught and len(set(taught) - {ds.NONE_INDEX}) >= 10
+    seen = [y for _ in range(12) for a in ds._training_scene(rng)[1] if a["belote"]
+            for _, y in ds.index_truth(a)]
+    assert max(seen) >= ds.HIDDEN and len({y for y in seen if y < ds.HIDDEN}) >= 10
+
+
+def test_naming_the_card_a_hidden_index_shows_is_no_calibration_mistake():
+    from vision import dataset as ds
+    from vision import train
+
+    # 1000 card reads, ten of them (halfway down) of a hidden index naming its card.
+    n = 1000
+    probs = np.zeros((n, len(ds.CLASSES)))
+    conf = np.linspace(0.999, 0.9, n)
+    probs[:, 3] = conf
+    probs[:, ds.NONE_INDEX] = 1 - conf
+    y = np.full(n, 3)
+    y[500:510] = ds.HIDDEN + 3
+    taught, also = ds.taught(y), ds.shown(y)
+    strict = train.pick_threshold(probs, taught, ds.NONE_INDEX, 0.001)
+    assert strict == conf[499]  # counted as mistakes, they stop the threshold there
+    assert train.pick_threshold(probs, taught, ds.NONE_INDEX, 0.001, also) == conf[-1]
+    # Naming another card stays a mistake.
+    assert train.pick_threshold(probs, taught, ds.NONE_INDEX, 0.001, also - 1) == conf[499]
 
 
 def test_a_box_is_labelled_by_the_index_it_meets():
