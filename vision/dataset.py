@@ -298,9 +298,9 @@ def index_truth(annotation: dict) -> list[tuple[list[float], int]]:
     card's class, or ``HIDDEN`` + it for an index too hidden to name
     (``index_readable``; see :data:`HIDDEN`)."""
     y = label_index(annotation["code"])
-    readable = annotation.get("index_readable", [True] * len(annotation["index_boxes"]))
     return [(box, y if ok or y == NONE_INDEX else HIDDEN + y)
-            for box, ok in zip(annotation["index_boxes"], readable, strict=True)]
+            for box, ok in zip(annotation["index_boxes"], annotation["index_readable"],
+                               strict=True)]
 
 
 def _training_scene(rng: np.random.Generator):

@@ -40,23 +40,29 @@ class EvalError(ValueError):
     """The folder cannot be evaluated; the message says where and why."""
 
 
-def _labels_of(entry: object, where: str) -> list[str]:
+def _labels_of(entry: object, where: str) -> tuple[list[str], set[str]]:
+    """One image's labels, and those of them marked ``"readable": false``."""
     if not isinstance(entry, list):
         raise EvalError(f"{where}: expected a list of labels, got {type(entry).__name__}")
-    out = []
+    out, unreadable = [], set()
     for i, item in enumerate(entry):
         if isinstance(item, str):
             out.append(item)
         elif isinstance(item, dict) and isinstance(item.get("label"), str):
             if item.get("index_seen") is not False:
                 out.append(item["label"])
+            if item.get("readable") is False:
+                unreadable.add(item["label"])
         else:
             raise EvalError(f"{where}[{i}]: expected a string or an object with a 'label'")
-    return out
+    return out, unreadable
 
 
-def load_labels(directory: Path, fixes: str | Path | None = None) -> dict[str, list[str]]:
-    """The labels of a folder's frames (name -> labels), corrected by ``fixes`` if given."""
+def load_labels(directory: Path, fixes: str | Path | None = None
+                ) -> tuple[dict[str, list[str]], dict[str, set[str]]]:
+    """The labels of a folder's frames (name -> labels), corrected by ``fixes`` if given,
+    and per image the labels marked ``"readable": false`` (those whose indices are out
+    of sight among them; images with none are left out)."""
     path = directory / "labels.json"
     try:
         raw = json.loads(path.read_text())
@@ -64,26 +70,15 @@ def load_labels(directory: Path, fixes: str | Path | None = None) -> dict[str, l
         raise EvalError(f"{path}: not valid JSON ({e})") from e
     if not isinstance(raw, dict):
         raise EvalError(f"{path}: expected an object mapping image names to labels")
-    labels = {name: _labels_of(entry, f"{path}: {name}") for name, entry in raw.items()}
+    read = {name: _labels_of(entry, f"{path}: {name}") for name, entry in raw.items()}
+    labels = {name: found for name, (found, _) in read.items()}
+    unreadable = {name: marked for name, (_, marked) in read.items() if marked}
     if fixes is None:
-        return labels
+        return labels, unreadable
     try:
-        return apply_fixes(labels, load_fixes(fixes), source=str(path))
+        return apply_fixes(labels, load_fixes(fixes), source=str(path)), unreadable
     except LabelFixError as e:
         raise EvalError(str(e)) from e
-
-
-def unreadable_labels(directory: Path) -> dict[str, set[str]]:
-    """Per image, the labels marked ``"readable": false`` in ``DIR/labels.json`` (with
-    those whose indices are out of sight)."""
-    raw = json.loads((directory / "labels.json").read_text())
-    out: dict[str, set[str]] = {}
-    for name, entry in raw.items():
-        marked = {item["label"] for item in entry
-                  if isinstance(item, dict) and item.get("readable") is False}
-        if marked:
-            out[name] = marked
-    return out
 
 
 def _figures(tp: int, fp: int, fn: int) -> dict:
@@ -97,9 +92,8 @@ def eval_scenes(reader: CardReader, directory: Path,
                 keep: Callable[[str], bool] | None = None,
                 fixes: str | Path | None = None) -> dict:
     """Precision, recall and perfect images over a labelled folder of frames."""
-    labels = load_labels(directory, fixes)
+    labels, hidden = load_labels(directory, fixes)
     names = [n for n in sorted(labels) if keep is None or keep(n)]
-    hidden = unreadable_labels(directory)
     tp = fp = fn = perfect = 0
     readable = [0, 0, 0]  # tp, fp, fn over the cards a person could name
     confusions: Counter[str] = Counter()
@@ -172,7 +166,7 @@ def evaluate(reader: CardReader, directory: str | Path,
 def _label_of(annotation: dict) -> str | dict:
     """A rendered thing's entry in ``labels.json`` (see :func:`make_synthetic_set`)."""
     code = annotation["code"]
-    if not annotation["belote"] or annotation.get("readable", True):
+    if not annotation["belote"] or annotation["readable"]:
         return code
     if not annotation["index_boxes"]:
         return {"label": code, "readable": False, "index_seen": False}

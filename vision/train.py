@@ -33,7 +33,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from vision import dataset as ds
-from vision.classify import MODELS, _softmax
+from vision.classify import MODELS, _softmax, model_input
 from vision.locate import CROP_H, CROP_W, INDEX_CROP, INDEX_PAD, INDEX_REGION
 
 DET_STRIDE = 8
@@ -281,9 +281,8 @@ def train_classifier(x: np.ndarray, y: np.ndarray, steps: int, seed: int, n_clas
         crops = [x[i] for i in idx]
         if rotate:
             crops = [_desaturate(_rotate_crop(c, rng, aspect), rng) for c in crops]
-        xb = np.stack([_photometric(c, rng) for c in crops]).astype(np.float32) / 255.0
-        xb = xb.transpose(0, 3, 1, 2) if channels == 3 else xb[:, None]
-        logits = model(torch.from_numpy(np.ascontiguousarray(xb)))
+        xb = model_input(np.stack([_photometric(c, rng) for c in crops]))
+        logits = model(torch.from_numpy(xb))
         loss = F.cross_entropy(logits, torch.from_numpy(y[idx]), label_smoothing=0.05)
         opt.zero_grad()
         loss.backward()
@@ -670,8 +669,7 @@ def _train_index_classifier(crops, labels, crop_real, cal_x, cal_y, seed, steps,
         start = classifier_from_onnx(init, crops[pick])
         log(f"classifier: starting from {init}")
     clf = train_classifier(crops, ds.taught(labels), steps, seed, len(ds.CLASSES), rotate=True,
-                           log=log,
-                           real=crop_real, init=start,
+                           log=log, real=crop_real, init=start,
                            max_lr=3e-3 if start is None else 1e-3, aspect=aspect)
     diff = export_onnx(clf, torch.zeros(4, 3, INDEX_CROP, INDEX_CROP),
                        out / FLOAT_CLASSIFIER, dynamic_hw=False)
@@ -712,8 +710,6 @@ def quantize_classifier(float_path: Path, out_path: Path, sample: np.ndarray,
     import onnxruntime as ort
     from onnxruntime import quantization as q
     from onnxruntime.quantization.shape_inference import quant_pre_process
-
-    from vision.classify import model_input
 
     class _Sample(q.CalibrationDataReader):
         def __init__(self) -> None:
