@@ -594,8 +594,10 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
     if detector_scenes and detector.is_file():
         # Patches at the detector's own boxes on frames of their own: the hard
         # ``none`` cases (pips, pictures) weigh three times; the last quarter calibrates.
+        # The cache names change whenever the boxes would (6: coarse boxes give way to
+        # finer ones, ``IndexDetector.FINE_SIDE``); the tag names the detector file.
         tag = zlib.crc32(detector.read_bytes()) % 10000
-        path = (cache or DATA) / f"detbox5_{seed * 100 + 51}_{detector_scenes}_{tag}.npz"
+        path = (cache or DATA) / f"detbox6_{seed * 100 + 51}_{detector_scenes}_{tag}.npz"
         if not path.is_file():
             log(f"rendering {detector_scenes} frames for the detector's boxes -> {path}")
             ds.cache_detector_samples(seed * 100 + 51, detector_scenes, detector, path)
@@ -615,7 +617,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
         if look_scenes:
             # Frames of their own, never trained on, for the second look alone: few boxes
             # are unsure at first, and its threshold needs a few hundred of them.
-            path = (cache or DATA) / f"detlook5_{seed * 100 + 61}_{look_scenes}_{tag}.npz"
+            path = (cache or DATA) / f"detlook6_{seed * 100 + 61}_{look_scenes}_{tag}.npz"
             if not path.is_file():
                 log(f"rendering {look_scenes} frames for the second look -> {path}")
                 ds.cache_detector_samples(seed * 100 + 61, look_scenes, detector, path)
@@ -677,6 +679,12 @@ def _train_index_classifier(crops, labels, crop_real, cal_x, cal_y, seed, steps,
     result["onnx_max_diff"] = diff
     result["aspect"] = aspect
     return result
+
+
+# The reader's detector threshold: centres from 0.2 up are read (the classifier says
+# "none" of what is no index). At 0.3, as the training data's boxes are cut, the
+# validation frames lost one readable card more.
+READ_HEAT = 0.2
 
 
 def _quantize_and_calibrate(crops, cal_x, cal_y, seed, out, log, looks=None) -> dict:
@@ -765,7 +773,8 @@ def calibrate_index_classifier(out: Path, cal_x: np.ndarray, cal_y: np.ndarray, 
     meta = {"design": "B", "classes": list(ds.CLASSES), "temperature": temperature,
             "threshold": threshold, "crop": INDEX_CROP, "pad": INDEX_PAD, "tta": TTA_TURNS,
             "channels": 3,
-            "detector": "index_detector.onnx", "stride": DET_STRIDE, "heat_threshold": 0.3,
+            "detector": "index_detector.onnx", "stride": DET_STRIDE,
+            "heat_threshold": READ_HEAT,
             "seed": seed, "trained": time.strftime("%Y-%m-%d", time.gmtime())}
     if (out / FLOAT_CLASSIFIER).is_file():
         meta["float_model"] = FLOAT_CLASSIFIER  # what ``--init`` trains further

@@ -294,3 +294,22 @@ def test_joined_reads_keep_sure_cards_and_drop_what_they_explain():
     found = join_reads(boxes, probs, np.array([0.941, 0.941, 0.941, 0.985]), list(CLASSES),
                        none)
     assert [(d.code, round(d.confidence, 2)) for d in found] == [("7H", 0.99), (None, 0.95)]
+
+
+def test_overlapping_index_boxes_keep_the_finer_levels_box():
+    """Non-maximum suppression keeps the surest of overlapping boxes, except that a small
+    box from a coarser pyramid level gives way to a finer level's box of the same index
+    (it sees the index twice as large and boxes it tighter), however sure it is."""
+    from vision.classify import _merge_boxes
+
+    index = (100.0, 100.0, 124.0, 134.0)
+    loose = (96.0, 94.0, 130.0, 142.0)  # overlaps ``index`` (IoU 0.5)
+    elsewhere = (300.0, 100.0, 324.0, 134.0)
+    kept = _merge_boxes([(loose, 0.95, True), (index, 0.60, False), (elsewhere, 0.70, True)])
+    assert [box for box, _ in kept] == [elsewhere, index]  # surest first
+    assert [score for _, score in kept] == [0.70, 0.60]
+    # Among boxes of the same standing, the surest wins as before.
+    kept = _merge_boxes([(loose, 0.95, False), (index, 0.60, False)])
+    assert kept == [(loose, 0.95)]
+    kept = _merge_boxes([(loose, 0.55, True), (index, 0.60, True)])
+    assert kept == [(index, 0.60)]
