@@ -232,11 +232,11 @@ class IndexDetector:
                 (heat > self.heat_threshold)
             for iy, ix in zip(*np.nonzero(peaks), strict=True):
                 cx, cy, bw, bh = self._cell_box(out, iy, ix)
-                if not self.MIN_SIDE <= max(bw, bh) <= self.MAX_SIDE:
+                side = max(bw, bh)
+                if not self.MIN_SIDE <= side <= self.MAX_SIDE:
                     continue
                 box = ((cx - bw / 2) / s, (cy - bh / 2) / s, (cx + bw / 2) / s, (cy + bh / 2) / s)
-                found.append((box, float(heat[iy, ix]),
-                              level > 0 and max(bw, bh) < self.FINE_SIDE))
+                found.append((box, float(heat[iy, ix]), level > 0 and side < self.FINE_SIDE))
         return _merge_boxes(found)
 
     def _cell_box(self, out: np.ndarray, iy: int, ix: int) -> tuple[float, float, float, float]:
