@@ -199,6 +199,14 @@ class IndexDetector:
     # sure the coarser one is. (On the validation frames the coarser level's box was
     # often the surer and the looser: IoU 0.3-0.45 with the index, against 0.6-0.85.)
     FINE_SIDE = 32.0
+    # The smallest index box (longer side, in pixels of the first level: the frame at
+    # most 640 pixels wide) whose read may be sure. Training frames hold cards from 17 %
+    # of the frame's height, indices from about 3.2 % (11.5 pixels there); no sure read
+    # on the validation frames came from a smaller box than 11.3. Smaller indices (a
+    # camera too high above the table) are outside what the thresholds were calibrated
+    # on: on frames of cards 8.5-12 % of the frame's height, 6 of 216 cards were
+    # invented, 1 with this floor (validation frames: the same 132 cards missed).
+    MIN_READ_SIDE = 10.8
 
     def __init__(self, model_path: Path, threads: int = 1, heat_threshold: float = 0.3,
                  stride: int = 8, levels: int = 3, work_width: int = 640) -> None:
@@ -215,7 +223,7 @@ class IndexDetector:
         import cv2
 
         h, w = gray.shape
-        scale = min(1.0, self.work_width / max(w, h * 16 / 9))
+        scale = self.work_scale(w, h)
         found: list[tuple[tuple[float, float, float, float], float, bool]] = []
         for level in range(self.levels):
             s = scale / (2 ** level)
@@ -238,6 +246,17 @@ class IndexDetector:
                 box = ((cx - bw / 2) / s, (cy - bh / 2) / s, (cx + bw / 2) / s, (cy + bh / 2) / s)
                 found.append((box, float(heat[iy, ix]), level > 0 and side < self.FINE_SIDE))
         return _merge_boxes(found)
+
+    def work_scale(self, width: int, height: int) -> float:
+        """The first level's size over the frame's (at most ``work_width`` pixels wide,
+        a frame taller than 16:9 counted as if it were 16:9 at its height)."""
+        return min(1.0, self.work_width / max(width, height * 16 / 9))
+
+    def too_small(self, box: tuple[float, float, float, float], width: int,
+                  height: int) -> bool:
+        """True when ``box`` is an index too small for a sure read (see MIN_READ_SIDE)."""
+        side = max(box[2] - box[0], box[3] - box[1]) * self.work_scale(width, height)
+        return side < self.MIN_READ_SIDE
 
     def _cell_box(self, out: np.ndarray, iy: int, ix: int) -> tuple[float, float, float, float]:
         """The box one grid cell of the net's output marks: centre x, y and width, height,

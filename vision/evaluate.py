@@ -207,8 +207,54 @@ def make_synthetic_set(out: str | Path, n: int, seed: int, decks: str = "french"
     return out
 
 
+def make_table_set(out: str | Path, n: int, seed: int, decks: str = "french",
+                   every: int = 25) -> Path:
+    """Write ``n`` frames of games in play and their ``labels.json`` (a folder ``eval`` reads).
+
+    Where :func:`make_synthetic_set` piles cards, backs, jokers, coins and
+    hands at random, this films the table as it is during a game
+    (:class:`vision.virtual_table.VirtualTable`, one hand per game): each
+    player's card slid in by a hand and lying in front of them, hands passing
+    over, the trick swept away. Each game gets its own table and camera (cloth,
+    light, tilt, card size as the scenes' ranges), and every ``every``-th frame
+    (from a random start) is kept, degraded as a camera would (blur, noise,
+    JPEG: :func:`vision.render.degrade`). Labels as :func:`make_synthetic_set`'s.
+    """
+    import cv2
+    import numpy as np
+
+    from vision.render import degrade
+    from vision.virtual_table import VirtualTable
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    labels: dict[str, list[str | dict]] = {}
+    kinds = ("felt", "felt", "felt", "wood", "cloth", "white", "stone")
+    while len(labels) < n:
+        table = {"background": kinds[int(rng.integers(len(kinds)))],
+                 "light": float(rng.uniform(0.3, 1.3)), "tilt": float(rng.uniform(0.0, 0.06)),
+                 "card_height": float(rng.uniform(0.17, 0.36))}
+        film = VirtualTable(seed=int(rng.integers(2**31)), hands=1, style=decks,
+                            size=(1280, 720), table=table, glare=0.05)
+        start = int(rng.integers(every))
+        for i, (_, frame) in enumerate(film):
+            if i % every != start or len(labels) >= n:
+                continue
+            annotations = film.scene.annotations(film.occluders)
+            name = f"table-{decks}-{seed}-{len(labels):04d}.jpg"
+            cv2.imwrite(str(out / name), degrade(frame, rng, 1.0),
+                        [cv2.IMWRITE_JPEG_QUALITY, 92])
+            labels[name] = [_label_of(a) for a in annotations
+                            if a["index_boxes"] or a["belote"] and a["visible_fraction"] > 0]
+    (out / "labels.json").write_text(json.dumps(labels, indent=1) + "\n")
+    return out
+
+
 if __name__ == "__main__":
     import sys
 
-    # python -m vision.evaluate OUT N SEED french|english: write a synthetic eval folder.
-    print(make_synthetic_set(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]))
+    # python -m vision.evaluate OUT N SEED french|english [table]: write a synthetic eval
+    # folder (random scenes, or with "table" frames of games in play).
+    make = make_table_set if sys.argv[5:] == ["table"] else make_synthetic_set
+    print(make(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]))

@@ -137,8 +137,38 @@ class CardReader:
                                              or boxes[i], size, pad) for i in unsure])
                 probs[unsure] = self.classifier.look_probabilities(looks)
                 thresholds[unsure] = float(look["threshold"])
+        # An index smaller than any the thresholds were calibrated on is never read
+        # surely: the table waits (and the camera should come lower, see the README).
+        h, w = gray.shape
+        thresholds[[self.detector.too_small(b, w, h) for b in boxes]] = np.inf
         return join_reads(boxes, probs, thresholds, self.classifier.classes,
                           self.classifier.none_index)
+
+    def index_sizes(self, frame: np.ndarray) -> tuple[list[float], float]:
+        """How large the card indices in ``frame`` are, against what the reader needs.
+
+        Returns the longer side of each index box the classifier takes for a
+        belote card (sure or not), as a share of the frame's height, largest
+        first; and the smallest share it reads surely (``IndexDetector.MIN_READ_SIDE``
+        at this frame's size). ``belote-table calibrate`` uses it to tell an
+        organiser whether the camera is low enough. Design B only.
+        """
+        gray = self._to_gray(frame)
+        if self.detector is None:
+            raise ValueError("index sizes need the index detector (design B)")
+        h, w = gray.shape
+        needed = self.detector.MIN_READ_SIDE / (self.detector.work_scale(w, h) * h)
+        boxes = [box for box, _ in self.detector.detect(gray)]
+        if not boxes:
+            return [], needed
+        source = frame if frame.ndim == 3 and self.classifier.channels == 3 else \
+            cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR) if self.classifier.channels == 3 else gray
+        crops = np.stack([index_crop(source, b, int(self.classifier.meta["crop"]),
+                                     float(self.classifier.meta["pad"])) for b in boxes])
+        named = self.classifier.probabilities(crops).argmax(axis=1) != self.classifier.none_index
+        sides = [float(max(b[2] - b[0], b[3] - b[1]) / h)
+                 for b, card in zip(boxes, named, strict=True) if card]
+        return sorted(sides, reverse=True), float(needed)
 
     def read_face(self, image: np.ndarray) -> Detection | None:
         """Read an image that is a single card face filling the picture (a warped card).

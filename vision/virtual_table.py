@@ -69,7 +69,12 @@ class VirtualTable:
     styles picked by the seed); ``size`` the frame size; ``hands_over`` the
     chance, per card put down, that a hand passes over the cards afterwards;
     ``nudge`` that a card already lying is pushed a little; ``glare`` that a
-    frame has a glare spot on a card.
+    frame has a glare spot on a card; ``table`` the table and camera when not the
+    usual green felt under a camera at a fixed height: ``background`` (a
+    ``render_background`` kind), ``light`` (strength of the uneven light),
+    ``tilt`` (camera tilt) and ``card_height`` (a card's height over the frame's),
+    each optional. ``occluders`` holds what is over the cards in the last frame
+    given (the hands), for the frame's ground truth: ``scene.annotations(occluders)``.
     """
 
     def __init__(self, seed: int = 0, hands: int = 4, rules: str = "ffb",
@@ -77,7 +82,7 @@ class VirtualTable:
                  size: tuple[int, int] = (960, 540), fps: float = 10.0,
                  hands_over: float = 0.3, nudge: float = 0.1, glare: float = 0.02,
                  timing: Timing | None = None, realtime: bool = False,
-                 events: list[Event] | None = None) -> None:
+                 events: list[Event] | None = None, table: dict | None = None) -> None:
         if fps <= 0:
             raise ValueError(f"fps: {fps!r} must be positive")
         self.seed = seed
@@ -98,9 +103,18 @@ class VirtualTable:
         else:
             deck = get_style(style)
         w, h = self.size
-        self.scene = TableScene(self.rng, self.size, background="felt",
-                                light=float(self.rng.uniform(0.4, 0.9)), tilt=0.0,
-                                card_height=0.26 * h, style=deck)
+        table = dict(table or {})
+        unknown = set(table) - {"background", "light", "tilt", "card_height"}
+        if unknown:
+            raise ValueError(f"table: unknown settings {sorted(unknown)}")
+        light = table.get("light")
+        self.scene = TableScene(self.rng, self.size, background=table.get("background", "felt"),
+                                light=float(self.rng.uniform(0.4, 0.9) if light is None
+                                            else light),
+                                tilt=float(table.get("tilt", 0.0)),
+                                card_height=float(table.get("card_height", 0.26)) * h,
+                                style=deck)
+        self.occluders: list = []
         self.calibration = Calibration.default(w, h)
         # Where each seat puts its card: part way from the centre to its edge.
         self.spots = {"N": (w / 2, h * 0.24), "S": (w / 2, h * 0.76),
@@ -141,6 +155,7 @@ class VirtualTable:
         """Frames for ``frame_s`` seconds of the scene as it is, with ``occluders`` above."""
         for _ in range(max(1, round(frame_s * self.fps))):
             frame = self.scene.draw(occluders, self.rng)
+            self.occluders = list(occluders)
             if self.glare > 0 and self.rng.random() < self.glare and self._lying:
                 self._glare(frame)
                 self.glares += 1

@@ -70,3 +70,38 @@ def test_a_bad_calibration_file_says_what_is_wrong(tmp_path):
                                        '"zones": {"N": []}}')
     with pytest.raises(CalibrationError, match="expected N E S W"):
         Calibration.load(tmp_path / "bad.json")
+
+
+def _felt_with_cards(path, card_share, n=4, seed=8):
+    """A camera frame of green felt with ``n`` cards each ``card_share`` of its height."""
+    from vision.render import TableScene
+
+    rng = np.random.default_rng(seed)
+    scene = TableScene(rng, (1280, 720), background="felt", light=0.6,
+                       card_height=card_share * 720, style="fr-grimaud")
+    for i, code in enumerate(["AS", "TH", "KD", "7C"][:n]):
+        scene.place(code, (320 + 210 * i, 360 + (-1) ** i * 120), 15.0 * i)
+    cv2.imwrite(str(path), scene.draw())
+
+
+@pytest.mark.parametrize(("share", "ok", "said"), [
+    (0.25, True, "good"),  # the recommended mount: a card a quarter of the frame's height
+    (0.08, False, "TOO SMALL"),  # the whole table in the frame: cards too small to read
+    (0.13, False, "TOO SMALL"),  # read, but many would wait unread
+    (0.45, False, "TOO LARGE"),  # a camera so low the played cards may leave the frame
+])
+def test_calibrate_says_whether_the_cards_are_large_enough_to_read(tmp_path, capsys, share,
+                                                                   ok, said):
+    _felt_with_cards(tmp_path / "t.png", share)
+    assert main(["--image", str(tmp_path / "t.png"), "--out", str(tmp_path / "cal.json")]) == 0
+    assert (tmp_path / "cal.json").is_file()  # the seats are saved either way
+    captured = capsys.readouterr()
+    line = [x for x in (captured.out + captured.err).splitlines() if "card" in x][-1]
+    assert said in line
+    assert (line in captured.out) is ok
+
+
+def test_calibrate_asks_for_cards_when_the_table_is_empty(tmp_path, capsys):
+    _felt_with_cards(tmp_path / "t.png", 0.25, n=0)
+    assert main(["--image", str(tmp_path / "t.png"), "--out", str(tmp_path / "cal.json")]) == 0
+    assert "Put a card down in front of each seat" in capsys.readouterr().err
