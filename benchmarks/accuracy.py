@@ -4,7 +4,9 @@
    real photos (``test`` split of ``../shared/data/real-cards/scenes`` and
    ``cards/``) and on unseen synthetic table frames, French and English
    (``vision/data/eval-fr``, ``eval-en``: seeds 9001 and 9002, written by
-   ``vision.evaluate.make_synthetic_set`` when missing).
+   ``vision.evaluate.make_synthetic_set`` when missing), and on unseen frames of
+   games in play (``table-fr``, ``table-en``: seeds 9201 and 9202, 300 frames each,
+   ``vision.evaluate.make_table_set``).
 2. Filmed games: the virtual table (the end-to-end test's film: 4 hands, an
    injected renonce) for several seeds, through the whole pipeline
    (``benchmarks/pipeline.py``'s run); for each, the number of differences
@@ -30,11 +32,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from vision.dataset import REAL_CARDS, split_of  # noqa: E402
-from vision.evaluate import evaluate, make_synthetic_set  # noqa: E402
+from vision.evaluate import evaluate, make_synthetic_set, make_table_set  # noqa: E402
 from vision.labelfix import FIXES  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
 
 SYNTHETIC = (("eval-fr", 9001, "french"), ("eval-en", 9002, "english"))
+# Frames of games in play (vision.evaluate.make_table_set): 300 of each deck.
+TABLE = (("table-fr", 9201, "french"), ("table-en", 9202, "english"))
 KEYS = ("images", "cards", "precision", "recall", "perfect_images", "invented", "missed",
         "readable",
         "accuracy")
@@ -78,6 +82,13 @@ def main(argv: list[str] | None = None) -> int:
         found = evaluate(reader, path)
         sets[f"synthetic {decks} ({folder}, seed {seed})"] = {k: found[k] for k in KEYS
                                                                if k in found}
+    for folder, seed, decks in TABLE:
+        path = ROOT / "vision" / "data" / folder
+        if not (path / "labels.json").is_file():
+            make_table_set(path, 300, seed, decks)
+        found = evaluate(reader, path)
+        sets[f"synthetic games in play, {decks} ({folder}, seed {seed})"] = {
+            k: found[k] for k in KEYS if k in found}
     pipeline = _pipeline()
     games = {}
     with tempfile.TemporaryDirectory(prefix="bench-accuracy-") as tmp:

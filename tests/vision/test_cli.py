@@ -126,3 +126,22 @@ def test_eval_bad_labels_exit_2_with_the_place(capsys, tmp_path, content, messag
 def test_eval_missing_folder_exits_2(capsys, tmp_path):
     assert main(["eval", str(tmp_path / "none")]) == 2
     assert "not a folder" in capsys.readouterr().err
+
+
+def test_frames_of_games_in_play_are_labelled_as_the_reader_must_report_them(tmp_path, capsys):
+    """``vision.evaluate.make_table_set``: frames of a filmed game, with labels ``eval`` reads."""
+    from vision.evaluate import make_table_set
+
+    folder = make_table_set(tmp_path / "table", 6, 77, "english", every=40)
+    labels = json.loads((folder / "labels.json").read_text())
+    assert sorted(labels) == [f"table-english-77-{i:04d}.jpg" for i in range(6)]
+    assert all((folder / name).is_file() for name in labels)
+    # Only the cards of the trick lie on the table: at most four, each once.
+    for cards in labels.values():
+        codes = [c if isinstance(c, str) else c["label"] for c in cards]
+        assert len(codes) <= 4 and len(set(codes)) == len(codes)
+        assert all(len(c) == 2 and c[0] in "789TJQKA" for c in codes)
+    assert sum(len(v) for v in labels.values()) >= 6
+    assert main(["eval", str(folder)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["images"] == 6 and out["invented"] == 0
