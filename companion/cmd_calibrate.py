@@ -21,6 +21,11 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--image", metavar="FILE", help="a photo taken by the table's camera")
     src.add_argument("--video", metavar="FILE", help="a video: its first frame")
     src.add_argument("--camera", type=int, metavar="N", help="camera device number")
+    src.add_argument("--picamera", action="store_true",
+                     help="the Raspberry Pi camera (as `belote-table run --picamera`)")
+    p.add_argument("--zoom", type=float, default=1.0, metavar="Z",
+                   help="with --picamera: the centre of the sensor, Z times closer, as "
+                        "`run --zoom` (default: %(default)s)")
     p.add_argument("--north", default="top", choices=("top", "right", "bottom", "left"),
                    help="side of the frame where N sits (default: %(default)s)")
     p.add_argument("--out", default="calibration.json", help="where to save (%(default)s)")
@@ -28,9 +33,24 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+# Frames the Pi camera is given to settle its exposure and white balance first.
+SETTLE_FRAMES = 15
+
+
 def _first_frame(args: argparse.Namespace):  # -> np.ndarray
     import cv2
 
+    if args.picamera:
+        from vision.sources import PiCameraSource
+
+        camera = PiCameraSource(zoom=args.zoom)
+        try:
+            frame = None
+            for _ in range(SETTLE_FRAMES):
+                _, frame = next(camera)
+            return frame
+        finally:
+            camera.close()
     if args.image:
         frame = cv2.imread(args.image, cv2.IMREAD_COLOR)
         if frame is None:
@@ -47,7 +67,12 @@ def _first_frame(args: argparse.Namespace):  # -> np.ndarray
 
 
 def main(argv: list[str]) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.zoom >= 1:  # NaN too
+        parser.error(f"--zoom must be 1 or more (1: the whole sensor), not {args.zoom}")
+    if args.zoom != 1 and not args.picamera:
+        parser.error("--zoom works only with --picamera (it crops the Pi camera's sensor)")
     import cv2
 
     from vision.calibration import Calibration, CalibrationError

@@ -128,20 +128,93 @@ class DeviceSource(Source):
             self._cap = None  # type: ignore[assignment]
 
 
-class PiCameraSource(Source):
-    """A Raspberry Pi camera module through picamera2 (from apt: python3-picamera2)."""
+def centre_crop(sensor_w: int, sensor_h: int, zoom: float,
+                aspect: tuple[int, int] = (16, 9)) -> tuple[int, int, int, int]:
+    """The centre of a sensor ``zoom`` times closer, as ``(x, y, width, height)``
+    in sensor pixels: the largest ``aspect`` rectangle on the sensor, divided by
+    ``zoom``, centred; width and height even.
 
-    def __init__(self, width: int = 1280, height: int = 720, **controls: Any) -> None:
+    >>> centre_crop(4608, 2592, 2)
+    (1152, 648, 2304, 1296)
+    """
+    if not zoom >= 1:  # NaN too
+        raise ValueError(f"zoom must be 1 or more, not {zoom}")
+    aw, ah = aspect
+    full_w = min(sensor_w, sensor_h * aw / ah)
+    full_h = full_w * ah / aw
+    w = round(full_w / zoom / 2) * 2
+    h = round(full_h / zoom / 2) * 2
+    return (sensor_w - w) // 2, (sensor_h - h) // 2, w, h
+
+
+def full_view_mode(modes: list[dict[str, Any]], sensor_size: tuple[int, int],
+                   size: tuple[int, int]) -> tuple[int, int] | None:
+    """The size of the smallest sensor mode that sees the whole sensor and has at
+    least ``size`` pixels each way, among picamera2's ``sensor_modes``; None if none.
+
+    >>> modes = [{"size": (1536, 864), "crop_limits": (768, 432, 3072, 1728)},
+    ...          {"size": (2304, 1296), "crop_limits": (0, 0, 4608, 2592)},
+    ...          {"size": (4608, 2592), "crop_limits": (0, 0, 4608, 2592)}]
+    >>> full_view_mode(modes, (4608, 2592), (1280, 720))
+    (2304, 1296)
+    """
+    fits = [(int(m["size"][0]), int(m["size"][1])) for m in modes
+            if tuple(m.get("crop_limits", ())[2:]) == tuple(sensor_size)
+            and m["size"][0] >= size[0] and m["size"][1] >= size[1]]
+    return min(fits, key=lambda s: s[0] * s[1], default=None)
+
+
+class PiCameraSource(Source):
+    """A Raspberry Pi camera module through picamera2 (from apt: python3-picamera2).
+
+    The stream (``width`` x ``height``) shows the whole sensor: the camera is
+    put in its smallest sensor mode that sees all of it (on the Camera Module 3,
+    2304 x 1296 for a 1280 x 720 stream; left to itself it would take a mode
+    that sees only the middle two thirds).
+
+    ``zoom`` (1 or more) crops the centre of the sensor (picamera2's
+    ``ScalerCrop``, see :func:`centre_crop`): the stream keeps its size but
+    shows a part of the table ``zoom`` times smaller each way, so a card fills
+    ``zoom`` times more of the frame. The card reader needs a card to fill
+    about 20-35 % of the frame's height; with the mount of
+    hardware/camera-mount.md that is ``zoom=2`` (the centre 2304 x 1296 of the
+    4608 x 2592 sensor pixels). Other ``controls`` go to picamera2's
+    configuration as they are.
+    """
+
+    def __init__(self, width: int = 1280, height: int = 720, zoom: float = 1.0,
+                 **controls: Any) -> None:
+        if not zoom >= 1:  # NaN too
+            raise ValueError(f"PiCameraSource: zoom must be 1 or more (1: the whole sensor; "
+                             f"2: its centre, twice closer), not {zoom}")
         try:
             from picamera2 import Picamera2
         except ImportError as e:
             raise SourceError("picamera2 is not installed: on the Pi, `sudo apt install "
                               "python3-picamera2` and a venv with --system-site-packages") from e
+        self.zoom = zoom
+        self.crop: tuple[int, int, int, int] | None = None
         self._cam = Picamera2()
+        sensor = self._sensor_size()
+        # The raw stream's size picks the sensor mode.
+        mode = full_view_mode(getattr(self._cam, "sensor_modes", []), sensor, (width, height))
         config = self._cam.create_video_configuration(
-            main={"size": (width, height), "format": "RGB888"}, controls=controls)
+            main={"size": (width, height), "format": "RGB888"},
+            **({"raw": {"size": mode}} if mode else {}), controls=controls)
         self._cam.configure(config)
         self._cam.start()
+        if zoom > 1:
+            self.crop = centre_crop(*sensor, zoom, aspect=(width, height))
+            self._cam.set_controls({"ScalerCrop": self.crop})
+
+    def _sensor_size(self) -> tuple[int, int]:
+        """The sensor's size in pixels, the frame of ``ScalerCrop``."""
+        props = self._cam.camera_properties
+        if "PixelArraySize" in props:
+            w, h = props["PixelArraySize"]
+        else:
+            _x, _y, w, h = props["ScalerCropMaximum"]
+        return int(w), int(h)
 
     def __next__(self) -> Frame:
         if self._cam is None:

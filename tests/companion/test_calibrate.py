@@ -105,3 +105,63 @@ def test_calibrate_asks_for_cards_when_the_table_is_empty(tmp_path, capsys):
     _felt_with_cards(tmp_path / "t.png", 0.25, n=0)
     assert main(["--image", str(tmp_path / "t.png"), "--out", str(tmp_path / "cal.json")]) == 0
     assert "Put a card down in front of each seat" in capsys.readouterr().err
+
+
+def test_calibrate_reads_the_pi_camera_at_the_zoom_run_uses(tmp_path, monkeypatch, capsys):
+    """``--picamera --zoom 2``: the frame comes from picamera2 with the sensor's centre
+    cropped (a fake camera module here, filming a felt with cards a quarter of its height)."""
+    import sys
+    import types
+
+    _felt_with_cards(tmp_path / "t.png", 0.25)
+    filmed = cv2.imread(str(tmp_path / "t.png"))
+    made = []
+
+    class Camera:
+        camera_properties = {"PixelArraySize": (4608, 2592)}
+        sensor_modes = [{"size": (2304, 1296), "crop_limits": (0, 0, 4608, 2592)}]
+
+        def __init__(self):
+            self.controls, self.shots, self.closed = {}, 0, False
+            made.append(self)
+
+        def create_video_configuration(self, **kwargs):
+            return kwargs
+
+        def configure(self, config):
+            pass
+
+        def start(self):
+            pass
+
+        def set_controls(self, controls):
+            self.controls.update(controls)
+
+        def capture_array(self, name):
+            self.shots += 1
+            return filmed.copy()
+
+        def stop(self):
+            pass
+
+        def close(self):
+            self.closed = True
+
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=Camera))
+    out = tmp_path / "cal.json"
+    assert main(["--picamera", "--zoom", "2", "--out", str(out)]) == 0
+    (camera,) = made
+    assert camera.controls["ScalerCrop"] == (1152, 648, 2304, 1296)
+    assert camera.shots > 1 and camera.closed  # it let the exposure settle, then let go
+    assert Calibration.load(out).width == 1280
+    assert "good" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args", [["--image", "x.png", "--zoom", "2"],
+                                  ["--picamera", "--zoom", "0.5"]])
+def test_a_zoom_calibrate_cannot_use_is_refused(tmp_path, capsys, args):
+    with pytest.raises(SystemExit) as exit_:
+        main([*args, "--out", str(tmp_path / "cal.json")])
+    assert exit_.value.code == 2
+    assert "--zoom" in capsys.readouterr().err
+    assert not (tmp_path / "cal.json").exists()

@@ -5,6 +5,7 @@ goes through the real reader and tracker into the store; the game in the store
 from __future__ import annotations
 
 import cv2
+import pytest
 
 from companion.bus import Bus
 from companion.cmd_run import main
@@ -46,6 +47,20 @@ def test_run_with_a_missing_folder_says_so(tmp_path, capsys):
     assert main(["--images", str(tmp_path / "nowhere"), "--db", str(tmp_path / "t.db"),
                  "--no-web"]) == 2
     assert "nowhere: no such folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--images", "frames", "--zoom", "2"], "--zoom works only with --picamera"),
+    (["--camera", "0", "--zoom", "2"], "--zoom works only with --picamera"),
+    (["--picamera", "--zoom", "0.5"], "--zoom must be 1 or more"),
+])
+def test_run_refuses_a_wrong_zoom_before_starting(tmp_path, capsys, monkeypatch, args, says):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exited:
+        main(args + ["--db", str(tmp_path / "t.db"), "--no-web"])
+    assert exited.value.code == 2
+    assert says in capsys.readouterr().err
+    assert not (tmp_path / "t.db").exists()  # nothing started
 
 
 def test_a_plugged_in_pico_is_used_instead_of_the_emulator(monkeypatch, tmp_path):
