@@ -6,7 +6,8 @@
    (``vision/data/eval-fr``, ``eval-en``: seeds 9001 and 9002, written by
    ``vision.evaluate.make_synthetic_set`` when missing), and on unseen frames of
    games in play (``table-fr``, ``table-en``: seeds 9201 and 9202, 300 frames each,
-   ``vision.evaluate.make_table_set``).
+   ``vision.evaluate.make_table_set``; ``mount-fr``, ``mount-en``: seeds 9211 and
+   9212, the cards' size of the recommended camera mount).
 2. Filmed games: the virtual table (the end-to-end test's film: 4 hands, an
    injected renonce) for several seeds, through the whole pipeline
    (``benchmarks/pipeline.py``'s run); for each, the number of differences
@@ -37,8 +38,11 @@ from vision.labelfix import FIXES  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
 
 SYNTHETIC = (("eval-fr", 9001, "french"), ("eval-en", 9002, "english"))
-# Frames of games in play (vision.evaluate.make_table_set): 300 of each deck.
-TABLE = (("table-fr", 9201, "french"), ("table-en", 9202, "english"))
+# Frames of games in play (vision.evaluate.make_table_set): 300 of each deck, cards of
+# every size the reader was made for (17-36 % of the frame's height), then at the
+# recommended mount (hardware/camera-mount.md: 24 %, 22-30 % for a camera a little off).
+TABLE = (("table-fr", 9201, "french", (0.17, 0.36)), ("table-en", 9202, "english", (0.17, 0.36)),
+         ("mount-fr", 9211, "french", (0.22, 0.30)), ("mount-en", 9212, "english", (0.22, 0.30)))
 KEYS = ("images", "cards", "precision", "recall", "perfect_images", "invented", "missed",
         "readable",
         "accuracy")
@@ -82,12 +86,13 @@ def main(argv: list[str] | None = None) -> int:
         found = evaluate(reader, path)
         sets[f"synthetic {decks} ({folder}, seed {seed})"] = {k: found[k] for k in KEYS
                                                                if k in found}
-    for folder, seed, decks in TABLE:
+    for folder, seed, decks, share in TABLE:
         path = ROOT / "vision" / "data" / folder
         if not (path / "labels.json").is_file():
-            make_table_set(path, 300, seed, decks)
+            make_table_set(path, 300, seed, decks, card_share=share)
         found = evaluate(reader, path)
-        sets[f"synthetic games in play, {decks} ({folder}, seed {seed})"] = {
+        cards = f"cards {100 * share[0]:.0f}-{100 * share[1]:.0f} % of the frame's height"
+        sets[f"synthetic games in play, {decks}, {cards} ({folder}, seed {seed})"] = {
             k: found[k] for k in KEYS if k in found}
     pipeline = _pipeline()
     games = {}

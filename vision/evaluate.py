@@ -208,7 +208,7 @@ def make_synthetic_set(out: str | Path, n: int, seed: int, decks: str = "french"
 
 
 def make_table_set(out: str | Path, n: int, seed: int, decks: str = "french",
-                   every: int = 25) -> Path:
+                   every: int = 25, card_share: tuple[float, float] = (0.17, 0.36)) -> Path:
     """Write ``n`` frames of games in play and their ``labels.json`` (a folder ``eval`` reads).
 
     Where :func:`make_synthetic_set` piles cards, backs, jokers, coins and
@@ -216,7 +216,8 @@ def make_table_set(out: str | Path, n: int, seed: int, decks: str = "french",
     (:class:`vision.virtual_table.VirtualTable`, one hand per game): each
     player's card slid in by a hand and lying in front of them, hands passing
     over, the trick swept away. Each game gets its own table and camera (cloth,
-    light, tilt, card size as the scenes' ranges), and every ``every``-th frame
+    light, tilt as the scenes'; a card's height over the frame's drawn from
+    ``card_share``, by default the scenes' range), and every ``every``-th frame
     (from a random start) is kept, degraded as a camera would (blur, noise,
     JPEG: :func:`vision.render.degrade`). Labels as :func:`make_synthetic_set`'s.
     """
@@ -234,7 +235,7 @@ def make_table_set(out: str | Path, n: int, seed: int, decks: str = "french",
     while len(labels) < n:
         table = {"background": kinds[int(rng.integers(len(kinds)))],
                  "light": float(rng.uniform(0.3, 1.3)), "tilt": float(rng.uniform(0.0, 0.06)),
-                 "card_height": float(rng.uniform(0.17, 0.36))}
+                 "card_height": float(rng.uniform(*card_share))}
         film = VirtualTable(seed=int(rng.integers(2**31)), hands=1, style=decks,
                             size=(1280, 720), table=table, glare=0.05)
         start = int(rng.integers(every))
@@ -254,7 +255,12 @@ def make_table_set(out: str | Path, n: int, seed: int, decks: str = "french",
 if __name__ == "__main__":
     import sys
 
-    # python -m vision.evaluate OUT N SEED french|english [table]: write a synthetic eval
-    # folder (random scenes, or with "table" frames of games in play).
-    make = make_table_set if sys.argv[5:] == ["table"] else make_synthetic_set
-    print(make(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]))
+    # python -m vision.evaluate OUT N SEED french|english [table [LOW HIGH]]: write a
+    # synthetic eval folder (random scenes, or with "table" frames of games in play, the
+    # cards LOW to HIGH of the frame's height).
+    if sys.argv[5:6] == ["table"]:
+        share = (float(sys.argv[6]), float(sys.argv[7])) if len(sys.argv) > 7 else (0.17, 0.36)
+        print(make_table_set(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4],
+                             card_share=share))
+    else:
+        print(make_synthetic_set(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]))
