@@ -69,10 +69,9 @@ def _first_frame(args: argparse.Namespace):  # -> np.ndarray
 def main(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not args.zoom >= 1:  # NaN too
-        parser.error(f"--zoom must be 1 or more (1: the whole sensor), not {args.zoom}")
-    if args.zoom != 1 and not args.picamera:
-        parser.error("--zoom works only with --picamera (it crops the Pi camera's sensor)")
+    from companion.cmd_run import check_zoom
+
+    check_zoom(parser, args)
     import cv2
 
     from vision.calibration import Calibration, CalibrationError

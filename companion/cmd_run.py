@@ -222,11 +222,17 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     """The options, checked; a wrong ``--zoom`` is an argparse error (exit code 2)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    check_zoom(parser, args)
+    return args
+
+
+def check_zoom(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse (``parser.error``, exit code 2) a ``--zoom`` under 1 or without --picamera
+    (``run`` and ``calibrate`` take the same)."""
     if not args.zoom >= 1:  # NaN too
         parser.error(f"--zoom must be 1 or more (1: the whole sensor), not {args.zoom}")
     if args.zoom != 1 and not args.picamera:
         parser.error("--zoom works only with --picamera (it crops the Pi camera's sensor)")
-    return args
 
 
 def main(argv: list[str]) -> int:
