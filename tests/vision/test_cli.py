@@ -145,3 +145,18 @@ def test_frames_of_games_in_play_are_labelled_as_the_reader_must_report_them(tmp
     assert main(["eval", str(folder)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["images"] == 6 and out["invented"] == 0
+
+
+def test_the_virtual_table_takes_its_table_and_camera_settings():
+    from vision.virtual_table import VirtualTable
+
+    film = VirtualTable(seed=2, hands=1, size=(640, 360),
+                        table={"background": "wood", "card_height": 0.3, "tilt": 0.02})
+    assert film.scene.card_height == pytest.approx(0.3 * 360)
+    ts, frame = next(iter(film))
+    assert frame.shape == (360, 640, 3) and film.occluders == []
+    # The default camera stays as the filmed games were made with.
+    assert VirtualTable(seed=2, hands=1, size=(640, 360)).scene.card_height == pytest.approx(
+        0.26 * 360)
+    with pytest.raises(ValueError, match="zoom"):
+        VirtualTable(seed=2, hands=1, table={"zoom": 2})
