@@ -69,7 +69,16 @@ def _percentile(values: list[float], q: float) -> float:
 
 def run(args: argparse.Namespace, reader: CardReader, realtime: bool, folder: Path) -> dict:
     table = VirtualTable(seed=args.seed, hands=args.hands, size=args.size, fps=args.fps,
-                         realtime=realtime, inject_renonce=args.renonce)
+                         realtime=realtime, inject_renonce=args.renonce,
+                         table=getattr(args, "table", None))
+    # Camera faults on every frame (vision.render.degrade: blur, noise, JPEG) when asked.
+    faults = float(getattr(args, "faults", 0.0))
+    fault_rng = None
+    if faults > 0:
+        import numpy as np
+
+        from vision.render import degrade
+        fault_rng = np.random.default_rng([args.seed, 7])
     store = Store(folder / f"bench-{'rt' if realtime else 'fast'}.db")
     bus = Bus()
     service = TableService(store, bus)
@@ -97,6 +106,8 @@ def run(args: argparse.Namespace, reader: CardReader, realtime: bool, folder: Pa
             ts, frame = next(frames)
         except StopIteration:
             break
+        if fault_rng is not None:
+            frame = degrade(frame, fault_rng, faults)
         t1 = time.perf_counter()
         while spoken and spoken[0][0] <= pipeline.camera_plays:
             service.submit(spoken.pop(0)[1], source="simulator")
