@@ -45,6 +45,7 @@ test: test-venv browser lint
 bench: test-venv browser
 	$(BIN)/python benchmarks/scorer.py
 	$(BIN)/belote-table vision bench
+	$(BIN)/python benchmarks/card_size.py
 	$(BIN)/python benchmarks/render.py
 	$(BIN)/python benchmarks/pipeline.py
 	$(BIN)/python benchmarks/web.py

@@ -198,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--images", metavar="DIR", help="a folder of images, in name order")
     p.add_argument("--zoom", type=float, default=1.0, metavar="Z",
                    help="crop the centre of the Pi camera's sensor, Z times closer, so that a "
-                        "card fills 22-36 %% of the frame's height (default: %(default)s, the "
+                        "card fills 24-36 %% of the frame's height (default: %(default)s, the "
                         "whole sensor; hardware/camera-mount.md); only with --picamera")
     p.add_argument("--interval", type=float, default=0.1,
                    help="seconds between two images of --images (default: %(default)s)")

@@ -176,7 +176,7 @@ class PiCameraSource(Source):
     ``ScalerCrop``, see :func:`centre_crop`): the stream keeps its size but
     shows a part of the table ``zoom`` times smaller each way, so a card fills
     ``zoom`` times more of the frame. The card reader needs a card to fill
-    22-36 % of the frame's height; with the mount of
+    24-36 % of the frame's height; with the mount of
     hardware/camera-mount.md that is ``zoom=2.5`` (the centre 1844 x 1036 of
     the 4608 x 2592 sensor pixels). Other ``controls`` go to picamera2's
     configuration as they are.

@@ -88,7 +88,7 @@ def _felt_with_cards(path, card_share, n=4, seed=8):
     (0.25, True, "good"),  # the recommended mount: a card a quarter of the frame's height
     (0.08, False, "TOO SMALL"),  # the whole table in the frame: cards too small to read
     (0.13, False, "TOO SMALL"),  # read, but many would wait unread
-    (0.19, False, "SMALL: a few cards"),  # read, 3 in 100 wait
+    (0.19, False, "SMALL: a few cards"),  # read, but 1-2 in 100 wait
     (0.45, False, "TOO LARGE"),  # a camera so low the played cards may leave the frame
 ])
 def test_calibrate_says_whether_the_cards_are_large_enough_to_read(tmp_path, capsys, share,
