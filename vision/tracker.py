@@ -91,6 +91,7 @@ class _Track:
     unknown_played: bool = False  # played as an unknown card, not named yet
     reported: bool = False  # out_of_turn already reported
     settled_at: float | None = None
+    hand: int = 0  # the hand (PlayTracker.hands) it was first seen in
 
 
 class PlayTracker:
@@ -134,6 +135,10 @@ class PlayTracker:
         self.still_px = size * 0.25 if still_px is None else still_px
         self.match_px = size * 0.25 if match_px is None else match_px
         self.tracks: list[_Track] = []
+        # Hands begun: a card the service had listed as played and no longer lists
+        # means a new hand (its list starts empty).
+        self.hands = 0
+        self._listed: set[str] = set()
 
     # -- the frame loop ------------------------------------------------------------------
 
@@ -146,6 +151,9 @@ class PlayTracker:
         (its leader is not known: the last trick held an unknown card).
         """
         played_now = set(played)
+        if self._listed - played_now:
+            self.hands += 1
+        self._listed = played_now
         seen = self._match(ts, detections)
         out = self._forget(ts)
         out += self._decide(ts, seen, to_play, played_now, any_seat)
@@ -173,10 +181,13 @@ class PlayTracker:
                                                  key=lambda kv: kv[0] not in tracked):
             track = next((t for t in self.tracks if t.code == code), None)
             if (track is not None and ts - track.last_seen > self.settle
-                    and math.dist(track.center, center) > self.match_px):
+                    and (math.dist(track.center, center) > self.match_px
+                         or track.played and track.hand != self.hands)):
                 # Gone for a while and back somewhere else: not a slide but the card
                 # put down anew (the next hand's deal) or turned up again; a card
-                # already played this hand is recognised by ``played``.
+                # already played this hand is recognised by ``played``. Played in an
+                # earlier hand, gone a while and back: the same card of a new deal,
+                # even where it lay before (the same seat may play it first).
                 self.tracks.remove(track)
                 track = None
             if track is None:
@@ -226,7 +237,7 @@ class PlayTracker:
                  and t.hits and ts - t.hits[-1] <= self.settle + _EPS]
         if shown:
             return max(shown, key=lambda t: t.last_seen)
-        track = _Track(code, center, center, seat, ts, ts, ts)
+        track = _Track(code, center, center, seat, ts, ts, ts, hand=self.hands)
         self.tracks.append(track)
         return track
 

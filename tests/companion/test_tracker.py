@@ -167,6 +167,28 @@ def test_the_same_card_in_the_next_hand_is_a_new_play():
                                                           ("play", "N", "TC")]
 
 
+def test_the_same_card_of_the_next_hand_at_the_same_place_is_a_new_play():
+    """The last trick's KD, gathered, and under a second later the next deal's KD put
+    down by the same seat at the same spot: a new play, not the old card seen again."""
+    tracker = PlayTracker(CAL, settle=0.3, gone_after=1.0)
+    out = run(tracker, still("KD", "E", 1.0), to_play="E", played=["7S", "8S", "9S"])
+    out += run(tracker, [[]] * 5, to_play="S", played=["7S", "8S", "9S", "KD"], start=1.0)
+    # The hand is over: the service's list of played cards starts again, empty.
+    out += run(tracker, [[]] * 12 + still("KD", "E", 1.0), to_play="E", played=[], start=1.25)
+    assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "E", "KD"),
+                                                          ("play", "E", "KD")]
+    assert tracker.hands == 1
+
+
+def test_a_played_card_hidden_a_moment_in_the_same_hand_is_not_played_again():
+    tracker = PlayTracker(CAL, settle=0.3, gone_after=1.0)
+    out = run(tracker, still("KD", "E", 1.0), to_play="E", played=["7S"])
+    out += run(tracker, [[]] * 12 + still("KD", "E", 1.0), to_play="S", played=["7S", "KD"],
+               start=1.0)
+    assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "E", "KD")]
+    assert tracker.hands == 0
+
+
 def test_when_anyone_may_lead_the_first_card_down_leads_even_if_read_later():
     tracker = PlayTracker(CAL, settle=0.3, unknown_after=1.0)
     # N's card lies first but is hard to read for a while; W's comes later, read at once.
