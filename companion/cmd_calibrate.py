@@ -97,10 +97,11 @@ def main(argv: list[str]) -> int:
 
 
 # The card reader is made for cards 17-36 % of the frame's height (what it was trained
-# on) and reads best from 24 % (cards 24-35 %: 1280 of 1280 read, none invented; 17-22 %:
-# 1264 of 1280, 2 invented; benchmarks/card_size.py). A corner index's box is about a quarter of the card's height
-# (0.24-0.26 on rendered frames), so the card's share is told from its indices'. Below
-# CARD_SHARE[0] most cards would wait unread; from there to GOOD_FROM some do.
+# on) and reads best from 24 % (cards 24-35 %: 1280 of 1280 read, none invented;
+# 17-22 %: 1264 of 1280, 2 invented; benchmarks/card_size.py). A corner index's box is
+# about a quarter of the card's height (0.24-0.26 on rendered frames), so the card's
+# share is told from its indices'. Below CARD_SHARE[0] most cards would wait unread;
+# from there to GOOD_FROM some do.
 CARD_SHARE = (0.16, 0.40)
 GOOD_FROM = 0.23
 INDEX_PER_CARD = 0.25
