@@ -118,10 +118,7 @@ class CardReader:
             return []
         size = int(self.classifier.meta["crop"])
         pad = float(self.classifier.meta["pad"])
-        source = gray
-        if self.classifier.channels == 3:
-            source = frame if frame is not None and frame.ndim == 3 else \
-                cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR)
+        source = self._crop_source(gray, frame)
         crops = np.stack([index_crop(source, b, size, pad) for b in boxes])
         probs = self.classifier.probabilities(crops)
         thresholds = np.full(len(boxes), self.classifier.threshold)
@@ -144,6 +141,15 @@ class CardReader:
         return join_reads(boxes, probs, thresholds, self.classifier.classes,
                           self.classifier.none_index)
 
+    def _crop_source(self, gray: np.ndarray, frame: np.ndarray | None) -> np.ndarray:
+        """The picture index boxes are cut from: ``frame`` (BGR) when the classifier
+        reads colour, a grey-only picture as grey in three channels; else ``gray``."""
+        if self.classifier.channels != 3:
+            return gray
+        if frame is not None and frame.ndim == 3:
+            return frame
+        return cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR)
+
     def index_sizes(self, frame: np.ndarray) -> tuple[list[float], float]:
         """How large the card indices in ``frame`` are, against what the reader needs.
 
@@ -161,8 +167,7 @@ class CardReader:
         boxes = [box for box, _ in self.detector.detect(gray)]
         if not boxes:
             return [], needed
-        source = frame if frame.ndim == 3 and self.classifier.channels == 3 else \
-            cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR) if self.classifier.channels == 3 else gray
+        source = self._crop_source(gray, frame)
         crops = np.stack([index_crop(source, b, int(self.classifier.meta["crop"]),
                                      float(self.classifier.meta["pad"])) for b in boxes])
         named = self.classifier.probabilities(crops).argmax(axis=1) != self.classifier.none_index
