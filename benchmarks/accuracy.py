@@ -56,12 +56,11 @@ def mount_table(seed: int) -> dict:
     the frame's height."""
     import numpy as np
 
-    rng = np.random.default_rng([seed, 2026])
-    kinds = ("felt", "felt", "felt", "wood", "cloth", "white", "stone")
-    return {"background": kinds[int(rng.integers(len(kinds)))],
-            "light": round(float(rng.uniform(0.3, 1.3)), 3),
-            "tilt": round(float(rng.uniform(0.0, 0.06)), 4),
-            "card_height": round(float(rng.uniform(0.22, 0.30)), 3)}
+    from vision.virtual_table import random_table
+
+    table = random_table(np.random.default_rng([seed, 2026]), (0.22, 0.30))
+    return {"background": table["background"], "light": round(table["light"], 3),
+            "tilt": round(table["tilt"], 4), "card_height": round(table["card_height"], 3)}
 
 
 def _pipeline():

@@ -225,17 +225,14 @@ def make_table_set(out: str | Path, n: int, seed: int, decks: str = "french",
     import numpy as np
 
     from vision.render import degrade
-    from vision.virtual_table import VirtualTable
+    from vision.virtual_table import VirtualTable, random_table
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     labels: dict[str, list[str | dict]] = {}
-    kinds = ("felt", "felt", "felt", "wood", "cloth", "white", "stone")
     while len(labels) < n:
-        table = {"background": kinds[int(rng.integers(len(kinds)))],
-                 "light": float(rng.uniform(0.3, 1.3)), "tilt": float(rng.uniform(0.0, 0.06)),
-                 "card_height": float(rng.uniform(*card_share))}
+        table = random_table(rng, card_share)
         film = VirtualTable(seed=int(rng.integers(2**31)), hands=1, style=decks,
                             size=(1280, 720), table=table, glare=0.05)
         start = int(rng.integers(every))

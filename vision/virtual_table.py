@@ -30,12 +30,21 @@ import numpy as np
 from scorer.events import CardPlayed, Event
 from scorer.simulate import simulate_game
 from vision.calibration import Calibration
-from vision.render import TableScene, french_styles, get_style, hand_occluder
+from vision.render import TABLE_KINDS, TableScene, french_styles, get_style, hand_occluder
 
 # Frame side of each seat when N sits at the top of the frame (hand_occluder's edges).
 EDGE = {"N": "N", "E": "E", "S": "S", "W": "W"}
 # How a seat's card lies as seen from above (degrees, turned towards its player).
 ANGLE = {"N": 180.0, "E": 270.0, "S": 0.0, "W": 90.0}
+
+
+def random_table(rng: np.random.Generator,
+                 card_share: tuple[float, float] = (0.17, 0.36)) -> dict[str, object]:
+    """``VirtualTable``'s ``table`` settings drawn at random as the rendered scenes'
+    (any table top, light, a slight tilt), a card ``card_share`` of the frame's height."""
+    return {"background": TABLE_KINDS[int(rng.integers(len(TABLE_KINDS)))],
+            "light": float(rng.uniform(0.3, 1.3)), "tilt": float(rng.uniform(0.0, 0.06)),
+            "card_height": float(rng.uniform(*card_share))}
 
 
 @dataclass(frozen=True)
