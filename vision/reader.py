@@ -130,16 +130,40 @@ class CardReader:
             # smaller, larger and shifted, and read every way up.
             unsure = np.nonzero(probs.max(axis=1) < self.classifier.threshold)[0]
             if len(unsure):
-                looks = np.stack([look_crops(source, self.detector.refine(gray, boxes[i])
-                                             or boxes[i], size, pad) for i in unsure])
-                probs[unsure] = self.classifier.look_probabilities(looks)
+                probs[unsure] = self._look(gray, source, [boxes[i] for i in unsure])
                 thresholds[unsure] = float(look["threshold"])
+            # A sure read the frame contradicts (``rival_reads``) gets a closer look
+            # too. The look decides when it is sure, or when it gives another card a
+            # real chance (RIVAL_DOUBT): the index may be the rival's. A look that
+            # only doubts whether an index is there leaves the first read as it was.
+            looked = set(unsure.tolist())
+            rivals = [i for i in rival_reads(boxes, probs, thresholds, self.classifier.classes,
+                                             self.classifier.none_index) if i not in looked]
+            if rivals:
+                second = self._look(gray, source, [boxes[i] for i in rivals])
+                none = self.classifier.none_index
+                for i, p in zip(rivals, second, strict=True):
+                    other = p.copy()
+                    other[[int(probs[i].argmax()), none]] = 0.0
+                    if p.max() >= float(look["threshold"]) or other.max() >= RIVAL_DOUBT:
+                        probs[i] = p
+                        thresholds[i] = float(look["threshold"])
         # An index smaller than any the thresholds were calibrated on is never read
         # surely: the table waits (and the camera should come lower, see the README).
         h, w = gray.shape
         thresholds[[self.detector.too_small(b, w, h) for b in boxes]] = np.inf
         return join_reads(boxes, probs, thresholds, self.classifier.classes,
                           self.classifier.none_index)
+
+    def _look(self, gray: np.ndarray, source: np.ndarray, boxes: list) -> np.ndarray:
+        """The second look's probabilities for each box: boxed again closer up by the
+        detector, cut there smaller, larger and shifted, read every way up."""
+        assert self.detector is not None
+        size = int(self.classifier.meta["crop"])
+        pad = float(self.classifier.meta["pad"])
+        looks = np.stack([look_crops(source, self.detector.refine(gray, box) or box, size, pad)
+                          for box in boxes])
+        return self.classifier.look_probabilities(looks)
 
     def _crop_source(self, gray: np.ndarray, frame: np.ndarray | None) -> np.ndarray:
         """The picture index boxes are cut from: ``frame`` (BGR) when the classifier
@@ -243,6 +267,62 @@ class CardReader:
 # over the box's longer side) on rendered frames, 3.1-4.7 for 90 % of the real photos'
 # labelled pairs; detector boxes are looser, hence the wider span.
 PAIR_SPAN = (2.5, 6.5)
+# Two sure boxes sharing half the smaller one's area are one index read twice.
+OVERLAP = 0.5
+# A closer look that gives another card this chance contradicts a sure read.
+RIVAL_DOUBT = 0.1
+
+
+def rival_reads(boxes: list, probs: np.ndarray, thresholds: np.ndarray,
+                classes: list[str], none_index: int) -> list[int]:
+    """The sure reads one card's two indices would contradict.
+
+    Box ``i`` is listed when it is the only sure box of its card and either
+    another sure box naming the same rank in another suit lies as far from it
+    as a card's two indices (``PAIR_SPAN``: if the two are one card's indices,
+    one of them is wrong), or a sure box naming another card covers half of it
+    or lies half inside it (``OVERLAP``: one index read twice, once wrong).
+    Two cards of one rank side by side are common in a pile, so the reader
+    does not drop such reads: it looks at each again, closer up.
+    """
+    sure: list[tuple[int, str]] = []
+    for i, (p, threshold) in enumerate(zip(probs, thresholds, strict=True)):
+        k = int(p.argmax())
+        if k != none_index and p[k] >= threshold:
+            sure.append((i, classes[k]))
+    count: dict[str, int] = {}
+    for _, code in sure:
+        count[code] = count.get(code, 0) + 1
+    out = []
+    for i, code in sure:
+        if count[code] != 1:
+            continue
+        a = boxes[i]
+        for j, other in sure:
+            if other == code:
+                continue
+            b = boxes[j]
+            if other[0] == code[0] and PAIR_SPAN[0] <= _gap(a, b) <= PAIR_SPAN[1] \
+                    or _overlap(a, b) >= OVERLAP:
+                out.append(i)
+                break
+    return out
+
+
+def _overlap(a, b) -> float:
+    """The share of the smaller of two boxes that lies inside the other."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return float(w * h / max(smaller, 1e-6))
+
+
+def _gap(a, b) -> float:
+    """Centre-to-centre distance of two boxes over the longer side of either."""
+    side = max(a[2] - a[0], a[3] - a[1], b[2] - b[0], b[3] - b[1], 1e-6)
+    return float(np.hypot((a[0] + a[2] - b[0] - b[2]) / 2, (a[1] + a[3] - b[1] - b[3]) / 2)) / side
 
 
 def join_reads(boxes: list, probs: np.ndarray, thresholds: np.ndarray,
@@ -280,9 +360,7 @@ def join_reads(boxes: list, probs: np.ndarray, thresholds: np.ndarray,
         for a_pos, a in enumerate(ids):
             for b in ids[a_pos + 1:]:
                 (ba, pa, _, ta), (bb, pb, _, tb) = doubtful[a], doubtful[b]
-                side = max(ba[2] - ba[0], ba[3] - ba[1], bb[2] - bb[0], bb[3] - bb[1], 1e-6)
-                gap = float(np.hypot((ba[0] + ba[2] - bb[0] - bb[2]) / 2,
-                                     (ba[1] + ba[3] - bb[1] - bb[3]) / 2)) / side
+                gap = _gap(ba, bb)
                 joint = 1.0 - (1.0 - pa) * (1.0 - pb)
                 if PAIR_SPAN[0] <= gap <= PAIR_SPAN[1] and joint >= max(ta, tb) and \
                         (best is None or joint > best[0]):
