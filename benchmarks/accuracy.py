@@ -3,11 +3,13 @@
 1. The shipped reader (``belote-table vision eval``'s code) on the held-out
    real photos (``test`` split of ``../shared/data/real-cards/scenes`` and
    ``cards/``) and on unseen synthetic table frames, French and English
-   (``vision/data/eval-fr``, ``eval-en``: seeds 9001 and 9002, written by
+   (``vision/data/eval-fr``, ``eval-en``: seeds 9001 and 9002, 150 frames each;
+   ``eval2-fr``, ``eval2-en``: seeds 9401 and 9402, 300 each; written by
    ``vision.evaluate.make_synthetic_set`` when missing), and on unseen frames of
    games in play (``table-fr``, ``table-en``: seeds 9201 and 9202, 300 frames each,
    ``vision.evaluate.make_table_set``; ``mount-fr``, ``mount-en``: seeds 9211 and
-   9212, the cards' size of the recommended camera mount).
+   9212, and ``mount2-fr``, ``mount2-en``: seeds 9411 and 9412, the cards' size of
+   the recommended camera mount).
 2. Filmed games: the virtual table (the end-to-end test's film: 4 hands, an
    injected renonce) for several seeds, then games filmed at the recommended
    camera mount (1280x720, a card 22-30 % of the frame's height, varied tables,
@@ -39,12 +41,15 @@ from vision.evaluate import evaluate, make_synthetic_set, make_table_set  # noqa
 from vision.labelfix import FIXES  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
 
-SYNTHETIC = (("eval-fr", 9001, "french"), ("eval-en", 9002, "english"))
+SYNTHETIC = (("eval-fr", 9001, "french", 150), ("eval-en", 9002, "english", 150),
+             ("eval2-fr", 9401, "french", 300), ("eval2-en", 9402, "english", 300))
 # Frames of games in play (vision.evaluate.make_table_set): 300 of each deck, cards of
 # every size the reader was made for (17-36 % of the frame's height), then at the
 # recommended mount (hardware/camera-mount.md: 24 %, 22-30 % for a camera a little off).
 TABLE = (("table-fr", 9201, "french", (0.17, 0.36)), ("table-en", 9202, "english", (0.17, 0.36)),
-         ("mount-fr", 9211, "french", (0.22, 0.30)), ("mount-en", 9212, "english", (0.22, 0.30)))
+         ("mount-fr", 9211, "french", (0.22, 0.30)), ("mount-en", 9212, "english", (0.22, 0.30)),
+         ("mount2-fr", 9411, "french", (0.22, 0.30)),
+         ("mount2-en", 9412, "english", (0.22, 0.30)))
 KEYS = ("images", "cards", "precision", "recall", "perfect_images", "invented", "missed",
         "readable",
         "accuracy")
@@ -97,10 +102,10 @@ def main(argv: list[str] | None = None) -> int:
             found = evaluate(reader, REAL_CARDS / name, test_split, FIXES)
             sets[f"real {name} (test split, labels corrected)"] = {
                 k: found[k] for k in KEYS if k in found}
-    for folder, seed, decks in SYNTHETIC:
+    for folder, seed, decks, frames in SYNTHETIC:
         path = ROOT / "vision" / "data" / folder
         if not (path / "labels.json").is_file():
-            make_synthetic_set(path, 150, seed, decks)
+            make_synthetic_set(path, frames, seed, decks)
         found = evaluate(reader, path)
         sets[f"synthetic {decks} ({folder}, seed {seed})"] = {k: found[k] for k in KEYS
                                                                if k in found}
