@@ -405,3 +405,37 @@ def test_a_sure_read_the_frame_contradicts_is_looked_at_again(reader, monkeypatc
     # Without the check the rival is reported too: the frame still tests it.
     monkeypatch.setattr(vision.reader, "rival_reads", lambda *args: [])
     assert {d.code for d in reader.read(image) if d.code} == truth | {rival}
+
+
+@pytest.mark.parametrize(("look", "codes"), [
+    ({"KC": 0.6, "none": 0.4}, ["KC", "KS"]),  # the look only doubts an index is there
+    ({"KC": 0.6, "KS": 0.4}, [None, "KS"]),    # it gives the rival a real chance: waits
+    ({"KS": 0.99, "none": 0.01}, ["KS"]),      # it is sure: the box is the KS's other index
+])
+def test_the_closer_look_decides_a_contradicted_read(reader, monkeypatch, look, codes):
+    """KS and KC each read surely at one box, a card's index spacing apart: both get the
+    closer look, which keeps the KS; what it says of the KC box decides that read."""
+    from vision.dataset import CLASSES
+
+    ks, kc = _box_at(100, 100), _box_at(100 + 4 * 30, 100)
+
+    def look_probs(spec: dict[str, float]) -> np.ndarray:
+        out = np.zeros(len(CLASSES))
+        for code, p in spec.items():
+            out[CLASSES.index(code)] = p
+        return out
+
+    monkeypatch.setattr(reader.detector, "detect", lambda gray: [(ks, 0.9), (kc, 0.9)])
+    monkeypatch.setattr(reader.classifier, "probabilities",
+                        lambda crops: np.stack([_probs("KS", 0.99), _probs("KC", 0.99)]))
+    looked: list = []
+
+    def second_look(gray, source, boxes):
+        looked.extend(boxes)
+        return np.stack([look_probs({"KS": 0.99, "none": 0.01}) if box == ks else
+                         look_probs(look) for box in boxes])
+
+    monkeypatch.setattr(reader, "_look", second_look)
+    found = reader.read(np.full((720, 1280, 3), 90, np.uint8))
+    assert sorted(looked) == sorted([ks, kc])
+    assert sorted(d.code or "" for d in found) == sorted(c or "" for c in codes)
