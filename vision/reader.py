@@ -7,7 +7,8 @@
   in the frame and the 8-bit ONNX classifier names each box; a box it is
   unsure of gets a second look (the detector boxes the index again, closer up;
   the index is cut there smaller, larger and shifted, the readings pooled and
-  calibrated apart); the two indices of a card give one detection, centred
+  calibrated apart), and so does a sure read another sure read contradicts
+  (``rival_reads``); the two indices of a card give one detection, centred
   between them.
 * A: card outlines (:mod:`vision.locate`), then the classifier reads the two
   corner indices cut from each outline.
