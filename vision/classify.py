@@ -205,8 +205,8 @@ class IndexDetector:
     # on the validation frames came from a smaller box than 11.3. Smaller indices (a
     # camera too high above the table) are outside what the thresholds were calibrated
     # on: on frames of cards 8.5-14 % of the frame's height 16 of 1280 cards were
-    # invented, 7 with this floor (benchmarks/card_size.py; validation frames: the same
-    # 132 cards missed).
+    # invented, 7 with this floor (benchmarks/card_size.py, before the reader's rival
+    # check, which brings the 7 to 5; validation frames: the same 132 cards missed).
     MIN_READ_SIDE = 10.8
 
     def __init__(self, model_path: Path, threads: int = 1, heat_threshold: float = 0.3,
