@@ -308,10 +308,15 @@ def _softmax(z: np.ndarray) -> np.ndarray:
     return p / p.sum(axis=1, keepdims=True)
 
 
-def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+def box_intersection(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    """The area two ``(x1, y1, x2, y2)`` boxes share (0 when apart)."""
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
     iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
+    return ix * iy
+
+
+def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    inter = box_intersection(a, b)
     union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
     return inter / union if union > 0 else 0.0
 

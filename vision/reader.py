@@ -26,7 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.classify import CORNER_MODEL, CardClassifier, IndexDetector
+from vision.classify import CORNER_MODEL, CardClassifier, IndexDetector, box_intersection
 from vision.locate import corner_crops, find_cards, index_crop, look_crops, quad_center
 
 
@@ -312,12 +312,8 @@ def rival_reads(boxes: list, probs: np.ndarray, thresholds: np.ndarray,
 
 def _overlap(a, b) -> float:
     """The share of the smaller of two boxes that lies inside the other."""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
     smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return float(w * h / max(smaller, 1e-6))
+    return float(box_intersection(a, b) / max(smaller, 1e-6))
 
 
 def _gap(a, b) -> float:
