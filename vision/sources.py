@@ -128,6 +128,13 @@ class DeviceSource(Source):
             self._cap = None  # type: ignore[assignment]
 
 
+def check_zoom(zoom: float) -> None:
+    """Refuse (``ValueError``) a sensor zoom under 1, or not a number."""
+    if not zoom >= 1:  # NaN too
+        raise ValueError(f"zoom must be 1 or more (1: the whole sensor; 2: its centre, "
+                         f"twice closer), not {zoom}")
+
+
 def centre_crop(sensor_w: int, sensor_h: int, zoom: float,
                 aspect: tuple[int, int] = (16, 9)) -> tuple[int, int, int, int]:
     """The centre of a sensor ``zoom`` times closer, as ``(x, y, width, height)``
@@ -137,8 +144,7 @@ def centre_crop(sensor_w: int, sensor_h: int, zoom: float,
     >>> centre_crop(4608, 2592, 2)
     (1152, 648, 2304, 1296)
     """
-    if not zoom >= 1:  # NaN too
-        raise ValueError(f"zoom must be 1 or more, not {zoom}")
+    check_zoom(zoom)
     aw, ah = aspect
     full_w = min(sensor_w, sensor_h * aw / ah)
     full_h = full_w * ah / aw
@@ -184,9 +190,7 @@ class PiCameraSource(Source):
 
     def __init__(self, width: int = 1280, height: int = 720, zoom: float = 1.0,
                  **controls: Any) -> None:
-        if not zoom >= 1:  # NaN too
-            raise ValueError(f"PiCameraSource: zoom must be 1 or more (1: the whole sensor; "
-                             f"2: its centre, twice closer), not {zoom}")
+        check_zoom(zoom)
         try:
             from picamera2 import Picamera2
         except ImportError as e:
