@@ -88,6 +88,7 @@ class _Track:
     read_at: deque[float] = field(default_factory=deque)  # recent frames reading it as ``code``
     confidences: deque[float] = field(default_factory=deque)
     played: bool = False  # counted (or known) as played: never played again
+    own_play: bool = False  # played by this tracker (it, or the same card seen twice)
     unknown_played: bool = False  # played as an unknown card, not named yet
     reported: bool = False  # out_of_turn already reported
     settled_at: float | None = None
@@ -232,9 +233,14 @@ class PlayTracker:
         # zone is that card again (its other index, a misread), not a second card.
         # No track of its own: a misread code must not claim that code later.
         # Only a sure read of the played card counts: an unread box seen there
-        # after the trick was gathered is as likely the seat's next card.
+        # after the trick was gathered is as likely the seat's next card. And only
+        # a card this tracker played, or one lying there for the settle time (seen
+        # again after a restart): a single misread naming a card played earlier in
+        # the hand (a card slid in, blurred) makes a track marked played at once,
+        # which must not swallow the card read surely from the next frame on.
         shown = [t for t in self.tracks if t.played and t.seat == seat
-                 and t.hits and ts - t.hits[-1] <= self.settle + _EPS]
+                 and t.hits and ts - t.hits[-1] <= self.settle + _EPS
+                 and (t.own_play or ts - t.born + _EPS >= self.settle)]
         if shown:
             return max(shown, key=lambda t: t.last_seen)
         track = _Track(code, center, center, seat, ts, ts, ts, hand=self.hands)
@@ -300,7 +306,7 @@ class PlayTracker:
                     track.settled_at = ts  # the first frame that shows it settled
                 if track.unknown_played:
                     track.unknown_played = False
-                    track.played = True
+                    track.played = track.own_play = True
                     out.append(TrackerOutput("identified", track.seat, track.code,
                                              self._confidence(track), ts, track.settled_at))
                 elif not track.played:
@@ -319,6 +325,7 @@ class PlayTracker:
             mine = [(t, sure) for t, sure in mine if t is first]
         if mine and (any_seat or to_play is not None):
             track, sure = min(mine, key=lambda ts_: (not ts_[1], ts_[0].still_since))
+            track.own_play = True
             if not sure:
                 track.unknown_played = True
                 out.append(TrackerOutput("play", track.seat, None, None, ts,
@@ -333,6 +340,7 @@ class PlayTracker:
             for other in self.tracks:
                 if other is not track and other.seat == track.seat and not other.played \
                         and not other.unknown_played:
+                    other.own_play = True
                     if sure or other.code is None:
                         other.played = True
                     else:
