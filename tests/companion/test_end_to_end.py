@@ -11,34 +11,23 @@ import pytest
 
 from companion.bus import Bus
 from companion.cmd_demo import compare
-from companion.cmd_run import TablePipeline
-from companion.service import TableService
 from companion.store import Store
 from scorer.events import CardPlayed
 from scorer.game import replay
-from vision.reader import CardReader
-from vision.tracker import PlayTracker
 from vision.virtual_table import VirtualTable
 
 SEED = 4
 HANDS = 4
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory):
+def played(tmp_path_factory, play_film):
     """Play the virtual table once through the whole pipeline; keep what it left."""
     db = tmp_path_factory.mktemp("e2e") / "table.db"
     table = VirtualTable(seed=SEED, hands=HANDS, inject_renonce=True)
     store = Store(db)
     bus = Bus()
-    service = TableService(store, bus)
     sub = bus.subscribe(maxsize=1_000_000)
-    pipeline = TablePipeline(service, CardReader(), PlayTracker(table.calibration))
-    service.start_game(table.events[0], source="simulator", author="test")
-    spoken = list(table.spoken)
-    for ts, frame in table:
-        while spoken and spoken[0][0] <= pipeline.camera_plays:
-            service.submit(spoken.pop(0)[1], source="simulator", author="test")
-        pipeline.feed(ts, frame)
+    service = play_film(table, store, bus)
     messages = []
     while (msg := sub.get(timeout=0)) is not None:
         messages.append((msg.topic, msg.data))

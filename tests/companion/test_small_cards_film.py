@@ -14,32 +14,21 @@ import numpy as np
 
 from companion.bus import Bus
 from companion.cmd_demo import compare
-from companion.cmd_run import TablePipeline
-from companion.service import TableService
 from companion.store import Store
 from scorer.events import CardPlayed
-from vision.reader import CardReader
 from vision.render import degrade
-from vision.tracker import PlayTracker
 from vision.virtual_table import VirtualTable
 
 SEED = 43
 TABLE = {"background": "felt", "light": 1.23, "tilt": 0.005, "card_height": 0.165}
 
 
-def test_a_hand_filmed_with_small_cards_is_stored_as_played(tmp_path):
+def test_a_hand_filmed_with_small_cards_is_stored_as_played(tmp_path, play_film):
     table = VirtualTable(seed=SEED, hands=1, size=(1280, 720), fps=10.0,
                          inject_renonce=True, table=TABLE)
-    faults = np.random.default_rng([SEED, 7])
+    rng = np.random.default_rng([SEED, 7])  # benchmarks/pipeline.py's camera faults
     store = Store(tmp_path / "table.db")
-    service = TableService(store, Bus())
-    pipeline = TablePipeline(service, CardReader(), PlayTracker(table.calibration))
-    service.start_game(table.events[0], source="simulator", author="test")
-    spoken = list(table.spoken)
-    for ts, frame in table:
-        while spoken and spoken[0][0] <= pipeline.camera_plays:
-            service.submit(spoken.pop(0)[1], source="simulator", author="test")
-        pipeline.feed(ts, degrade(frame, faults, 1.0))
+    service = play_film(table, store, Bus(), faults=lambda frame: degrade(frame, rng, 1.0))
     events = [s.event for s in store.events(service.game_id)]
     store.close()
     truth = [(e.seat, e.card) for e in table.events if isinstance(e, CardPlayed)]
