@@ -63,9 +63,9 @@ HIGH_SHARE = (0.16, 0.23)
 
 
 def mount_table(seed: int, share: tuple[float, float] = MOUNT_SHARE) -> dict:
-    """A table and camera for a game filmed at the recommended mount
-    (hardware/camera-mount.md): any cloth, light and slight tilt, a card 22-30 % of
-    the frame's height (``share``)."""
+    """A table and camera for a filmed game: any cloth, light and slight tilt, a card
+    ``share`` of the frame's height (by default 22-30 %, the recommended mount:
+    hardware/camera-mount.md)."""
     import numpy as np
 
     from vision.virtual_table import random_table

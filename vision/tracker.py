@@ -306,7 +306,7 @@ class PlayTracker:
                     track.settled_at = ts  # the first frame that shows it settled
                 if track.unknown_played:
                     track.unknown_played = False
-                    track.played = track.own_play = True
+                    track.played = True  # own_play since it was played unknown
                     out.append(TrackerOutput("identified", track.seat, track.code,
                                              self._confidence(track), ts, track.settled_at))
                 elif not track.played:

@@ -239,9 +239,9 @@ def test_the_seats_next_card_seen_unread_first_is_not_taken_for_its_last_one():
 
 
 def test_one_misread_naming_a_card_played_earlier_does_not_swallow_the_seats_card():
-    # Filmed at 16 % of the frame's height (benchmarks/accuracy.py, a game at a mount
-    # a little high): S's king of clubs, slid in and blurred, is read once as the king
-    # of spades S played two tricks before, then as the king of clubs in every frame.
+    # As filmed with cards 16.5 % of the frame's height (test_small_cards_film.py): S's
+    # king of clubs, slid in and blurred, is read once as the king of spades S played
+    # two tricks before, then as the king of clubs in every frame.
     frames = [[Det("KS", 0.93, SPOT["S"])]] + still("KC", "S", 1.5, conf=0.99)
     tracker = PlayTracker(CAL, settle=0.3)
     out = run(tracker, frames, to_play="S", played=["KS", "8D", "9H"])
