@@ -8,8 +8,10 @@
    ``vision.evaluate.make_synthetic_set`` when missing), and on unseen frames of
    games in play (``table-fr``, ``table-en``: seeds 9201 and 9202, 300 frames each,
    ``vision.evaluate.make_table_set``; ``mount-fr``, ``mount-en``: seeds 9211 and
-   9212, and ``mount2-fr``, ``mount2-en``: seeds 9411 and 9412, the cards' size of
-   the recommended camera mount).
+   9212, ``mount2-fr``, ``mount2-en``: seeds 9411 and 9412, and ``mount3-fr``,
+   ``mount3-en``: seeds 9511 and 9512, the cards' size of the recommended camera
+   mount). Each group of sets is summed in ``totals``: cards, missed, invented,
+   the share read right, and the same over the cards a person could read.
 2. Filmed games: the virtual table (the end-to-end test's film: 4 hands, an
    injected renonce) for several seeds, then games filmed at the recommended
    camera mount (1280x720, a card 22-30 % of the frame's height, varied tables,
@@ -51,7 +53,14 @@ SYNTHETIC = (("eval-fr", 9001, "french", 150), ("eval-en", 9002, "english", 150)
 TABLE = (("table-fr", 9201, "french", (0.17, 0.36)), ("table-en", 9202, "english", (0.17, 0.36)),
          ("mount-fr", 9211, "french", (0.22, 0.30)), ("mount-en", 9212, "english", (0.22, 0.30)),
          ("mount2-fr", 9411, "french", (0.22, 0.30)),
-         ("mount2-en", 9412, "english", (0.22, 0.30)))
+         ("mount2-en", 9412, "english", (0.22, 0.30)),
+         ("mount3-fr", 9511, "french", (0.22, 0.30)),
+         ("mount3-en", 9512, "english", (0.22, 0.30)))
+# The totals the README and the model card quote, each over a group of the sets above.
+GROUPS = {"random scenes": ("eval-fr", "eval-en", "eval2-fr", "eval2-en"),
+          "games in play, cards 17-36 %": ("table-fr", "table-en"),
+          "games in play at the recommended mount, cards 22-30 %": (
+              "mount-fr", "mount-en", "mount2-fr", "mount2-en", "mount3-fr", "mount3-en")}
 KEYS = ("images", "cards", "precision", "recall", "perfect_images", "invented", "missed",
         "readable",
         "accuracy")
@@ -73,6 +82,35 @@ def mount_table(seed: int, share: tuple[float, float] = MOUNT_SHARE) -> dict:
     table = random_table(np.random.default_rng([seed, 2026]), share)
     return {"background": table["background"], "light": round(table["light"], 3),
             "tilt": round(table["tilt"], 4), "card_height": round(table["card_height"], 3)}
+
+
+def totals(by_folder: dict[str, dict], groups: dict[str, tuple[str, ...]] = GROUPS) -> dict:
+    """Each group's sets summed: cards, missed, invented and the share read right, over
+    all cards and over the cards a person could read (``vision eval``'s ``readable``; a
+    set without that key has no card a person could not read).
+
+    >>> one = {"cards": 10, "missed": 2, "invented": 1,
+    ...        "readable": {"cards": 9, "missed": 1, "invented": 1}}
+    >>> two = {"cards": 10, "missed": 0, "invented": 0}
+    >>> t = totals({"a": one, "b": two}, {"both": ("a", "b")})["both"]
+    >>> t["cards"], t["missed"], t["invented"], t["read_right"], t["readable"]["read_right"]
+    (20, 2, 1, 0.9, 0.9474)
+    """
+    out = {}
+    for group, folders in groups.items():
+        found = [by_folder[f] for f in folders if f in by_folder]
+        if not found:
+            continue
+        figures = {}
+        for key, pick in (("all", lambda r: r), ("readable", lambda r: r.get("readable", r))):
+            cards = sum(pick(r)["cards"] for r in found)
+            missed = sum(pick(r)["missed"] for r in found)
+            invented = sum(pick(r)["invented"] for r in found)
+            figures[key] = {"cards": cards, "missed": missed, "invented": invented,
+                            "read_right": round((cards - missed) / cards, 4) if cards else 1.0}
+        out[group] = {"sets": [f for f in folders if f in by_folder], **figures["all"],
+                      "readable": figures["readable"]}
+    return out
 
 
 def _pipeline():
@@ -99,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     reader = CardReader(args.model)
     sets: dict[str, dict] = {}
+    by_folder: dict[str, dict] = {}  # the synthetic sets' figures by folder, for the totals
 
     def test_split(name: str) -> bool:
         return split_of(name) == "test"
@@ -117,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         if not (path / "labels.json").is_file():
             make_synthetic_set(path, frames, seed, decks)
         found = evaluate(reader, path)
+        by_folder[folder] = found
         sets[f"synthetic {decks} ({folder}, seed {seed})"] = {k: found[k] for k in KEYS
                                                                if k in found}
     for folder, seed, decks, share in TABLE:
@@ -124,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         if not (path / "labels.json").is_file():
             make_table_set(path, 300, seed, decks, card_share=share)
         found = evaluate(reader, path)
+        by_folder[folder] = found
         cards = f"cards {100 * share[0]:.0f}-{100 * share[1]:.0f} % of the frame's height"
         sets[f"synthetic games in play, {decks}, {cards} ({folder}, seed {seed})"] = {
             k: found[k] for k in KEYS if k in found}
@@ -151,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {"benchmark": "accuracy", "measured": time.strftime("%Y-%m-%dT%H:%M:%SZ",
                                                                  time.gmtime()),
               "model": reader.classifier.model_path.name, "sets": sets,
+              "totals": totals(by_folder),
               "games": {"hands": args.hands, "renonce": True, "seeds": games,
                         "differences": sum(g["differences"] for g in games.values())},
               "games_at_the_mount": {
@@ -164,6 +206,12 @@ def main(argv: list[str] | None = None) -> int:
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     for name, figures in sets.items():
         print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in figures.items()))
+    for group, t in result["totals"].items():
+        print(f"{group}, all {len(t['sets'])} sets: {t['cards']} cards, {t['missed']} missed, "
+              f"{t['invented']} invented, {100 * t['read_right']:.2f} % read right; "
+              f"of the {t['readable']['cards']} a person could read: "
+              f"{t['readable']['missed']} missed, {t['readable']['invented']} invented, "
+              f"{100 * t['readable']['read_right']:.2f} % read right")
     print("filmed games, differences from the simulator: " +
           ", ".join(f"seed {s} {g['differences']}" for s, g in games.items()) +
           f" (total {result['games']['differences']})")

@@ -1,0 +1,48 @@
+"""The accuracy benchmark's totals: the figures the README and the model card quote."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def accuracy():
+    spec = importlib.util.spec_from_file_location("bench_accuracy",
+                                                  ROOT / "benchmarks" / "accuracy.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_group_names_only_sets_the_benchmark_evaluates(accuracy):
+    folders = {s[0] for s in accuracy.SYNTHETIC} | {s[0] for s in accuracy.TABLE}
+    for group, members in accuracy.GROUPS.items():
+        assert members and set(members) <= folders, group
+    # Every set of frames is counted in exactly one total.
+    counted = [f for members in accuracy.GROUPS.values() for f in members]
+    assert sorted(counted) == sorted(folders)
+
+
+def test_totals_sum_the_sets_and_count_unreadable_cards_apart(accuracy):
+    piles = {"cards": 100, "missed": 5, "invented": 1,
+             "readable": {"cards": 96, "missed": 2, "invented": 1}}
+    more = {"cards": 50, "missed": 1, "invented": 0,
+            "readable": {"cards": 50, "missed": 1, "invented": 0}}
+    table = {"cards": 40, "missed": 0, "invented": 2}  # no unreadable card in this set
+    found = accuracy.totals({"p": piles, "m": more, "t": table, "other": piles},
+                            {"piles": ("p", "m", "missing"), "table": ("t",)})
+    assert set(found) == {"piles", "table"}
+    p = found["piles"]
+    assert p["sets"] == ["p", "m"]
+    assert (p["cards"], p["missed"], p["invented"]) == (150, 6, 1)
+    assert p["read_right"] == pytest.approx(144 / 150, abs=1e-4)
+    assert (p["readable"]["cards"], p["readable"]["missed"]) == (146, 3)
+    assert p["readable"]["read_right"] == pytest.approx(143 / 146, abs=1e-4)
+    t = found["table"]
+    assert t["readable"] == {"cards": 40, "missed": 0, "invented": 2, "read_right": 1.0}
