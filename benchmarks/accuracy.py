@@ -87,14 +87,8 @@ def mount_table(seed: int, share: tuple[float, float] = MOUNT_SHARE) -> dict:
 def totals(by_folder: dict[str, dict], groups: dict[str, tuple[str, ...]] = GROUPS) -> dict:
     """Each group's sets summed: cards, missed, invented and the share read right, over
     all cards and over the cards a person could read (``vision eval``'s ``readable``; a
-    set without that key has no card a person could not read).
-
-    >>> one = {"cards": 10, "missed": 2, "invented": 1,
-    ...        "readable": {"cards": 9, "missed": 1, "invented": 1}}
-    >>> two = {"cards": 10, "missed": 0, "invented": 0}
-    >>> t = totals({"a": one, "b": two}, {"both": ("a", "b")})["both"]
-    >>> t["cards"], t["missed"], t["invented"], t["read_right"], t["readable"]["read_right"]
-    (20, 2, 1, 0.9, 0.9474)
+    set without that key has no card a person could not read). Tested in
+    ``tests/vision/test_accuracy_totals.py``.
     """
     out = {}
     for group, folders in groups.items():
