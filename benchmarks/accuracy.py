@@ -40,6 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from companion.cmd_calibrate import CARD_SHARE, GOOD_FROM  # noqa: E402
 from vision.dataset import REAL_CARDS, split_of  # noqa: E402
 from vision.evaluate import evaluate, make_synthetic_set, make_table_set  # noqa: E402
 from vision.labelfix import FIXES  # noqa: E402
@@ -67,8 +68,8 @@ KEYS = ("images", "cards", "precision", "recall", "perfect_images", "invented", 
 
 
 MOUNT_SHARE = (0.22, 0.30)
-# companion.cmd_calibrate's SMALL band (CARD_SHARE[0] to GOOD_FROM): the camera a little high.
-HIGH_SHARE = (0.16, 0.23)
+# What `belote-table calibrate` calls SMALL: the camera a little high.
+HIGH_SHARE = (CARD_SHARE[0], GOOD_FROM)
 
 
 def mount_table(seed: int, share: tuple[float, float] = MOUNT_SHARE) -> dict:
@@ -90,20 +91,20 @@ def totals(by_folder: dict[str, dict], groups: dict[str, tuple[str, ...]] = GROU
     set without that key has no card a person could not read). Tested in
     ``tests/vision/test_accuracy_totals.py``.
     """
+    def summed(figures: list[dict]) -> dict:
+        cards = sum(f["cards"] for f in figures)
+        missed = sum(f["missed"] for f in figures)
+        return {"cards": cards, "missed": missed,
+                "invented": sum(f["invented"] for f in figures),
+                "read_right": round((cards - missed) / cards, 4) if cards else 1.0}
+
     out = {}
     for group, folders in groups.items():
-        found = [by_folder[f] for f in folders if f in by_folder]
-        if not found:
-            continue
-        figures = {}
-        for key, pick in (("all", lambda r: r), ("readable", lambda r: r.get("readable", r))):
-            cards = sum(pick(r)["cards"] for r in found)
-            missed = sum(pick(r)["missed"] for r in found)
-            invented = sum(pick(r)["invented"] for r in found)
-            figures[key] = {"cards": cards, "missed": missed, "invented": invented,
-                            "read_right": round((cards - missed) / cards, 4) if cards else 1.0}
-        out[group] = {"sets": [f for f in folders if f in by_folder], **figures["all"],
-                      "readable": figures["readable"]}
+        present = [f for f in folders if f in by_folder]
+        if present:
+            found = [by_folder[f] for f in present]
+            out[group] = {"sets": present, **summed(found),
+                          "readable": summed([r.get("readable", r) for r in found])}
     return out
 
 
