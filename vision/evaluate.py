@@ -173,6 +173,28 @@ def _label_of(annotation: dict) -> str | dict:
     return {"label": code, "readable": False}
 
 
+def synthetic_frames(n: int, seed: int, decks: str = "french", **scene: object):
+    """The frames :func:`make_synthetic_set` writes, one at a time, with what is in them.
+
+    Yields ``(name, frame, annotations, faults)``: the image's name, the BGR frame
+    before it is saved, the renderer's annotations (see
+    :func:`vision.render.render_scene`) and the camera faults it was given (see
+    :func:`vision.render.degrade`). The same ``seed`` gives the same frames.
+    """
+    import numpy as np
+
+    from vision.render import english_styles, french_styles, render_scene
+
+    styles = french_styles() if decks == "french" else english_styles()
+    rng = np.random.default_rng(seed)
+    for i in range(n):
+        style = styles[int(rng.integers(len(styles)))]
+        faults: dict = {}
+        frame, annotations = render_scene(rng, n_cards=int(rng.integers(4, 10)), style=style,
+                                          faults=faults, **scene)  # type: ignore[arg-type]
+        yield f"{decks}-{seed}-{i:04d}.jpg", frame, annotations, faults
+
+
 def make_synthetic_set(out: str | Path, n: int, seed: int, decks: str = "french",
                        **scene: object) -> Path:
     """Write ``n`` rendered table frames and their ``labels.json`` (a folder ``eval`` reads).
@@ -186,24 +208,66 @@ def make_synthetic_set(out: str | Path, n: int, seed: int, decks: str = "french"
     never used by training.
     """
     import cv2
-    import numpy as np
-
-    from vision.render import english_styles, french_styles, render_scene
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    styles = french_styles() if decks == "french" else english_styles()
-    rng = np.random.default_rng(seed)
     labels: dict[str, list[str | dict]] = {}
-    for i in range(n):
-        style = styles[int(rng.integers(len(styles)))]
-        frame, annotations = render_scene(rng, n_cards=int(rng.integers(4, 10)), style=style,
-                                          **scene)  # type: ignore[arg-type]
-        name = f"{decks}-{seed}-{i:04d}.jpg"
-        cv2.imwrite(str(out / name), frame, [cv2.IMWRITE_JPEG_QUALITY, 92])
-        labels[name] = [_label_of(a) for a in annotations
+    for name, frame, things, _ in synthetic_frames(n, seed, decks, **scene):
+        cv2.imwrite(str(out / name), frame, [cv2.IMWRITE_JPEG_QUALITY, SAVED_QUALITY])
+        labels[name] = [_label_of(a) for a in things
                         if a["index_boxes"] or a["belote"] and a["visible_fraction"] > 0]
     (out / "labels.json").write_text(json.dumps(labels, indent=1) + "\n")
+    return out
+
+
+#: The JPEG quality synthetic evaluation frames are saved at.
+SAVED_QUALITY = 92
+
+#: The bands :func:`miss_breakdown` sorts a readable card into: the card's height as a
+#: share of the frame's (``belote-table calibrate`` says SMALL under 23 %), and how much
+#: of its best index's rank and suit sign is seen (a person reads it from 80 %).
+CARD_SHARE_BANDS = ((0.0, 0.23, "under 23 %"), (0.23, 0.30, "23-30 %"),
+                    (0.30, 1.0, "30 % and over"))
+SHOWN_BANDS = ((0.0, 0.95, "80-95 % of the index seen"),
+               (0.95, 2.0, "95 % and more of the index seen"))
+
+
+def miss_breakdown(cards: list[dict], invented: list[dict] | None = None) -> dict:
+    """Where the readable cards the reader missed were: figures by camera blur, by
+    the card's size in the frame and by how much of its index was seen.
+
+    ``cards`` holds one dict per readable belote card of a frame: ``read`` (named
+    right), ``blur`` ("none", "focus", "motion": :func:`vision.render.degrade`),
+    ``share`` (the card's height over the frame's) and ``shown`` (the share seen of
+    its best index, see the renderer's ``index_shown``). ``invented`` holds one dict
+    per card named that is not in the frame, with the frame's ``blur``. Each group
+    gives ``cards``, ``missed``, ``invented`` and ``read_right`` (a percentage).
+    """
+    invented = invented or []
+
+    def figures(rows: list[dict], wrong: list[dict]) -> dict:
+        missed = sum(not r["read"] for r in rows)
+        return {"cards": len(rows), "missed": missed, "invented": len(wrong),
+                "read_right": round(100.0 * (len(rows) - missed) / len(rows), 2)
+                if rows else None}
+
+    def band(value: float, bands: tuple) -> str:
+        return next(name for low, high, name in bands if low <= value < high)
+
+    out: dict[str, dict] = {"all": figures(cards, invented)}
+    out["by camera blur"] = {
+        kind: figures([r for r in cards if r["blur"] == kind],
+                      [r for r in invented if r["blur"] == kind])
+        for kind in ("none", "focus", "motion")}
+    out["by card size"] = {
+        name: figures([r for r in cards if band(r["share"], CARD_SHARE_BANDS) == name], [])
+        for _, _, name in CARD_SHARE_BANDS}
+    out["by index seen"] = {
+        name: figures([r for r in cards if band(r["shown"], SHOWN_BANDS) == name], [])
+        for _, _, name in SHOWN_BANDS}
+    out["sharp, index fully seen"] = figures(
+        [r for r in cards if r["blur"] == "none" and r["shown"] >= SHOWN_BANDS[1][0]],
+        [r for r in invented if r["blur"] == "none"])
     return out
 
 
@@ -242,7 +306,7 @@ def make_table_set(out: str | Path, n: int, seed: int, decks: str = "french",
             annotations = film.scene.annotations(film.occluders)
             name = f"table-{decks}-{seed}-{len(labels):04d}.jpg"
             cv2.imwrite(str(out / name), degrade(frame, rng, 1.0),
-                        [cv2.IMWRITE_JPEG_QUALITY, 92])
+                        [cv2.IMWRITE_JPEG_QUALITY, SAVED_QUALITY])
             labels[name] = [_label_of(a) for a in annotations
                             if a["index_boxes"] or a["belote"] and a["visible_fraction"] > 0]
     (out / "labels.json").write_text(json.dumps(labels, indent=1) + "\n")

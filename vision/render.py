@@ -1125,7 +1125,8 @@ class TableScene:
     def annotations(self, occluders: list[Occluder] | tuple[Occluder, ...] = (),
                     min_index_visible: float = 0.6) -> list[dict[str, Any]]:
         """One dict per placed thing, bottom to top: code, quad, index_boxes,
-        visible_fraction, index_readable, readable, belote (see ``render_scene``)."""
+        visible_fraction, index_readable, index_shown, readable, belote (see
+        ``render_scene``)."""
         w, h = self.size
         owner = np.full((h, w), -1, np.int32)
         for k, item in enumerate(self._items):
@@ -1146,6 +1147,7 @@ class TableScene:
             visible = float(mine.sum() / max(full_area, area, 1))
             boxes: list[list[float]] = []
             readable: list[bool] = []  # for each box in ``boxes``
+            shown: list[float] = []  # for each box: the least seen of its rank and suit
             if item.kind == "card" and item.code != "BACK":
                 for quad, parts in zip(index_quads(item.style), index_part_quads(item.style),
                                        strict=True):
@@ -1163,12 +1165,14 @@ class TableScene:
                         x2, y2 = np.clip(pts.max(0), 0, [w - 1, h - 1])
                         boxes.append([float(x1), float(y1), float(x2), float(y2)])
                         # Readable by eye: most of its rank and of its suit sign seen.
-                        readable.append(all(
-                            self._seen_share(owner, k, part, item.H) >= READABLE_SHARE
-                            for part in parts))
+                        part_seen = min(self._seen_share(owner, k, part, item.H)
+                                        for part in parts)
+                        shown.append(round(min(part_seen, 1.0), 3))
+                        readable.append(part_seen >= READABLE_SHARE)
             out.append({"code": item.code, "quad": item.corners.astype(float).tolist(),
                         "index_boxes": boxes, "visible_fraction": round(visible, 4),
-                        "index_readable": readable, "readable": any(readable),
+                        "index_readable": readable, "index_shown": shown,
+                        "readable": any(readable),
                         "belote": item.kind == "card" and is_belote(item.code),
                         "kind": item.kind if item.code != "BACK" else "back",
                         "style": item.style, "id": item.id})
@@ -1177,14 +1181,25 @@ class TableScene:
 
 # --------------------------------------------------------------------------- scenes
 
-def degrade(frame: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
-    """Camera faults: blur (focus or motion), sensor noise and JPEG compression."""
+def degrade(frame: np.ndarray, rng: np.random.Generator, strength: float = 1.0,
+            faults: dict[str, Any] | None = None) -> np.ndarray:
+    """Camera faults: blur (focus or motion), sensor noise and JPEG compression.
+
+    When ``faults`` is a dict it is filled with what was done (the same random
+    draws either way, so the frame is the same): ``blur`` ("none", "focus" or
+    "motion"), ``blur_px`` (the focus blur's sigma, or the motion's length, in
+    pixels), ``noise`` (sigma), ``grey`` (black and white) and ``jpeg`` (the
+    quality, or None).
+    """
     out = frame
+    blur, blur_px = "none", 0.0
     r = rng.random()
     if r < 0.35 * strength:
-        out = cv2.GaussianBlur(out, (0, 0), float(rng.uniform(0.5, 1.8) * strength))
+        blur, blur_px = "focus", float(rng.uniform(0.5, 1.8) * strength)
+        out = cv2.GaussianBlur(out, (0, 0), blur_px)
     elif r < 0.5 * strength:
         k = int(rng.integers(3, 9))
+        blur, blur_px = "motion", float(k)
         kern = np.zeros((k, k), np.float32)
         kern[k // 2, :] = 1.0 / k
         M = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), float(rng.uniform(0, 180)), 1)
@@ -1199,14 +1214,20 @@ def degrade(frame: np.ndarray, rng: np.random.Generator, strength: float = 1.0) 
         n = cv2.resize(_noise(rng, ((h + 1) // 2, (w + 1) // 2, 3), sigma), (w, h),
                        interpolation=cv2.INTER_LINEAR)
         out = np.clip(out.astype(np.float32) + n, 0, 255).astype(np.uint8)
-    if rng.random() < 0.04 * strength:
+    grey = rng.random() < 0.04 * strength
+    if grey:
         # Some cameras and phone photos are black and white.
         out = cv2.cvtColor(cv2.cvtColor(out, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    quality = None
     if rng.random() < 0.8:
         q = int(rng.integers(int(95 - 55 * min(strength, 1)), 96))
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])
         if ok:
             out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+            quality = q
+    if faults is not None:
+        faults.update(blur=blur, blur_px=round(blur_px, 3), noise=round(sigma, 3), grey=grey,
+                      jpeg=quality)
     return out
 
 
@@ -1248,7 +1269,8 @@ def render_scene(rng: np.random.Generator, n_cards: int = 8,
                  style: DeckStyle | str | None = None, size: tuple[int, int] = (1280, 720),
                  negatives: bool = True, codes: list[str] | None = None,
                  hands: int | None = None, overlap: float = 0.6, degrade_strength: float = 1.0,
-                 background: str | None = None) -> tuple[np.ndarray, list[dict[str, Any]]]:
+                 background: str | None = None, faults: dict[str, Any] | None = None,
+                 ) -> tuple[np.ndarray, list[dict[str, Any]]]:
     """A synthetic camera frame of cards on a table, and what is in it.
 
     Returns ``(frame_bgr, annotations)``; each annotation is a dict:
@@ -1257,10 +1279,12 @@ def render_scene(rng: np.random.Generator, n_cards: int = 8,
     ([x1, y1, x2, y2] of each corner index that can be seen), ``visible_fraction``
     (share of the card not hidden by others, hands or the frame edge),
     ``index_readable`` (for each of ``index_boxes``: it shows its rank and its suit
-    sign, see :data:`READABLE_SHARE`), ``readable`` (one of them does), ``belote``
+    sign, see :data:`READABLE_SHARE`), ``index_shown`` (for each: the share seen of
+    the less seen of the two, 0 to 1), ``readable`` (one of them does), ``belote``
     (True only for the 32 cards). ``style`` None mixes decks; ``codes`` fixes the
     cards (otherwise ``n_cards`` distinct belote cards are drawn at random);
-    ``overlap`` near 0 spreads cards apart, near 1 lets them pile up.
+    ``overlap`` near 0 spreads cards apart, near 1 lets them pile up. ``faults``, a
+    dict, is filled with the camera faults the frame was given (see :func:`degrade`).
     """
     if codes is None:
         picked = rng.choice(len(BELOTE_CODES), size=min(n_cards, 32), replace=False)
@@ -1302,7 +1326,7 @@ def render_scene(rng: np.random.Generator, n_cards: int = 8,
     frame = scene.draw(occ)
     if rng.random() < 0.3:
         frame = _glare(frame, rng)
-    frame = degrade(frame, rng, degrade_strength)
+    frame = degrade(frame, rng, degrade_strength, faults)
     return frame, scene.annotations(occ)
 
 

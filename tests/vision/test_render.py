@@ -292,3 +292,49 @@ def test_a_hand_over_half_an_index_leaves_its_box_but_makes_it_unreadable():
     assert all(a["readable"] for a in found if a["visible_fraction"] > 0.995)
     hidden = [a for a in found if a["index_boxes"] and not a["readable"]]
     assert hidden and all(a["visible_fraction"] < 0.99 for a in hidden)
+
+
+def test_index_shown_is_how_much_of_the_rank_and_suit_is_seen():
+    table = TableScene(np.random.default_rng(3), background="felt", card_height=300)
+    table.place("KS", (640, 360), 0, "en-bicycle")
+    # A lone card shows both indices whole (up to the pixels' edges).
+    assert all(s >= 0.99 for s in table.annotations()[0]["index_shown"])
+    assert len(table.annotations()[0]["index_shown"]) == 2
+    style = get_style("en-bicycle")
+    scale = 300 / CARD_H
+    rank_bottom = 360 - 150 + (style.index_top + style.index_height + 3) * scale
+    table.place("7H", (640, rank_bottom + 150 + 2), 0, "en-bicycle")
+    ks = table.annotations()[0]
+    # The top-left index keeps its rank but its suit sign is covered: it shows little.
+    assert len(ks["index_shown"]) == len(ks["index_boxes"]) >= 1
+    assert max(ks["index_shown"]) < render.READABLE_SHARE
+    # Over many scenes, an index is readable exactly when it shows enough.
+    for seed in range(15):
+        _, notes = render_scene(np.random.default_rng(seed), n_cards=9, hands=2, overlap=0.8)
+        for a in notes:
+            assert len(a["index_shown"]) == len(a["index_readable"])
+            for shown, readable in zip(a["index_shown"], a["index_readable"], strict=True):
+                assert 0.0 <= shown <= 1.0
+                assert readable == (shown >= render.READABLE_SHARE)
+
+
+def test_degrade_says_which_camera_faults_it_gave_without_changing_the_frame():
+    frame = render_scene(np.random.default_rng(5), n_cards=3, degrade_strength=0.0)[0]
+    kinds = set()
+    for seed in range(30):
+        faults: dict = {}
+        told = render.degrade(frame, np.random.default_rng(seed), 1.0, faults)
+        untold = render.degrade(frame, np.random.default_rng(seed), 1.0)
+        assert np.array_equal(told, untold)
+        assert set(faults) == {"blur", "blur_px", "noise", "grey", "jpeg"}
+        kinds.add(faults["blur"])
+        assert (faults["blur_px"] == 0.0) == (faults["blur"] == "none")
+        if faults["blur"] == "motion":
+            assert faults["blur_px"] in range(3, 9)
+        assert faults["jpeg"] is None or 40 <= faults["jpeg"] <= 95
+    assert kinds == {"none", "focus", "motion"}
+    # render_scene passes the dict on: the same scene, with its faults told.
+    faults = {}
+    a = render_scene(np.random.default_rng(8), n_cards=4, faults=faults)[0]
+    assert np.array_equal(a, render_scene(np.random.default_rng(8), n_cards=4)[0])
+    assert faults["blur"] in {"none", "focus", "motion"}
