@@ -46,6 +46,7 @@ bench: test-venv browser
 	$(BIN)/python benchmarks/scorer.py
 	$(BIN)/belote-table vision bench
 	$(BIN)/python benchmarks/card_size.py
+	$(BIN)/python benchmarks/misses.py
 	$(BIN)/python benchmarks/render.py
 	$(BIN)/python benchmarks/pipeline.py
 	$(BIN)/python benchmarks/web.py
