@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def accuracy():
-    spec = importlib.util.spec_from_file_location("bench_accuracy",
-                                                  ROOT / "benchmarks" / "accuracy.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def accuracy(benchmark_script):
+    return benchmark_script("accuracy")
 
 
 def test_every_group_names_only_sets_the_benchmark_evaluates(accuracy):

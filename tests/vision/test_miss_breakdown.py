@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import cv2
 import pytest
@@ -16,8 +14,6 @@ from vision.evaluate import (
     miss_breakdown,
     synthetic_frames,
 )
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def card(read: bool, blur: str = "none", share: float = 0.25, shown: float = 1.0) -> dict:
@@ -65,13 +61,8 @@ def test_the_frames_told_are_the_frames_written(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def misses():
-    spec = importlib.util.spec_from_file_location("bench_misses",
-                                                  ROOT / "benchmarks" / "misses.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def misses(benchmark_script):
+    return benchmark_script("misses")
 
 
 def test_the_benchmark_counts_what_eval_counts(misses, tmp_path, monkeypatch):
