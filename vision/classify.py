@@ -64,6 +64,9 @@ def _session(path: Path, threads: int):
 class CardClassifier:
     """The ONNX corner classifier with its calibration."""
 
+    #: The most crops read in one run of the model (see :meth:`_read_turns`).
+    BATCH = 1024
+
     def __init__(self, model_path: str | Path | None = None, threads: int = 1) -> None:
         self.model_path = Path(model_path) if model_path else DEFAULT_MODEL
         if not self.model_path.is_file():
@@ -115,8 +118,14 @@ class CardClassifier:
                              f"got {channels}")
         if len(crops) == 0:
             return np.zeros((turns, 0, self.session.get_outputs()[0].shape[1] or 33), np.float32)
-        out = self.session.run(None, {self.input_name: model_input(crops, turns)})[0]
-        return out.reshape(turns, len(crops), -1)
+        # At most BATCH crops per run: a frame has far fewer, but calibration reads tens of
+        # thousands, and one run over them all holds every layer's output for all at once.
+        runs = []
+        for i in range(0, len(crops), self.BATCH):
+            part = crops[i:i + self.BATCH]
+            out = self.session.run(None, {self.input_name: model_input(part, turns)})[0]
+            runs.append(out.reshape(turns, len(part), -1))
+        return np.concatenate(runs, axis=1)
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """Calibrated class probabilities for crops (see :meth:`logits`)."""

@@ -439,3 +439,27 @@ def test_the_closer_look_decides_a_contradicted_read(reader, monkeypatch, look, 
     found = reader.read(np.full((720, 1280, 3), 90, np.uint8))
     assert sorted(looked) == sorted([ks, kc])
     assert sorted(d.code or "" for d in found) == sorted(c or "" for c in codes)
+
+
+def test_many_crops_are_read_in_batches_with_the_same_answers(reader, monkeypatch):
+    """Calibration reads tens of thousands of patches; they go through the model a
+    batch at a time (one run over them all held every layer's output for all: it was
+    killed at 24 GB), and the answers are those of one run."""
+    clf = reader.classifier
+    crops = np.random.default_rng(6).integers(0, 256, (37, 32, 32, 3), dtype=np.uint8)
+    whole = clf.logits(crops)
+    runs = []
+    real_run = clf.session.run
+
+    def counted(*args, **kwargs):
+        runs.append(1)
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(clf, "BATCH", 10)
+    monkeypatch.setattr(clf.session, "run", counted)
+    batched = clf.logits(crops)
+    assert len(runs) == 4  # 10 + 10 + 10 + 7
+    assert batched.shape == whole.shape == (37, len(clf.classes))
+    np.testing.assert_allclose(batched, whole, atol=1e-5)
+    looks = np.stack([crops[:7]] * 3)  # 3 boxes, 7 patches each: 21 patches
+    assert clf.look_logits(looks, 2).shape == (3, len(clf.classes))
