@@ -173,6 +173,10 @@ def _label_of(annotation: dict) -> str | dict:
     return {"label": code, "readable": False}
 
 
+#: The JPEG quality synthetic evaluation frames are saved at.
+SAVED_QUALITY = 92
+
+
 def synthetic_frames(n: int, seed: int, decks: str = "french", **scene: object):
     """The frames :func:`make_synthetic_set` writes, one at a time, with what is in them.
 
@@ -219,9 +223,6 @@ def make_synthetic_set(out: str | Path, n: int, seed: int, decks: str = "french"
     (out / "labels.json").write_text(json.dumps(labels, indent=1) + "\n")
     return out
 
-
-#: The JPEG quality synthetic evaluation frames are saved at.
-SAVED_QUALITY = 92
 
 #: The bands :func:`miss_breakdown` sorts a readable card into: the card's height as a
 #: share of the frame's (``belote-table calibrate`` says SMALL under 23 %), and how much

@@ -1226,8 +1226,8 @@ def degrade(frame: np.ndarray, rng: np.random.Generator, strength: float = 1.0,
             out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
             quality = q
     if faults is not None:
-        faults.update(blur=blur, blur_px=round(blur_px, 3), noise=round(sigma, 3), grey=grey,
-                      jpeg=quality)
+        faults.update(blur=blur, blur_px=round(blur_px, 3),
+                      noise=round(sigma, 3) if sigma > 0.5 else 0.0, grey=grey, jpeg=quality)
     return out
 
 

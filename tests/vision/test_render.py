@@ -332,6 +332,7 @@ def test_degrade_says_which_camera_faults_it_gave_without_changing_the_frame():
         if faults["blur"] == "motion":
             assert faults["blur_px"] in range(3, 9)
         assert faults["jpeg"] is None or 40 <= faults["jpeg"] <= 95
+        assert faults["noise"] == 0.0 or 0.5 < faults["noise"] <= 7.0  # none under 0.5
     assert kinds == {"none", "focus", "motion"}
     # render_scene passes the dict on: the same scene, with its faults told.
     faults = {}
