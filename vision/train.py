@@ -803,9 +803,7 @@ def calibrate_second_look(clf, look_x: np.ndarray, look_y: np.ndarray, temperatu
         return None
     # A closer box that half meets an index holds neither its card nor ``none``.
     unsure &= look_y != ds.AMBIGUOUS
-    rows = np.nonzero(unsure)[0]
-    z = np.concatenate([clf.look_logits(look_x[rows[i:i + 256]], turns)
-                        for i in range(0, len(rows), 256)])
+    z = clf.look_logits(look_x[unsure], turns)  # read a batch at a time (CardClassifier.BATCH)
     also, y = ds.shown(look_y[unsure]), ds.taught(look_y[unsure])
     t2 = fit_temperature(z, y)
     probs = _softmax(z / t2)
