@@ -78,11 +78,19 @@ def read_set(name: str, seed: int, decks: str, n: int) -> dict:
     return {"cards": cards, "invented": invented, "compared": compared, "matched": matched}
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 1, got {text}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--frames", type=int, default=None,
+    ap.add_argument("--frames", type=_positive, default=None,
                     help="frames of each set (default: all of them, as accuracy.py)")
-    ap.add_argument("--jobs", type=int, default=2, help="sets read at once (one core each)")
+    ap.add_argument("--jobs", type=_positive, default=2,
+                    help="sets read at once (one core each)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "misses.json")
     args = ap.parse_args(argv)
     sets = [s for s in SYNTHETIC if s[0] in GROUPS["random scenes"]]

@@ -91,3 +91,12 @@ def test_the_benchmark_counts_what_eval_counts(misses, tmp_path, monkeypatch):
 def test_card_share_is_the_faces_height_over_the_frames(misses):
     quad = [[100, 100], [160, 100], [160, 190], [100, 190]]
     assert misses.card_share(quad, 720) == pytest.approx(90 / 720)
+
+
+@pytest.mark.parametrize("args", [["--frames", "0"], ["--jobs", "-1"], ["--frames", "many"]])
+def test_the_benchmark_refuses_a_bad_count_and_writes_nothing(misses, tmp_path, capsys, args):
+    out = tmp_path / "m.json"
+    with pytest.raises(SystemExit) as stop:
+        misses.main([*args, "--out", str(out)])
+    assert stop.value.code == 2 and not out.exists()
+    assert args[0] in capsys.readouterr().err
