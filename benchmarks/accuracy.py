@@ -5,9 +5,9 @@
    ``cards/``) and on unseen synthetic table frames, French and English
    (``vision/data/eval-fr``, ``eval-en``: seeds 9001 and 9002, 150 frames each;
    ``eval2-fr``, ``eval2-en``: seeds 9401 and 9402, 300 each; written by
-   ``vision.evaluate.make_synthetic_set`` when missing), and on unseen frames of
+   ``vision.lab.evaluate.make_synthetic_set`` when missing), and on unseen frames of
    games in play (``table-fr``, ``table-en``: seeds 9201 and 9202, 300 frames each,
-   ``vision.evaluate.make_table_set``; ``mount-fr``, ``mount-en``: seeds 9211 and
+   ``vision.lab.evaluate.make_table_set``; ``mount-fr``, ``mount-en``: seeds 9211 and
    9212, ``mount2-fr``, ``mount2-en``: seeds 9411 and 9412, and ``mount3-fr``,
    ``mount3-en``: seeds 9511 and 9512, the cards' size of the recommended camera
    mount). Each group of sets is summed in ``totals``: cards, missed, invented,
@@ -41,14 +41,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from companion.cmd_calibrate import CARD_SHARE, GOOD_FROM  # noqa: E402
-from vision.dataset import REAL_CARDS, split_of  # noqa: E402
-from vision.evaluate import evaluate, make_synthetic_set, make_table_set  # noqa: E402
-from vision.labelfix import FIXES  # noqa: E402
+from vision.lab.dataset import REAL_CARDS, split_of  # noqa: E402
+from vision.lab.evaluate import evaluate, make_synthetic_set, make_table_set  # noqa: E402
+from vision.lab.labelfix import FIXES  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
 
 SYNTHETIC = (("eval-fr", 9001, "french", 150), ("eval-en", 9002, "english", 150),
              ("eval2-fr", 9401, "french", 300), ("eval2-en", 9402, "english", 300))
-# Frames of games in play (vision.evaluate.make_table_set): 300 of each deck, cards of
+# Frames of games in play (vision.lab.evaluate.make_table_set): 300 of each deck, cards of
 # every size the reader was made for (17-36 % of the frame's height), then at the
 # recommended mount (hardware/camera-mount.md: 24 %, 22-30 % for a camera a little off).
 TABLE = (("table-fr", 9201, "french", (0.17, 0.36)), ("table-en", 9202, "english", (0.17, 0.36)),
@@ -78,7 +78,7 @@ def mount_table(seed: int, share: tuple[float, float] = MOUNT_SHARE) -> dict:
     hardware/camera-mount.md)."""
     import numpy as np
 
-    from vision.virtual_table import random_table
+    from vision.lab.virtual_table import random_table
 
     table = random_table(np.random.default_rng([seed, 2026]), share)
     return {"background": table["background"], "light": round(table["light"], 3),
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         sets[f"real {name} (test split)"] = {k: found[k] for k in KEYS if k in found}
         if name == "scenes":
             # The same photos with the cards their labels leave out put back
-            # (vision/real_label_fixes.json: each one checked by eye).
+            # (vision/lab/real_label_fixes.json: each one checked by eye).
             found = evaluate(reader, REAL_CARDS / name, test_split, FIXES)
             sets[f"real {name} (test split, labels corrected)"] = {
                 k: found[k] for k in KEYS if k in found}

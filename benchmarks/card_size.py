@@ -4,7 +4,7 @@ The reader scales every frame to at most 640 pixels wide, so whether a card is
 read depends on its share of the frame's height, not on the camera's
 resolution. For each share, rendered 1280x720 frames of 4 belote cards lying
 apart (every deck style, table cloth, light, a slight tilt, and a camera's
-blur, noise and JPEG: ``vision.render.degrade``) are read by the shipped
+blur, noise and JPEG: ``vision.lab.render.degrade``) are read by the shipped
 reader; the cards read right and the cards invented are counted. The figures
 back the camera mount (hardware/camera-mount.md) and what ``belote-table
 calibrate`` says about the cards' size.
@@ -27,14 +27,14 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from vision.reader import CardReader  # noqa: E402
-from vision.render import (  # noqa: E402
+from vision.lab.render import (  # noqa: E402
     BELOTE_CODES,
     STYLES,
     TableScene,
     _spread_positions,
     degrade,
 )
+from vision.reader import CardReader  # noqa: E402
 
 SHARES = (0.07, 0.085, 0.10, 0.12, 0.14, 0.17, 0.19, 0.20, 0.22, 0.24, 0.27, 0.30, 0.35)
 SIZE = (1280, 720)

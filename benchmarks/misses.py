@@ -2,12 +2,12 @@
 
 ``benchmarks/accuracy.py`` counts the cards missed on the unseen random scenes
 (``eval-fr``, ``eval-en``, ``eval2-fr``, ``eval2-en``). This renders the same
-frames again from their seeds (``vision.evaluate.synthetic_frames``: the
+frames again from their seeds (``vision.lab.evaluate.synthetic_frames``: the
 renderer also says which camera faults each frame got and how much of each
 index is seen), checks them against the saved test frames when those are on
 disk, reads each with the shipped reader, and sorts the cards a person could
 read by camera blur (none, focus, motion), by the card's size in the frame and
-by how much of its index is seen (``vision.evaluate.miss_breakdown``).
+by how much of its index is seen (``vision.lab.evaluate.miss_breakdown``).
 
 Prints the figures and writes them to ``benchmarks/misses.json``.
 
@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from accuracy import GROUPS, SYNTHETIC  # noqa: E402
 
-from vision.evaluate import SAVED_QUALITY, miss_breakdown, synthetic_frames  # noqa: E402
+from vision.lab.evaluate import SAVED_QUALITY, miss_breakdown, synthetic_frames  # noqa: E402
 
 DATA = ROOT / "vision" / "data"
 

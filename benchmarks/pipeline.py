@@ -41,9 +41,9 @@ from companion.cmd_demo import compare  # noqa: E402
 from companion.cmd_run import TablePipeline  # noqa: E402
 from companion.service import TableService  # noqa: E402
 from companion.store import Store  # noqa: E402
+from vision.lab.virtual_table import VirtualTable  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
 from vision.tracker import PlayTracker  # noqa: E402
-from vision.virtual_table import VirtualTable  # noqa: E402
 
 
 class _TimedReader:
@@ -71,13 +71,13 @@ def run(args: argparse.Namespace, reader: CardReader, realtime: bool, folder: Pa
     table = VirtualTable(seed=args.seed, hands=args.hands, size=args.size, fps=args.fps,
                          realtime=realtime, inject_renonce=args.renonce,
                          table=getattr(args, "table", None))
-    # Camera faults on every frame (vision.render.degrade: blur, noise, JPEG) when asked.
+    # Camera faults on every frame (vision.lab.render.degrade: blur, noise, JPEG) when asked.
     faults = float(getattr(args, "faults", 0.0))
     fault_rng = None
     if faults > 0:
         import numpy as np
 
-        from vision.render import degrade
+        from vision.lab.render import degrade
         fault_rng = np.random.default_rng([args.seed, 7])
     store = Store(folder / f"bench-{'rt' if realtime else 'fast'}.db")
     bus = Bus()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.render import main  # noqa: E402
+from vision.lab.render import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main(["bench"]))

@@ -1,6 +1,6 @@
 """``belote-table demo``: the whole table with no hardware.
 
-The virtual table (``vision.virtual_table``) plays a seeded simulated game and
+The virtual table (``vision.lab.virtual_table``) plays a seeded simulated game and
 films it; every frame goes through the real pipeline: card reader (ONNX) ->
 play tracker -> table service (rules engine check, SQLite store, bus) -> web
 page and score display (its emulator). The bids cannot be seen, so they come
@@ -145,9 +145,9 @@ def main(argv: list[str]) -> int:
     from companion.cmd_run import TablePipeline, start_outputs
     from companion.service import TableService
     from companion.store import Store
+    from vision.lab.virtual_table import VirtualTable
     from vision.reader import CardReader
     from vision.tracker import PlayTracker
-    from vision.virtual_table import VirtualTable
 
     def say(line: str) -> None:
         if not args.quiet:

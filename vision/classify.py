@@ -51,7 +51,7 @@ def calibration_path(model_path: Path) -> Path:
     return model_path.with_suffix(".json")
 
 
-def _session(path: Path, threads: int):
+def make_session(path: Path, threads: int):
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -80,7 +80,7 @@ class CardClassifier:
         self.temperature = float(self.meta["temperature"])
         self.threshold = float(self.meta["threshold"])
         self.none_index = self.classes.index(NONE)
-        self.session = _session(self.model_path, threads)
+        self.session = make_session(self.model_path, threads)
         self.input_name = self.session.get_inputs()[0].name
 
     @property
@@ -129,7 +129,7 @@ class CardClassifier:
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """Calibrated class probabilities for crops (see :meth:`logits`)."""
-        return _softmax(self.logits(crops) / self.temperature)
+        return softmax(self.logits(crops) / self.temperature)
 
     @property
     def second_look(self) -> dict | None:
@@ -151,7 +151,7 @@ class CardClassifier:
         look = self.second_look
         if look is None:
             raise ValueError(f"{self.model_path.name}: this model has no second-look calibration")
-        return _softmax(self.look_logits(looks, int(look["turns"])) / float(look["temperature"]))
+        return softmax(self.look_logits(looks, int(look["turns"])) / float(look["temperature"]))
 
     def read_pairs(self, crops: np.ndarray) -> list[CardRead]:
         """Read cards from their corner pairs: crops of shape (N, 2, H, W)."""
@@ -222,7 +222,7 @@ class IndexDetector:
                  stride: int = 8, levels: int = 3, work_width: int = 640) -> None:
         if not model_path.is_file():
             raise FileNotFoundError(f"{model_path}: no such detector model")
-        self.session = _session(model_path, threads)
+        self.session = make_session(model_path, threads)
         self.heat_threshold = heat_threshold
         self.stride = stride
         self.levels = levels
@@ -304,14 +304,15 @@ class IndexDetector:
             fx, fy = cx + (px - window / 2) / k, cy + (py - window / 2) / k
             found = (fx - bw / k / 2, fy - bh / k / 2, fx + bw / k / 2, fy + bh / k / 2)
             # The same index, not a neighbour's: its centre lies in the first box.
-            if not (x1 <= fx <= x2 and y1 <= fy <= y2) or _iou(found, box) < 0.2:
+            if not (x1 <= fx <= x2 and y1 <= fy <= y2) or iou(found, box) < 0.2:
                 continue
             if best is None or heat[iy, ix] > best[1]:
                 best = (found, float(heat[iy, ix]))
         return best[0] if best is not None else None
 
 
-def _softmax(z: np.ndarray) -> np.ndarray:
+def softmax(z: np.ndarray) -> np.ndarray:
+    """Row-wise softmax of logits."""
     z = z - z.max(axis=1, keepdims=True)
     p = np.exp(z)
     return p / p.sum(axis=1, keepdims=True)
@@ -324,13 +325,14 @@ def box_intersection(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     return ix * iy
 
 
-def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+def iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    """Intersection over union of two boxes ``(x1, y1, x2, y2)``."""
     inter = box_intersection(a, b)
     union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
     return inter / union if union > 0 else 0.0
 
 
-def _merge_boxes(found, iou: float = 0.3):
+def _merge_boxes(found, overlap: float = 0.3):
     """Greedy non-maximum suppression: the surest box of each overlapping group.
 
     ``found`` holds ``(box, score, coarse)``; a ``coarse`` box (see
@@ -339,6 +341,6 @@ def _merge_boxes(found, iou: float = 0.3):
     """
     keep: list = []
     for box, score, _ in sorted(found, key=lambda f: (f[2], -f[1])):
-        if all(_iou(box, k[0]) < iou for k in keep):
+        if all(iou(box, k[0]) < overlap for k in keep):
             keep.append((box, score))
     return sorted(keep, key=lambda k: -k[1])

@@ -33,9 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("dir")
     e.add_argument("--model", help="classifier .onnx (default: the shipped model)")
     e.add_argument("--split", choices=("train", "calib", "test"),
-                   help="only the real photos of this split (see vision.dataset.split_of)")
+                   help="only the real photos of this split (see vision.lab.dataset.split_of)")
     e.add_argument("--fixes", metavar="FILE",
-                   help="corrections to DIR/labels.json (e.g. vision/real_label_fixes.json)")
+                   help="corrections to DIR/labels.json (e.g. vision/lab/real_label_fixes.json)")
 
     b = sub.add_parser("bench", help="time the reader; write benchmarks/vision.json")
     b.add_argument("--model", help="classifier .onnx (default: the shipped model)")
@@ -55,7 +55,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="train this exported float index classifier further instead of a "
                         "fresh one (index_classifier_fp32.onnx)")
     t.add_argument("--fixes", metavar="FILE",
-                   help="corrections to the real photos' labels (vision/real_label_fixes.json)")
+                   help="corrections to the real photos' labels (vision/lab/real_label_fixes.json)")
     t.add_argument("--aspect", type=float, default=1.0,
                    help="stretch training patches by up to this ratio of width to height "
                         "(1: none, as the first models; 1 to 2)")
@@ -103,12 +103,12 @@ def _read(args) -> int:
 
 
 def _eval(args) -> int:
-    from vision.evaluate import evaluate
+    from vision.lab.evaluate import evaluate
     from vision.reader import CardReader
 
     keep = None
     if args.split:
-        from vision.dataset import split_of
+        from vision.lab.dataset import split_of
 
         def keep(name: str) -> bool:
             return split_of(name) == args.split
@@ -123,7 +123,7 @@ def _eval(args) -> int:
 
 
 def _bench(args) -> int:
-    from vision import bench
+    from vision.lab import bench
 
     out = Path(args.out) if args.out else bench.OUT
     result = bench.run(args.model, frames=args.frames, out=out)
@@ -134,7 +134,7 @@ def _bench(args) -> int:
 
 def _train(args) -> int:
     try:
-        from vision import train
+        from vision.lab import train
     except ImportError as e:
         return _fail(f"training needs the train extra (pip install -e '.[train]'): {e}")
     parts = tuple(args.only) if args.only else train.PARTS

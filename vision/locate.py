@@ -192,7 +192,7 @@ def quad_center(quad: np.ndarray) -> tuple[float, float]:
 
 
 # --------------------------------------------------------------------------- index design
-# Design B reads corner indices directly: a small detector (see vision.train)
+# Design B reads corner indices directly: a small detector (see vision.lab.train)
 # marks each index's box, and the classifier reads a square patch around it,
 # at any rotation. It needs no card outline, so it copes with cards that
 # overlap, lie under a hand or stick out of the frame.

@@ -11,7 +11,7 @@ import pytest
 
 from companion.cmd_calibrate import main
 from vision.calibration import Calibration, CalibrationError
-from vision.render import render_background
+from vision.lab.render import render_background
 
 
 def _table_photo(path, corners):
@@ -74,7 +74,7 @@ def test_a_bad_calibration_file_says_what_is_wrong(tmp_path):
 
 def _felt_with_cards(path, card_share, n=4, seed=8):
     """A camera frame of green felt with ``n`` cards each ``card_share`` of its height."""
-    from vision.render import TableScene
+    from vision.lab.render import TableScene
 
     rng = np.random.default_rng(seed)
     scene = TableScene(rng, (1280, 720), background="felt", light=0.6,

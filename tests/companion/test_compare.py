@@ -8,7 +8,7 @@ import dataclasses
 
 from companion.cmd_demo import compare
 from scorer.events import CardCorrected, CardPlayed
-from vision.virtual_table import VirtualTable
+from vision.lab.virtual_table import VirtualTable
 
 TRUTH = list(VirtualTable(seed=3, hands=2).events)
 PLAYS = [i for i, e in enumerate(TRUTH) if isinstance(e, CardPlayed)]

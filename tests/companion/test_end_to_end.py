@@ -14,7 +14,7 @@ from companion.cmd_demo import compare
 from companion.store import Store
 from scorer.events import CardPlayed
 from scorer.game import replay
-from vision.virtual_table import VirtualTable
+from vision.lab.virtual_table import VirtualTable
 
 SEED = 4
 HANDS = 4

@@ -13,7 +13,7 @@ from companion.service import TableService
 from companion.store import Store
 from scorer.events import CardPlayed
 from scorer.simulate import simulate_game
-from vision.virtual_table import VirtualTable
+from vision.lab.virtual_table import VirtualTable
 
 
 def test_run_reads_a_folder_of_frames_into_the_open_game(tmp_path, capsys):

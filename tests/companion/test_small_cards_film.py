@@ -16,8 +16,8 @@ from companion.bus import Bus
 from companion.cmd_demo import compare
 from companion.store import Store
 from scorer.events import CardPlayed
-from vision.render import degrade
-from vision.virtual_table import VirtualTable
+from vision.lab.render import degrade
+from vision.lab.virtual_table import VirtualTable
 
 SEED = 43
 TABLE = {"background": "felt", "light": 1.23, "tilt": 0.005, "card_height": 0.165}

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.dataset import split_of
+from vision.lab.dataset import split_of
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
@@ -51,7 +51,7 @@ def held_out_scenes(real_cards) -> list[tuple[Path, list[str]]]:
 @pytest.fixture(scope="session")
 def table_frame():
     """A rendered 1280x720 table frame, cards apart, with its annotations."""
-    from vision.render import render_scene
+    from vision.lab.render import render_scene
 
     return render_scene(np.random.default_rng(4242), n_cards=6, negatives=False, hands=0,
                         overlap=0.0)

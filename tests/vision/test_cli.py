@@ -129,8 +129,8 @@ def test_eval_missing_folder_exits_2(capsys, tmp_path):
 
 
 def test_frames_of_games_in_play_are_labelled_as_the_reader_must_report_them(tmp_path, capsys):
-    """``vision.evaluate.make_table_set``: frames of a filmed game, with labels ``eval`` reads."""
-    from vision.evaluate import make_table_set
+    """``vision.lab.evaluate.make_table_set``: frames of a filmed game, labelled for ``eval``."""
+    from vision.lab.evaluate import make_table_set
 
     folder = make_table_set(tmp_path / "table", 6, 77, "english", every=40)
     labels = json.loads((folder / "labels.json").read_text())
@@ -148,7 +148,7 @@ def test_frames_of_games_in_play_are_labelled_as_the_reader_must_report_them(tmp
 
 
 def test_the_virtual_table_takes_its_table_and_camera_settings():
-    from vision.virtual_table import VirtualTable
+    from vision.lab.virtual_table import VirtualTable
 
     film = VirtualTable(seed=2, hands=1, size=(640, 360),
                         table={"background": "wood", "card_height": 0.3, "tilt": 0.02})

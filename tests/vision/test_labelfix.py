@@ -1,4 +1,4 @@
-"""Corrections to a folder's labels (``vision.labelfix``, ``vision eval --fixes``)."""
+"""Corrections to a folder's labels (``vision.lab.labelfix``, ``vision eval --fixes``)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from scorer.cards import CARD_CODES
 from vision.cli import main
-from vision.dataset import scene_labels
-from vision.labelfix import FIXES, LabelFixError, apply_fixes, load_fixes
+from vision.lab.dataset import scene_labels
+from vision.lab.labelfix import FIXES, LabelFixError, apply_fixes, load_fixes
 
 PHOTO = "IMG_20220921_195322.jpg"  # an ace of spades at its edge that the labels leave out
 

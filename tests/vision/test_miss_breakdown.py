@@ -7,7 +7,7 @@ import json
 import cv2
 import pytest
 
-from vision.evaluate import (
+from vision.lab.evaluate import (
     SAVED_QUALITY,
     evaluate,
     make_synthetic_set,

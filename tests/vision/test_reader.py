@@ -75,7 +75,7 @@ def test_a_single_card_photo_is_read_by_the_corner_model_then_by_the_indices(rea
     # model alone misses the photos whose warp cut an index off; the index
     # detector, looking anywhere in the picture, names most of those.
     from vision.classify import CORNER_MODEL
-    from vision.dataset import card_folder
+    from vision.lab.dataset import card_folder
     from vision.reader import CardReader
 
     corner_only = CardReader(CORNER_MODEL, threads=1)
@@ -96,7 +96,7 @@ def test_a_card_warped_across_the_picture_is_named(reader):
     squashed (here to half their width against their height): read_face names it."""
     import cv2
 
-    from vision.render import render_card
+    from vision.lab.render import render_card
 
     rng = np.random.default_rng(5)
     codes = ["7H", "QS", "AC", "TD", "KD", "9C", "JS", "8H"]
@@ -117,8 +117,8 @@ def test_read_face_stretches_the_picture_when_nothing_is_sure(reader, monkeypatc
     again at the other shape (w x h as h x w) and the answer's positions are scaled back."""
     import cv2
 
+    from vision.lab.render import render_card
     from vision.reader import CardReader
-    from vision.render import render_card
 
     face = render_card("QS", None, np.random.default_rng(6))
     h, w = face.shape[:2]
@@ -196,8 +196,8 @@ def test_second_look_reads_every_unsure_box_without_inventing(table_frame):
 def test_a_closer_look_tightens_a_loose_index_box(reader):
     """The detector run again on a loose box's surroundings, at the scale it boxes best,
     gives a box that fits the index better than the loose one, on far and near cards."""
-    from vision.classify import _iou
-    from vision.render import render_scene
+    from vision.classify import iou
+    from vision.lab.render import render_scene
 
     rng = np.random.default_rng(77)
     gains = []
@@ -212,7 +212,7 @@ def test_a_closer_look_tightens_a_loose_index_box(reader):
                 loose = (x1 - 0.3 * side, y1 - 0.1 * side, x2 + 0.2 * side, y2 + 0.35 * side)
                 closer = reader.detector.refine(gray, loose)
                 truth = (x1, y1, x2, y2)
-                gains.append(_iou(closer, truth) - _iou(loose, truth) if closer else -1.0)
+                gains.append(iou(closer, truth) - iou(loose, truth) if closer else -1.0)
     assert len(gains) >= 12
     assert np.median(gains) > 0.15
     assert np.mean(np.array(gains) > 0) >= 0.8
@@ -242,16 +242,16 @@ def test_the_shipped_classifier_is_8_bit_and_answers_as_its_float_model(reader, 
     eight = reader.classifier.logits(crops)
     full = CardClassifier.__new__(CardClassifier)
     full.__dict__.update(reader.classifier.__dict__)
-    from vision.classify import _session
+    from vision.classify import make_session
 
-    full.session = _session(float_path, 1)
+    full.session = make_session(float_path, 1)
     ref = full.logits(crops)
     assert (eight.argmax(1) == ref.argmax(1)).mean() >= 0.95
     assert np.abs(eight - ref).max() < 0.25 * np.abs(ref).max()
 
 
 def _probs(code: str, p: float) -> np.ndarray:
-    from vision.dataset import CLASSES
+    from vision.lab.dataset import CLASSES
 
     out = np.full(len(CLASSES), (1.0 - p) / (len(CLASSES) - 1))
     out[CLASSES.index(code)] = p
@@ -265,7 +265,7 @@ def _probs(code: str, p: float) -> np.ndarray:
     (0.90, 0.90, 9.0, False),   # too far apart for one card
 ])
 def test_two_doubtful_reads_of_one_card_name_it_together(p1, p2, gap, named):
-    from vision.dataset import CLASSES
+    from vision.lab.dataset import CLASSES
     from vision.reader import join_reads
 
     side = 30.0
@@ -282,7 +282,7 @@ def test_two_doubtful_reads_of_one_card_name_it_together(p1, p2, gap, named):
 
 
 def test_joined_reads_keep_sure_cards_and_drop_what_they_explain():
-    from vision.dataset import CLASSES
+    from vision.lab.dataset import CLASSES
     from vision.reader import join_reads
 
     none = len(CLASSES) - 1
@@ -340,7 +340,13 @@ def test_cards_smaller_than_the_reader_is_made_for_are_not_invented(reader):
     """A camera too high: cards 8.5 % of the frame's height, their indices at the
     detector's smallest. Some are read, none named wrong (before the floor on the
     index size: 2 of 72 cards invented on these frames)."""
-    from vision.render import BELOTE_CODES, TableScene, _spread_positions, degrade, french_styles
+    from vision.lab.render import (
+        BELOTE_CODES,
+        TableScene,
+        _spread_positions,
+        degrade,
+        french_styles,
+    )
 
     rng = np.random.default_rng(5)
     read = invented = 0
@@ -364,7 +370,7 @@ def _box_at(x: float, y: float, side: float = 30.0) -> tuple[float, float, float
 
 
 def test_rival_reads_lists_lone_sure_reads_one_card_would_contradict():
-    from vision.dataset import CLASSES
+    from vision.lab.dataset import CLASSES
     from vision.reader import rival_reads
 
     none = len(CLASSES) - 1
@@ -393,7 +399,7 @@ def test_rival_reads_lists_lone_sure_reads_one_card_would_contradict():
 ])
 def test_a_sure_read_the_frame_contradicts_is_looked_at_again(reader, monkeypatch, frame,
                                                                truth, rival):
-    """Rendered frames at the recommended mount (vision.evaluate.make_table_set, seeds 9211
+    """Rendered frames at the recommended mount (vision.lab.evaluate.make_table_set, seeds 9211
     and 9411) where the first read invents a card: the closer look takes it back."""
     from pathlib import Path
 
@@ -415,7 +421,7 @@ def test_a_sure_read_the_frame_contradicts_is_looked_at_again(reader, monkeypatc
 def test_the_closer_look_decides_a_contradicted_read(reader, monkeypatch, look, codes):
     """KS and KC each read surely at one box, a card's index spacing apart: both get the
     closer look, which keeps the KS; what it says of the KC box decides that read."""
-    from vision.dataset import CLASSES
+    from vision.lab.dataset import CLASSES
 
     ks, kc = _box_at(100, 100), _box_at(100 + 4 * 30, 100)
 

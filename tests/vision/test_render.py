@@ -1,4 +1,4 @@
-"""Tests of the synthetic card and table renderer (vision.render): seeded determinism,
+"""Tests of the synthetic card and table renderer (vision.lab.render): seeded determinism,
 every card in every deck style, annotations that agree with the pixels, French
 indices (R D V) against English ones (K Q J), and negatives never marked belote."""
 
@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import render
-from vision.render import (
+from vision.lab import render
+from vision.lab.render import (
     BELOTE_CODES,
     CARD_H,
     CARD_W,
@@ -70,7 +70,7 @@ def _rank_ink(face: np.ndarray, style) -> np.ndarray:
     return ink[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
 
 
-def _iou(a: np.ndarray, b: np.ndarray) -> float:
+def iou(a: np.ndarray, b: np.ndarray) -> float:
     b = cv2.resize(b, (a.shape[1], a.shape[0]), interpolation=cv2.INTER_AREA)
     a, b = a > 127, b > 127
     return float((a & b).sum() / max((a | b).sum(), 1))
@@ -83,7 +83,7 @@ def test_french_decks_print_r_d_v_and_english_decks_k_q_j(rank, french, english)
     for style in STYLES:
         ink = _rank_ink(render_card(rank + "S", style, rng), style)
         want, other = (french, english) if style.indices == "french" else (english, french)
-        assert _iou(ink, glyph(style.font, want)) > _iou(ink, glyph(style.font, other)) + 0.1, (
+        assert iou(ink, glyph(style.font, want)) > iou(ink, glyph(style.font, other)) + 0.1, (
             style.name, rank)
 
 
@@ -107,7 +107,7 @@ def test_index_ink_lies_inside_the_styles_index_box_at_both_corners():
 def test_ten_is_printed_as_10():
     style = STYLES[0]
     ink = _rank_ink(render_card("TD", style, np.random.default_rng(0)), style)
-    assert _iou(ink, glyph(style.font, "10")) > 0.6
+    assert iou(ink, glyph(style.font, "10")) > 0.6
 
 
 def test_scene_annotations_agree_with_pixels():
@@ -254,7 +254,7 @@ def test_renderer_runs_with_only_numpy_and_opencv():
         "            raise ImportError('blocked: ' + name)\n"
         "sys.meta_path.insert(0, Block())\n"
         "import numpy as np\n"
-        "from vision.render import render_scene, TableScene, hand_occluder\n"
+        "from vision.lab.render import render_scene, TableScene, hand_occluder\n"
         "frame, notes = render_scene(np.random.default_rng(0), n_cards=3)\n"
         "t = TableScene(np.random.default_rng(1)); t.place('TS', (640, 360), 5)\n"
         "t.draw([hand_occluder(np.random.default_rng(2))])\n"

@@ -12,9 +12,9 @@ torch = pytest.importorskip("torch")
 
 
 def test_a_few_training_steps_give_a_working_onnx_reader(tmp_path):
-    from vision import train
+    from vision.lab import train
+    from vision.lab.render import render_scene
     from vision.reader import CardReader
-    from vision.render import render_scene
 
     out = tmp_path / "models"
     summary = train.run(seed=3, steps=4, det_steps=2, scenes=3, out=out, real=False,
@@ -65,8 +65,8 @@ def test_a_few_training_steps_give_a_working_onnx_reader(tmp_path):
 @pytest.fixture(scope="module")
 def detector_boxes():
     """The shipped detector's boxes on four rendered frames (patches, labels, looks)."""
-    from vision import dataset as ds
     from vision.classify import DEFAULT_MODEL
+    from vision.lab import dataset as ds
 
     return ds.detector_samples(11, 4, DEFAULT_MODEL.with_name("index_detector.onnx"))
 
@@ -74,8 +74,8 @@ def detector_boxes():
 def test_detector_boxes_are_labelled_with_the_card_under_them(detector_boxes):
     """The shipped detector's boxes on rendered frames: a box on an index gets that
     card's label (the shipped classifier agrees), a box clear of every index ``none``."""
-    from vision import dataset as ds
     from vision.classify import CardClassifier
+    from vision.lab import dataset as ds
     from vision.locate import LOOKS
 
     crops, labels, looks, _ = detector_boxes
@@ -96,9 +96,9 @@ def test_second_look_is_calibrated_on_the_boxes_it_will_read(detector_boxes):
     """With every box unsure, the second look is fitted on all of them: a positive
     temperature, a threshold in range, most cards read surely and right, almost none
     wrong. With no box unsure there is nothing to fit."""
-    from vision import dataset as ds
-    from vision import train
     from vision.classify import CardClassifier
+    from vision.lab import dataset as ds
+    from vision.lab import train
 
     crops, _, looks, look_labels = detector_boxes
     clf = CardClassifier()
@@ -116,7 +116,7 @@ def test_second_look_is_calibrated_on_the_boxes_it_will_read(detector_boxes):
 
 
 def test_an_index_too_hidden_to_name_is_taught_as_none():
-    from vision import dataset as ds
+    from vision.lab import dataset as ds
 
     note = {"code": "KS", "index_boxes": [[0, 0, 10, 20], [50, 60, 60, 80]],
             "index_readable": [False, True]}
@@ -137,8 +137,8 @@ def test_an_index_too_hidden_to_name_is_taught_as_none():
 
 
 def test_naming_the_card_a_hidden_index_shows_is_no_calibration_mistake():
-    from vision import dataset as ds
-    from vision import train
+    from vision.lab import dataset as ds
+    from vision.lab import train
 
     # 1000 card reads, ten of them (halfway down) of a hidden index naming its card.
     n = 1000
@@ -157,7 +157,7 @@ def test_naming_the_card_a_hidden_index_shows_is_no_calibration_mistake():
 
 
 def test_a_box_is_labelled_by_the_index_it_meets():
-    from vision import dataset as ds
+    from vision.lab import dataset as ds
 
     truth = [((10, 10, 30, 40), 5), ((100, 100, 120, 130), 7)]
     assert ds.box_label((11, 12, 31, 41), truth) == 5
@@ -168,7 +168,7 @@ def test_a_box_is_labelled_by_the_index_it_meets():
 
 
 def test_training_is_seeded(tmp_path):
-    from vision import train
+    from vision.lab import train
 
     x = np.random.default_rng(0).integers(0, 255, size=(64, 32, 32), dtype=np.uint8)
     y = np.arange(64) % 33
@@ -181,7 +181,7 @@ def test_training_is_seeded(tmp_path):
 
 
 def test_temperature_and_threshold_fit_held_out_logits():
-    from vision import train
+    from vision.lab import train
 
     rng = np.random.default_rng(0)
     y = rng.integers(0, 33, size=500)
@@ -191,7 +191,7 @@ def test_temperature_and_threshold_fit_held_out_logits():
     overconfident = logits * 4
     t = train.fit_temperature(overconfident, y)
     assert t > 2.0  # scaling back down
-    probs = train._softmax(logits)
+    probs = train.softmax(logits)
     threshold = train.pick_threshold(probs, y, none_index=32)
     assert 0.5 <= threshold < 1.0
 
@@ -199,7 +199,7 @@ def test_temperature_and_threshold_fit_held_out_logits():
 def test_augmented_patches_are_sometimes_grey_and_zoomed():
     """The classifier's augmentation: some colour patches lose their colour (a grey
     diamond must still read as a diamond) and some are zoomed or shifted (a loose box)."""
-    from vision import train
+    from vision.lab import train
 
     rng = np.random.default_rng(0)
     patch = np.zeros((32, 32, 3), np.uint8)
@@ -217,7 +217,7 @@ def test_patches_and_detector_samples_are_stretched_only_when_asked():
     """``--aspect``: half the patches are stretched in width against height, by at most
     the ratio asked, and the detector's boxes follow its samples' stretch. At 1 (how the
     first models were trained) nothing is drawn, so the same seed gives the same patches."""
-    from vision import train
+    from vision.lab import train
 
     patch = np.zeros((32, 32), np.uint8)
     patch[10:22, 10:22] = 255  # a 12 x 12 square
@@ -257,8 +257,8 @@ def test_an_exported_classifier_is_taken_back_to_train_further(detector_boxes):
     """``--init``: the shipped ONNX classifier becomes a torch model again (its folded batch
     norms put back) that computes what onnxruntime computes, in evaluation mode exactly and
     in training mode all but exactly, so that training goes on from where it was."""
-    from vision import train
-    from vision.classify import DEFAULT_MODEL, _session
+    from vision.classify import DEFAULT_MODEL, make_session
+    from vision.lab import train
 
     crops, _, _, _ = detector_boxes
     half = len(crops) // 2
@@ -266,7 +266,7 @@ def test_an_exported_classifier_is_taken_back_to_train_further(detector_boxes):
     float_model = DEFAULT_MODEL.with_name(train.FLOAT_CLASSIFIER)
     model = train.classifier_from_onnx(float_model, crops[:half])
     x = crops[half:]
-    ref = _session(float_model, 1).run(None, {"image": np.ascontiguousarray(
+    ref = make_session(float_model, 1).run(None, {"image": np.ascontiguousarray(
         x.transpose(0, 3, 1, 2)).astype(np.float32) / 255})[0]
     t = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)).astype(np.float32) / 255)
     with torch.no_grad():
@@ -278,7 +278,7 @@ def test_an_exported_classifier_is_taken_back_to_train_further(detector_boxes):
         model.train()
         t_all = torch.from_numpy(np.ascontiguousarray(
             crops.transpose(0, 3, 1, 2)).astype(np.float32) / 255)
-        ref_all = _session(float_model, 1).run(None, {"image": t_all.numpy()})[0]
+        ref_all = make_session(float_model, 1).run(None, {"image": t_all.numpy()})[0]
         assert (model(t_all).numpy().argmax(1) == ref_all.argmax(1)).mean() >= 0.95
     with pytest.raises(ValueError, match="not an index classifier"):
         train.classifier_from_onnx(DEFAULT_MODEL.with_name("card_corner.onnx"), crops[:8])

@@ -30,7 +30,7 @@ import numpy as np
 from scorer.events import CardPlayed, Event
 from scorer.simulate import simulate_game
 from vision.calibration import Calibration
-from vision.render import TABLE_KINDS, TableScene, french_styles, get_style, hand_occluder
+from vision.lab.render import TABLE_KINDS, TableScene, french_styles, get_style, hand_occluder
 
 # Frame side of each seat when N sits at the top of the frame (hand_occluder's edges).
 EDGE = {"N": "N", "E": "E", "S": "S", "W": "W"}
@@ -106,7 +106,7 @@ class VirtualTable:
         self.realtime = realtime
         self.rng = np.random.default_rng(seed)
         if style in ("french", "english"):
-            from vision.render import english_styles
+            from vision.lab.render import english_styles
             styles = french_styles() if style == "french" else english_styles()
             deck = styles[int(self.rng.integers(len(styles)))]
         else:

@@ -13,7 +13,7 @@ needs a corner classifier, ``card_corner.onnx``, trained here too, so that
 
 Everything is seeded: ``belote-table vision train --seed 0`` renders the same
 synthetic frames, draws the same batches and gives the same weights (on the
-same torch build). The held-out real photos (:func:`vision.dataset.split_of`
+same torch build). The held-out real photos (:func:`vision.lab.dataset.split_of`
 ``== "test"``) never reach training; the ``calib`` ones fit the temperature and
 the threshold only. Torch is imported here and nowhere at run time.
 """
@@ -32,8 +32,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from vision import dataset as ds
-from vision.classify import MODELS, _softmax, model_input
+from vision.classify import MODELS, model_input, softmax
+from vision.lab import dataset as ds
 from vision.locate import CROP_H, CROP_W, INDEX_CROP, INDEX_PAD, INDEX_REGION
 
 DET_STRIDE = 8
@@ -480,7 +480,7 @@ def pick_threshold(probs: np.ndarray, y: np.ndarray, none_index: int,
     """Lowest confidence above which card reads are wrong at most ``max_error`` of the time.
 
     ``also``: for each sample, a second answer that is no mistake (the card a
-    hidden index shows, see :data:`vision.dataset.HIDDEN`), or -1."""
+    hidden index shows, see :data:`vision.lab.dataset.HIDDEN`), or -1."""
     pred = probs.argmax(1)
     conf = probs.max(1)
     cards = pred != none_index
@@ -512,7 +512,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
     ``parts`` picks which of the three models to (re)train; the data are drawn
     the same way whatever the choice, so training them one at a time gives the
     same weights as one run of all three. ``label_fixes`` corrects the real
-    photos' labels (see :mod:`vision.labelfix`); None takes them as they are.
+    photos' labels (see :mod:`vision.lab.labelfix`); None takes them as they are.
     ``aspect`` above 1 stretches training patches by up to that ratio of width to
     height (see :func:`_rotate_crop`); 1, as the first models were trained, draws nothing.
     """
@@ -530,7 +530,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
                              f"from its float model ({FLOAT_CLASSIFIER} beside it)")
         init_crc = f"{zlib.crc32(Path(init).read_bytes()):08x}"
     if label_fixes is not None:
-        from vision.labelfix import load_fixes
+        from vision.lab.labelfix import load_fixes
 
         load_fixes(label_fixes)  # a bad corrections file is refused before any work
     out = Path(out) if out else MODELS
@@ -752,17 +752,17 @@ def calibrate_index_classifier(out: Path, cal_x: np.ndarray, cal_y: np.ndarray, 
     boxes, with their labels) calibrate the second look on the boxes it is for:
     those whose first read is under the first threshold.
     """
-    from vision.classify import CardClassifier, _session
+    from vision.classify import CardClassifier, make_session
 
     clf = CardClassifier.__new__(CardClassifier)
     clf.meta = {"tta": TTA_TURNS, "channels": 3}
     clf.classes = list(ds.CLASSES)
-    clf.session = _session(out / "index_classifier.onnx", 1)
+    clf.session = make_session(out / "index_classifier.onnx", 1)
     clf.input_name = clf.session.get_inputs()[0].name
     cal_logits = clf.logits(cal_x)
     also, cal_y = ds.shown(cal_y), ds.taught(cal_y)
     temperature = fit_temperature(cal_logits, cal_y)
-    probs = _softmax(cal_logits / temperature)
+    probs = softmax(cal_logits / temperature)
     threshold = pick_threshold(probs, cal_y, ds.NONE_INDEX, INDEX_MAX_ERROR, also)
     result: dict = {"temperature": temperature, "threshold": threshold,
                     "calib_accuracy": float((probs.argmax(1) == cal_y).mean()),
@@ -797,7 +797,7 @@ def calibrate_second_look(clf, look_x: np.ndarray, look_y: np.ndarray, temperatu
     looks) is unsure: the boxes it will be used on.
     The threshold follows the same rule as the first read's (``INDEX_MAX_ERROR``).
     None when too few boxes are unsure to fit anything."""
-    first_read = _softmax(clf.logits(look_x[:, 0] if first is None else first) / temperature)
+    first_read = softmax(clf.logits(look_x[:, 0] if first is None else first) / temperature)
     unsure = first_read.max(axis=1) < threshold
     if unsure.sum() < 50:
         return None
@@ -806,7 +806,7 @@ def calibrate_second_look(clf, look_x: np.ndarray, look_y: np.ndarray, temperatu
     z = clf.look_logits(look_x[unsure], turns)  # read a batch at a time (CardClassifier.BATCH)
     also, y = ds.shown(look_y[unsure]), ds.taught(look_y[unsure])
     t2 = fit_temperature(z, y)
-    probs = _softmax(z / t2)
+    probs = softmax(z / t2)
     th2 = pick_threshold(probs, y, ds.NONE_INDEX, INDEX_MAX_ERROR, also)
     pred, conf = probs.argmax(1), probs.max(1)
     sure = (pred != ds.NONE_INDEX) & (conf >= th2)
@@ -817,7 +817,7 @@ def calibrate_second_look(clf, look_x: np.ndarray, look_y: np.ndarray, temperatu
 
 def synthetic_corner_crops(seed: int, n_faces: int) -> tuple[np.ndarray, np.ndarray]:
     """Design A's training crops: rendered faces (every style), outline jittered."""
-    from vision.render import NEGATIVE_CODES, render_card
+    from vision.lab.render import NEGATIVE_CODES, render_card
 
     rng = np.random.default_rng(seed)
     codes = list(ds.CARD_CODES) + list(NEGATIVE_CODES)
@@ -848,7 +848,7 @@ def _train_design_a(seed: int, steps: int, out: Path, rng: np.random.Generator, 
                        dynamic_hw=False)
     logits = _logits(model, cx)
     temperature = fit_temperature(logits, cy)
-    probs = _softmax(logits / temperature)
+    probs = softmax(logits / temperature)
     threshold = pick_threshold(probs, cy, ds.NONE_INDEX)
     meta = {"design": "A", "classes": list(ds.CLASSES), "temperature": temperature,
             "threshold": threshold, "crop_w": CROP_W, "crop_h": CROP_H,

@@ -1,8 +1,8 @@
-"""Rebuild the glyph atlases under vision/assets/ that the card renderer composes from.
+"""Rebuild the glyph atlases under vision/lab/assets/ that the card renderer composes from.
 
 Run once, in the training environment (it needs Pillow, which the runtime does not):
 
-    .venv/bin/python -m vision.make_assets
+    .venv/bin/python -m vision.lab.make_assets
 
 Each font gives one greyscale PNG: a row of fixed-size cells, one glyph per cell,
 white ink on black, in the order of ``GLYPHS``. ``atlases.json`` names the fonts,

@@ -2,8 +2,8 @@
 the virtual table.
 
 Everything here needs only numpy and OpenCV (the virtual table runs on the Pi): the
-index and suit glyphs come from small pre-rendered atlases in ``vision/assets/``
-(rebuilt by ``vision/make_assets.py``) and from OpenCV's Hershey fonts; pips, court
+index and suit glyphs come from small pre-rendered atlases in ``vision/lab/assets/``
+(rebuilt by ``vision/lab/make_assets.py``) and from OpenCV's Hershey fonts; pips, court
 art, backs, table cloths, hands and clutter are drawn procedurally.
 
 Every random choice comes from the numpy ``Generator`` passed in, so the same seed
@@ -57,7 +57,7 @@ class DeckStyle:
 
     name: str
     indices: str  # "french" or "english"
-    font: str  # an atlas in vision/assets, or "hershey-<name>" for OpenCV's fonts
+    font: str  # an atlas in vision/lab/assets, or "hershey-<name>" for OpenCV's fonts
     index_height: int = 38
     paper: tuple[int, int, int] = (238, 243, 246)
     red: tuple[int, int, int] = (40, 30, 200)
@@ -167,7 +167,7 @@ def _check_code(code: str) -> None:
 def _atlas_meta() -> dict[str, Any]:
     path = ASSETS / "atlases.json"
     if not path.exists():
-        raise RenderError(f"{path}: missing glyph atlases (run python -m vision.make_assets)")
+        raise RenderError(f"{path}: missing glyph atlases (run python -m vision.lab.make_assets)")
     return json.loads(path.read_text())
 
 
@@ -1384,14 +1384,14 @@ def bench(out: Path | None = None, repeat: int = 40) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m vision.render bench`` prints figures and writes benchmarks/render.json;
-    ``python -m vision.render samples DIR [N] [SEED]`` writes N frames with their
+    """``python -m vision.lab.render bench`` prints figures and writes benchmarks/render.json;
+    ``python -m vision.lab.render samples DIR [N] [SEED]`` writes N frames with their
     annotations (DIR/scene_000.jpg + DIR/annotations.json)."""
     import sys
 
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["bench"]:
-        out = Path(__file__).resolve().parent.parent / "benchmarks" / "render.json"
+        out = Path(__file__).resolve().parents[2] / "benchmarks" / "render.json"
         print(json.dumps(bench(out), indent=1))
         print(f"wrote {out}")
         return 0
@@ -1409,7 +1409,7 @@ def main(argv: list[str] | None = None) -> int:
         (folder / "annotations.json").write_text(json.dumps(labels, indent=1) + "\n")
         print(f"wrote {n} frames to {folder}")
         return 0
-    print("usage: python -m vision.render bench | samples DIR [N] [SEED]", file=sys.stderr)
+    print("usage: python -m vision.lab.render bench | samples DIR [N] [SEED]", file=sys.stderr)
     return 2
 
 

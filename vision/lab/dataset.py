@@ -8,7 +8,7 @@ it will see. Sources:
   photo, labelled from the photo's corner-index boxes; each photo belongs to
   one split (``train``, ``calib`` or ``test``) by a hash of its name, so the
   held-out photos never reach training;
-* the synthetic renderer (:mod:`vision.render`): card faces in French and
+* the synthetic renderer (:mod:`vision.lab.render`): card faces in French and
   English styles with a jittered outline, and negatives (backs, 2-6 cards).
 
 Labels are indices into :data:`CLASSES` (the 32 cards, then ``none``).
@@ -31,7 +31,7 @@ CLASSES: tuple[str, ...] = (*CARD_CODES, "none")
 NONE_INDEX = len(CARD_CODES)
 CLASS_INDEX = {c: i for i, c in enumerate(CLASSES)}
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REAL_CARDS = ROOT.parent / "shared" / "data" / "real-cards"
 
 # Share of real photos in each split; "test" is the held-out part behind the
@@ -79,11 +79,11 @@ def jitter_quad(quad: np.ndarray, rng: np.random.Generator, amount: float) -> np
 
 
 def scene_labels(root: Path = REAL_CARDS, fixes: Path | None = None) -> dict[str, list[dict]]:
-    """The real photos' labels, corrected by ``fixes`` (see :mod:`vision.labelfix`) if given."""
+    """The real photos' labels, corrected by ``fixes`` (see :mod:`vision.lab.labelfix`) if given."""
     labels = json.loads((root / "scenes" / "labels.json").read_text())
     if fixes is None:
         return labels
-    from vision.labelfix import apply_fixes, load_fixes
+    from vision.lab.labelfix import apply_fixes, load_fixes
 
     return apply_fixes(labels, load_fixes(fixes), objects=True, belote=set(CARD_CODES),
                        source=str(root / "scenes" / "labels.json"))
@@ -305,7 +305,7 @@ def index_truth(annotation: dict) -> list[tuple[list[float], int]]:
 
 def _training_scene(rng: np.random.Generator):
     """One rendered table frame as training draws them: 1-12 cards, any overlap, 0-2 hands."""
-    from vision.render import render_scene
+    from vision.lab.render import render_scene
 
     return render_scene(rng, n_cards=int(rng.integers(1, 13)),
                         overlap=float(rng.uniform(0.0, 0.8)), hands=int(rng.integers(0, 3)))
@@ -350,7 +350,7 @@ def real_index_samples(split: str, rng: np.random.Generator, crops_per_box: int 
                        fixes: Path | None = None, detector: Path | None = None):
     """Real photos of one split for design B: grey photos and boxes, colour index crops.
 
-    ``fixes``: corrections to the photos' labels (:mod:`vision.labelfix`).
+    ``fixes``: corrections to the photos' labels (:mod:`vision.lab.labelfix`).
     With ``looks`` a fifth item holds each crop's second-look patches (see
     :func:`vision.locate.look_crops`), cut at the same jittered box, or, given
     the index ``detector``, at the box it finds there on a closer look (as the
@@ -447,9 +447,9 @@ def box_label(box, truth) -> int:
     """The class of what a box holds, given the true index boxes ``[(box, class), ...]``:
     the card of an index it meets (IoU >= 0.3), ``none`` well clear of every index
     (IoU < 0.05), otherwise :data:`AMBIGUOUS`."""
-    from vision.classify import _iou
+    from vision.classify import iou
 
-    best, y = max(((_iou(tuple(box), tuple(t)), y) for t, y in truth),
+    best, y = max(((iou(tuple(box), tuple(t)), y) for t, y in truth),
                   default=(0.0, NONE_INDEX))
     if best >= 0.3:
         return y
@@ -484,5 +484,5 @@ def load_synthetic(path: Path):
 if __name__ == "__main__":
     import sys
 
-    # python -m vision.dataset SEED N OUT: render one shard of synthetic scenes.
+    # python -m vision.lab.dataset SEED N OUT: render one shard of synthetic scenes.
     print(cache_synthetic(int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])))

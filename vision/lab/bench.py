@@ -17,12 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "benchmarks" / "vision.json"
 
 
 def _frames(n: int, seed: int) -> list[np.ndarray]:
-    from vision.render import render_scene
+    from vision.lab.render import render_scene
 
     rng = np.random.default_rng(seed)
     return [render_scene(rng, n_cards=8, negatives=False, hands=0, overlap=0.2)[0]
@@ -36,7 +36,7 @@ def run(model_path: str | Path | None = None, frames: int = 10, repeats: int = 3
     from vision.reader import CardReader
 
     images = _frames(frames, seed)
-    result: dict = {"frame": "1280x720, 8 belote cards (vision.render, top-down)",
+    result: dict = {"frame": "1280x720, 8 belote cards (vision.lab.render, top-down)",
                     "frames": frames, "machine": platform.machine(),
                     "processor": platform.processor() or platform.machine()}
     for threads in (1, 2):

@@ -3,7 +3,7 @@
 The real photos' labels (``shared/data/real-cards/scenes/labels.json``) come
 from their authors and leave out some cards (an ace at a photo's edge, an
 index upside down). The corrections found on review are kept in
-``vision/real_label_fixes.json``; the labels file itself is never changed.
+``vision/lab/real_label_fixes.json``; the labels file itself is never changed.
 A fix names its photo and either adds a box (``add``) or changes the label of
 the box at a given position (``relabel``, only while it still says ``from``):
 a fix that no longer matches the labels is refused, naming the photo, rather

@@ -8,7 +8,7 @@ Two folder layouts are understood, whoever made them:
   NOT report. The full reader runs on every image; the answer gives
   ``images``, ``precision``, ``recall``, ``perfect_images`` (share of images
   whose reported set equals the true set of belote cards) and ``confusions``.
-  ``fixes`` (a corrections file, see :mod:`vision.labelfix`) corrects the
+  ``fixes`` (a corrections file, see :mod:`vision.lab.labelfix`) corrects the
   labels first, without touching ``labels.json``. A label object with
   ``"readable": false`` is a card in the frame that no one could name there
   (its rank or suit sign hidden): it still counts in the figures above, and
@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from scorer.cards import CARD_CODES
-from vision.labelfix import LabelFixError, apply_fixes, load_fixes
+from vision.lab.labelfix import LabelFixError, apply_fixes, load_fixes
 from vision.reader import CardReader, load_image
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
@@ -182,12 +182,12 @@ def synthetic_frames(n: int, seed: int, decks: str = "french", **scene: object):
 
     Yields ``(name, frame, annotations, faults)``: the image's name, the BGR frame
     before it is saved, the renderer's annotations (see
-    :func:`vision.render.render_scene`) and the camera faults it was given (see
-    :func:`vision.render.degrade`). The same ``seed`` gives the same frames.
+    :func:`vision.lab.render.render_scene`) and the camera faults it was given (see
+    :func:`vision.lab.render.degrade`). The same ``seed`` gives the same frames.
     """
     import numpy as np
 
-    from vision.render import english_styles, french_styles, render_scene
+    from vision.lab.render import english_styles, french_styles, render_scene
 
     styles = french_styles() if decks == "french" else english_styles()
     rng = np.random.default_rng(seed)
@@ -238,7 +238,7 @@ def miss_breakdown(cards: list[dict], invented: list[dict] | None = None) -> dic
     the card's size in the frame and by how much of its index was seen.
 
     ``cards`` holds one dict per readable belote card of a frame: ``read`` (named
-    right), ``blur`` ("none", "focus", "motion": :func:`vision.render.degrade`),
+    right), ``blur`` ("none", "focus", "motion": :func:`vision.lab.render.degrade`),
     ``share`` (the card's height over the frame's) and ``shown`` (the share seen of
     its best index, see the renderer's ``index_shown``). ``invented`` holds one dict
     per card named that is not in the frame, with the frame's ``blur``. Each group
@@ -278,19 +278,19 @@ def make_table_set(out: str | Path, n: int, seed: int, decks: str = "french",
 
     Where :func:`make_synthetic_set` piles cards, backs, jokers, coins and
     hands at random, this films the table as it is during a game
-    (:class:`vision.virtual_table.VirtualTable`, one hand per game): each
+    (:class:`vision.lab.virtual_table.VirtualTable`, one hand per game): each
     player's card slid in by a hand and lying in front of them, hands passing
     over, the trick swept away. Each game gets its own table and camera (cloth,
     light, tilt as the scenes'; a card's height over the frame's drawn from
     ``card_share``, by default the scenes' range), and every ``every``-th frame
     (from a random start) is kept, degraded as a camera would (blur, noise,
-    JPEG: :func:`vision.render.degrade`). Labels as :func:`make_synthetic_set`'s.
+    JPEG: :func:`vision.lab.render.degrade`). Labels as :func:`make_synthetic_set`'s.
     """
     import cv2
     import numpy as np
 
-    from vision.render import degrade
-    from vision.virtual_table import VirtualTable, random_table
+    from vision.lab.render import degrade
+    from vision.lab.virtual_table import VirtualTable, random_table
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -317,7 +317,7 @@ def make_table_set(out: str | Path, n: int, seed: int, decks: str = "french",
 if __name__ == "__main__":
     import sys
 
-    # python -m vision.evaluate OUT N SEED french|english [table [LOW HIGH]]: write a
+    # python -m vision.lab.evaluate OUT N SEED french|english [table [LOW HIGH]]: write a
     # synthetic eval folder (random scenes, or with "table" frames of games in play, the
     # cards LOW to HIGH of the frame's height).
     if sys.argv[5:6] == ["table"]:
