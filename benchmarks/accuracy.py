@@ -19,7 +19,7 @@
    (``benchmarks/pipeline.py``'s run), and games filmed with the camera a little
    high (a card 16-23 % of the frame's height: what ``belote-table calibrate``
    calls SMALL); for each, the number of differences
-   from the simulator (``companion.cmd_demo.compare``: cards, tricks, scores;
+   from the simulator (``companion.pipeline.compare``: cards, tricks, scores;
    one early slip drags the later cards along).
 
 Prints the figures and writes them to ``benchmarks/accuracy.json``.
@@ -40,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from companion.cmd_calibrate import CARD_SHARE, GOOD_FROM  # noqa: E402
+from vision.card_size import CARD_SHARE, GOOD_FROM  # noqa: E402
 from vision.lab.dataset import REAL_CARDS, split_of  # noqa: E402
 from vision.lab.evaluate import evaluate, make_synthetic_set, make_table_set  # noqa: E402
 from vision.lab.labelfix import FIXES  # noqa: E402

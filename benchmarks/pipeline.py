@@ -37,8 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from companion.bus import Bus  # noqa: E402
-from companion.cmd_demo import compare  # noqa: E402
-from companion.cmd_run import TablePipeline  # noqa: E402
+from companion.pipeline import TablePipeline, compare  # noqa: E402
 from companion.service import TableService  # noqa: E402
 from companion.store import Store  # noqa: E402
 from vision.lab.virtual_table import VirtualTable  # noqa: E402

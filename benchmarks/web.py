@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         # A game in the middle of a hand: the state messages have their real size.
         for e in events[1:20]:
             service.submit(e, source="simulator")
-        app = create_app({"SERVICE": service})
+        app = create_app(service)
         server = serve(app, port=0)
         state = service.state_json()
         size = len(json.dumps(state))

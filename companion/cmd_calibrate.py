@@ -75,6 +75,7 @@ def main(argv: list[str]) -> int:
     import cv2
 
     from vision.calibration import Calibration, CalibrationError
+    from vision.card_size import check_card_size
 
     try:
         frame = _first_frame(args)
@@ -94,47 +95,3 @@ def main(argv: list[str]) -> int:
     ok, message = check_card_size(frame)
     print(message, file=sys.stdout if ok else sys.stderr)
     return 0
-
-
-# The card reader is made for cards 17-36 % of the frame's height (what it was trained
-# on) and reads best from 24 % (cards 24-35 %: 1280 of 1280 read, none invented;
-# 17-22 %: 1264 of 1280, 2 invented; benchmarks/card_size.py). A corner index's box is
-# about a quarter of the card's height (0.24-0.26 on rendered frames), so the card's
-# share is told from its indices'. Below CARD_SHARE[0] most cards would wait unread;
-# from there to GOOD_FROM some do.
-CARD_SHARE = (0.16, 0.40)
-GOOD_FROM = 0.23
-INDEX_PER_CARD = 0.25
-
-
-def check_card_size(frame) -> tuple[bool, str]:
-    """Whether the cards in ``frame`` are of a size the card reader reads, and a line for
-    the organiser saying so (or what to do). False when none is seen, or too small or
-    too large."""
-    from vision.reader import CardReader
-
-    sides, needed = CardReader().index_sizes(frame)
-    low, high = CARD_SHARE
-    if not sides:
-        return False, ("cards: none seen. Put a card down in front of each seat and calibrate "
-                       f"again: the card reader needs each card to fill {100 * low:.0f} to "
-                       f"{100 * high:.0f} % of the frame's height (hardware/camera-mount.md)")
-    card = sides[len(sides) // 2] / INDEX_PER_CARD
-    unreadable = sum(s < needed for s in sides)
-    size = (f"cards: about {100 * card:.0f} % of the frame's height ({len(sides)} corner "
-            f"indices seen; the card reader reads cards best from {100 * GOOD_FROM:.0f} to "
-            f"{100 * high:.0f} %)")
-    if card < low:
-        return False, (f"{size}: TOO SMALL to be read. Bring the camera lower or zoom in "
-                       "(run --zoom, hardware/camera-mount.md)")
-    if card < GOOD_FROM:
-        return False, (f"{size}: SMALL: a few cards in a hundred may wait unread. Zoom in "
-                       f"a little or bring the camera lower, to {100 * GOOD_FROM:.0f} % or more "
-                       "(run --zoom, hardware/camera-mount.md)")
-    if card > high:
-        return False, (f"{size}: TOO LARGE: the played cards may leave the frame. Raise the "
-                       "camera or zoom out (hardware/camera-mount.md)")
-    if unreadable:
-        return True, (f"{size}: good; {unreadable} of the indices are too small to read: "
-                      "cards at the edge of the frame or half hidden?")
-    return True, f"{size}: good"

@@ -78,63 +78,6 @@ def _describe(msg_data: dict[str, Any]) -> str:
     return f"#{msg_data['seq']:<4} [{source}] {text}"
 
 
-def _plays(state: dict[str, Any]) -> list[tuple[str, str | None]]:
-    """(seat, card) of every play of a replayed game, corrections applied."""
-    plays = [tuple(p.split(":")) for h in state["hands"] for p in h["record"].get("plays", [])]
-    if state["phase"] == "play":  # the hand in progress
-        plays += [(seat, card) for t in state["tricks"]
-                  for seat, card in zip(t["seats"], t["cards"], strict=True)]
-        plays += [(c["seat"], c["card"]) for c in state["current_trick"]["cards"]]
-    # A hand record writes an unknown card as "?"; the replayed tricks as None.
-    return [(seat, None if card == "?" else card) for seat, card in plays]
-
-
-def compare(truth_events: list[Any], stored_events: list[Any]) -> list[str]:
-    """Every difference between the simulator's game and the stored one: cards
-    and seats, trick leaders and winners, hand results and scores.
-
-    The stored game is compared as the store replays it: a card the camera
-    played as unknown and named later (a ``CardCorrected``) counts as that
-    card; one still unknown is a difference.
-    """
-    from scorer.events import CardCorrected
-    from scorer.game import replay
-
-    problems = []
-    want_state, got_state = replay(truth_events).to_json(), replay(stored_events).to_json()
-    true_plays, got_plays = _plays(want_state), _plays(got_state)
-    for i, (want, got) in enumerate(zip(true_plays, got_plays, strict=False)):
-        if want != got:
-            problems.append(f"card {i + 1}: simulator {want[0]}:{want[1]}, "
-                            f"stored {got[0]}:{got[1] or '??'}")
-    if len(true_plays) != len(got_plays):
-        problems.append(f"{len(true_plays)} cards played, {len(got_plays)} stored")
-
-    def kinds(events: list[Any]) -> list[str]:
-        return [type(e).__name__ for e in events if not isinstance(e, CardCorrected)]
-
-    if kinds(truth_events) != kinds(stored_events):
-        problems.append("the stored events are not the simulator's events")
-    for k, (want, got) in enumerate(zip(want_state["hands"], got_state["hands"], strict=False)):
-        wr, gr = want["result"], got["result"]
-        for t, (wt, gt) in enumerate(zip(wr.get("tricks") or [], gr.get("tricks") or [],
-                                         strict=False)):
-            if (wt["leader"], wt["winner"], wt["points"]) != (gt["leader"], gt["winner"],
-                                                             gt["points"]):
-                problems.append(f"hand {k + 1} trick {t + 1}: simulator {wt}, stored {gt}")
-        for key in ("contract", "points", "score", "made", "belote", "renonces"):
-            if wr.get(key) != gr.get(key):
-                problems.append(f"hand {k + 1} {key}: simulator {wr.get(key)}, "
-                                f"stored {gr.get(key)}")
-    if len(want_state["hands"]) != len(got_state["hands"]):
-        problems.append(f"{len(want_state['hands'])} hands played, "
-                        f"{len(got_state['hands'])} stored")
-    if want_state["scores"] != got_state["scores"]:
-        problems.append(f"final score: simulator {want_state['scores']}, "
-                        f"stored {got_state['scores']}")
-    return problems
-
-
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     size = _size(args.size)
@@ -142,7 +85,8 @@ def main(argv: list[str]) -> int:
         raise SystemExit("belote-table demo: --hands must be at least 1")
 
     from companion.bus import Bus
-    from companion.cmd_run import TablePipeline, start_outputs
+    from companion.outputs import start_outputs
+    from companion.pipeline import TablePipeline, compare
     from companion.service import TableService
     from companion.store import Store
     from vision.lab.virtual_table import VirtualTable

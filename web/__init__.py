@@ -1,8 +1,9 @@
 """The club's web page: live table, history, set-up, corrections, API, SSE.
 
-``create_app(config)`` builds the Flask application around a running
-``companion.service.TableService`` (``config["SERVICE"]``); ``serve(app)``
-runs it with waitress in a background thread. Everyone on the club's network
+``create_app(service, config)`` builds the Flask application around a running
+``companion.service.TableService``, which brings its store and bus: the web
+page is given them, it never opens a table of its own. ``serve(app)`` runs it
+with waitress in a background thread. Everyone on the club's network
 may watch; every change needs the table's PIN.
 """
 
@@ -13,13 +14,16 @@ import logging
 import secrets
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Flask, request, session
 from flask_babel import Babel
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from flask_wtf.csrf import CSRFProtect
+
+if TYPE_CHECKING:
+    from companion.service import TableService
 
 HERE = Path(__file__).resolve().parent
 LANGUAGES = ("fr", "en")
@@ -45,13 +49,13 @@ def _security_headers(response: Any) -> Any:
     return response
 
 
-def create_app(config: dict[str, Any] | None = None) -> Flask:
-    """Build the web application. ``config["SERVICE"]`` is the table service.
+def create_app(service: TableService, config: dict[str, Any] | None = None) -> Flask:
+    """Build the web application around ``service``, the running table (its
+    store and bus come with it); the views find it as ``config["SERVICE"]``.
 
-    Without a service, the app opens its own table on ``DATABASE`` (a SQLite
-    file; in memory by default). Other keys: ``SECRET_KEY`` (random per start
-    when absent), ``PIN_FILE`` (where table PINs are kept; beside the store's
-    database by default), ``PIN`` (the PIN of a game started elsewhere, e.g.
+    ``config`` keys: ``SECRET_KEY`` (random per start when absent),
+    ``PIN_FILE`` (where table PINs are kept; beside the store's database by
+    default), ``PIN`` (the PIN of a game started elsewhere, e.g.
     by the demo), ``PIN_RATE_LIMIT`` (failed PIN attempts allowed, default
     ``"10 per minute"``), ``MAX_STREAMS`` (event streams open at once).
     """
@@ -73,16 +77,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         JSON_SORT_KEYS=False,
     )
     if config:
+        if "SERVICE" in config:
+            raise TypeError("create_app: the table service is its first argument, "
+                            "not config['SERVICE']")
         app.config.update(config)
-    if app.config.get("SERVICE") is None:
-        # On its own (``flask --app web run``, a quick look): a table of its
-        # own on ``DATABASE`` (default: in memory).
-        from companion.bus import Bus
-        from companion.service import TableService
-        from companion.store import Store
-
-        app.config["SERVICE"] = TableService(Store(app.config.get("DATABASE", ":memory:")),
-                                             Bus())
+    app.config["SERVICE"] = service
 
     Babel(app, locale_selector=_select_locale)
     csrf = CSRFProtect(app)

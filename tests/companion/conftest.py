@@ -14,7 +14,7 @@ def play_film() -> Callable:
     ``store`` and ``bus``, the simulator saying the bids in their place between the
     cards; ``faults`` (a function of a frame) spoils each frame first, as a camera
     would. Returns the service."""
-    from companion.cmd_run import TablePipeline
+    from companion.pipeline import TablePipeline
     from companion.service import TableService
     from vision.reader import CardReader
     from vision.tracker import PlayTracker

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from companion.cmd_demo import compare
+from companion.pipeline import compare
 from scorer.events import CardCorrected, CardPlayed
 from vision.lab.virtual_table import VirtualTable
 

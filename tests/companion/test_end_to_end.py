@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from companion.bus import Bus
-from companion.cmd_demo import compare
+from companion.pipeline import compare
 from companion.store import Store
 from scorer.events import CardPlayed
 from scorer.game import replay

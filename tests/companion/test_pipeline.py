@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from companion.bus import Bus
-from companion.cmd_run import TablePipeline
+from companion.pipeline import TablePipeline
 from companion.service import TableService
 from companion.store import Store
 from scorer.cards import next_seat

@@ -67,7 +67,7 @@ def test_a_plugged_in_pico_is_used_instead_of_the_emulator(monkeypatch, tmp_path
     """``make demo`` starts the display emulator only when no Pico is plugged in."""
     import companion.display as display
     from companion.bus import Bus
-    from companion.cmd_run import start_outputs
+    from companion.outputs import start_outputs
     from companion.service import TableService
     from companion.store import Store
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from companion.bus import Bus
-from companion.cmd_demo import compare
+from companion.pipeline import compare
 from companion.store import Store
 from scorer.events import CardPlayed
 from vision.lab.render import degrade

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from companion.bus import Bus
-from companion.cmd_display_emulator import Emulator
 from companion.display import DisplayDriver
+from companion.display_emulator import Emulator
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"

@@ -17,8 +17,8 @@ import tty
 import pytest
 
 from companion import display
-from companion.cmd_display_emulator import Emulator
 from companion.display import PICO_PID, PICO_VID, PORT_ENV, DisplayDriver, find_port
+from companion.display_emulator import Emulator
 from firmware import protocol
 
 from .conftest import shows, state, wait_until

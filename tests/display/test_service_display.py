@@ -21,8 +21,8 @@ import pytest
 
 from companion import cmd_display
 from companion.bus import Bus
-from companion.cmd_display_emulator import Emulator
 from companion.display import DisplayDriver, request_maintenance
+from companion.display_emulator import Emulator
 from companion.service import TableService
 from companion.store import Store
 from scorer.simulate import simulate_game

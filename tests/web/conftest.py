@@ -40,9 +40,9 @@ def service(tmp_path: Path) -> Iterator[TableService]:
 def app(service: TableService, tmp_path: Path) -> Any:
     from web import create_app
 
-    return create_app({"SERVICE": service, "TESTING": True,
-                       "PIN_FILE": str(tmp_path / "pins.json"),
-                       "PIN_RATE_LIMIT": "5 per minute"})
+    return create_app(service, {"TESTING": True,
+                                "PIN_FILE": str(tmp_path / "pins.json"),
+                                "PIN_RATE_LIMIT": "5 per minute"})
 
 
 @pytest.fixture

@@ -15,6 +15,9 @@ import pytest
 
 import web
 import web.entries
+from companion.bus import Bus
+from companion.service import TableService
+from companion.store import Store
 from tests.web.conftest import PIN, api_body, one_hand, start_body
 
 AUTH = {"X-Table-PIN": PIN}
@@ -212,14 +215,24 @@ def test_event_streams_are_capped_and_a_closed_one_frees_its_place(app: Any) -> 
         second.close()
 
 
-def test_app_on_its_own_opens_its_own_table(tmp_path: Any) -> None:
-    app = web.create_app({"DATABASE": str(tmp_path / "own.db")})
+def test_app_works_on_the_table_it_is_given(tmp_path: Any) -> None:
+    """The web page never opens a table of its own: it is given the service (with its
+    store and bus), and keeps the PINs beside that store's file."""
+    service = TableService(Store(tmp_path / "own.db"), Bus())
+    app = web.create_app(service)
+    assert app.config["SERVICE"] is service
     client = app.test_client()
     assert client.post("/api/games", json={"pin": "4321"}).status_code == 201
     assert (tmp_path / "own.db").exists()
     assert (tmp_path / "own.db.pins.json").exists()
     assert client.get("/api/state").json["phase"] == "bidding"
-    app.config["SERVICE"].store.close()
+    assert service.game_id is not None  # the game was opened on the given service
+    service.store.close()
+
+
+def test_app_refuses_a_service_in_its_config(service: Any) -> None:
+    with pytest.raises(TypeError, match="first argument"):
+        web.create_app(service, {"SERVICE": service})
 
 
 def test_server_binds_loopback_and_refuses_debug(app: Any) -> None:

@@ -1,0 +1,231 @@
+"""The table's data flow: frames in, events out.
+
+    frame -> vision.reader (cards read) -> vision.tracker (plays confirmed)
+          -> companion.service (checked by the scorer, stored, published on the bus)
+
+``TablePipeline`` is that loop for one frame at a time; ``run_source`` drives it
+from a frame source until the source ends. ``open_table`` opens the store and
+the service a running table works on. ``compare`` tells a stored game from the
+game a simulator played, card by card (the demo's check, the pipeline benchmark,
+the end-to-end tests).
+
+This module sits below the web page: what follows the service (the web page,
+the score display) is started by ``companion.outputs``. The reader is passed in
+(anything with ``read(frame) -> list[Detection]``), so this module imports no
+vision code at load time.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from companion.service import TableService
+    from companion.store import Store
+    from vision.calibration import Calibration
+    from vision.tracker import PlayTracker, TrackerOutput
+
+
+@dataclass
+class PlayRecord:
+    """One play the pipeline sent to the service, with its timings (for the
+    demo's check and the benchmark)."""
+
+    seat: str
+    card: str | None
+    settled_at: float | None  # source clock: when the card had lain still for the settle time
+    decided_at: float  # source clock: the frame in which the tracker decided
+    published_wall: float  # time.monotonic() once stored and published
+    seq: int
+
+
+@dataclass
+class PipelineLog:
+    plays: list[PlayRecord] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    alerts: list[dict[str, Any]] = field(default_factory=list)
+    frames: int = 0
+
+
+class TablePipeline:
+    """Frames in, events out: reader -> tracker -> service.
+
+    ``reader`` has ``read(frame) -> list[Detection]``; ``say`` prints a line
+    for a person (the demo prints each event).
+    """
+
+    def __init__(self, service: TableService, reader: Any, tracker: PlayTracker,
+                 say: Callable[[str], None] | None = None) -> None:
+        self.service = service
+        self.reader = reader
+        self.tracker = tracker
+        self.say = say or (lambda _line: None)
+        self.log = PipelineLog()
+
+    @property
+    def camera_plays(self) -> int:
+        """Cards this pipeline has played into the game so far."""
+        return len(self.log.plays)
+
+    def feed(self, ts: float, frame: Any) -> list[TrackerOutput]:
+        """Process one frame taken at ``ts``; return what the tracker saw."""
+        detections = self.reader.read(frame)
+        self.log.frames += 1
+        state = self.service.state_json()
+        to_play = state.get("to_play")
+        outputs = self.tracker.update(
+            ts, detections, to_play, [c for c in state.get("played") or [] if c],
+            # After an unknown card the trick's winner, who leads next, is not known.
+            any_seat=state.get("phase") == "play" and to_play is None)
+        for out in outputs:
+            self._handle(ts, out)
+        return outputs
+
+    def _handle(self, ts: float, out: TrackerOutput) -> None:
+        from scorer.events import CardCorrected, CardPlayed
+
+        service = self.service
+        if out.kind == "play":
+            assert out.seat is not None
+            try:
+                stored = service.submit(CardPlayed(seat=out.seat, card=out.card),
+                                        source="camera", confidence=out.confidence)
+            except ValueError as exc:
+                self.log.refused.append(f"{out.seat}:{out.card}: {exc}")
+                self.say(f"camera: {out.seat} {out.card or '??'} refused: {exc}")
+                return
+            self.log.plays.append(PlayRecord(out.seat, out.card, out.settled_at, ts,
+                                             time.monotonic(), stored.seq))
+        elif out.kind == "out_of_turn":
+            alert = {"seat": out.seat, "card": out.card, "to_play": out.to_play,
+                     "message": f"{out.card} put down at {out.seat} out of turn,"
+                                f" {out.to_play} to play"}
+            self.log.alerts.append({"kind": "out_of_turn", **alert})
+            service.alert("out_of_turn", **alert)
+            self.say(f"alert: {alert['message']}")
+        elif out.kind == "identified":
+            assert out.seat is not None and out.card is not None
+            unknown = [u for u in service.state_json().get("unknown") or []
+                       if u.get("seat") == out.seat]
+            if not unknown:
+                return  # a person named it already on the web page
+            try:
+                service.submit(CardCorrected(seat=out.seat, trick=int(unknown[-1]["trick"]),
+                                             new=out.card),
+                               source="camera", confidence=out.confidence)
+            except ValueError as exc:
+                self.log.refused.append(f"{out.seat}:{out.card} (named): {exc}")
+                self.say(f"camera: naming the unknown card at {out.seat} refused: {exc}")
+        elif out.kind == "gathered":
+            self.say("camera: trick gathered")
+
+
+def open_table(db: Path, rules: str, say: Callable[[str], None] = print
+               ) -> tuple[Store, TableService]:
+    """The store on ``db`` and a service on it, with a game open: the store's
+    open game goes on where it was; without one, a new game of ``rules`` starts
+    (as if from the web page)."""
+    from companion.bus import Bus
+    from companion.service import TableService
+    from companion.store import Store
+    from scorer.events import GameStarted
+
+    store = Store(db)
+    service = TableService(store, Bus())
+    if service.game_id is None:
+        service.start_game(GameStarted(rules=rules), source="web")
+        say(f"new game {service.game_id} in {db}")
+    else:
+        say(f"continuing game {service.game_id} from {db} ({len(service.events())} events)")
+    return store, service
+
+
+def run_source(service: TableService, source: Iterable[tuple[float, Any]], reader: Any,
+               calibration: Calibration | None, settle: float,
+               say: Callable[[str], None] = print) -> TablePipeline | None:
+    """Feed every frame of ``source`` through a ``TablePipeline`` until the source
+    ends or Ctrl-C; the camera's status shows on the web page meanwhile. The table's
+    zones are ``calibration`` scaled to the frames (None: the whole frame, N at the
+    top). Closes the source. Returns the pipeline (None when no frame came)."""
+    from vision.calibration import Calibration
+    from vision.tracker import PlayTracker
+
+    pipeline = None
+    service.set_status(camera="ok")
+    try:
+        for ts, frame in source:
+            if pipeline is None:
+                h, w = frame.shape[:2]
+                cal = (calibration.scaled(w, h) if calibration else Calibration.default(w, h))
+                pipeline = TablePipeline(service, reader, PlayTracker(cal, settle=settle),
+                                         say=say)
+            pipeline.feed(ts, frame)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        service.set_status(camera="off")
+        close_source = getattr(source, "close", None)
+        if close_source:
+            close_source()
+    return pipeline
+
+
+def _plays(state: dict[str, Any]) -> list[tuple[str, str | None]]:
+    """(seat, card) of every play of a replayed game, corrections applied."""
+    plays = [tuple(p.split(":")) for h in state["hands"] for p in h["record"].get("plays", [])]
+    if state["phase"] == "play":  # the hand in progress
+        plays += [(seat, card) for t in state["tricks"]
+                  for seat, card in zip(t["seats"], t["cards"], strict=True)]
+        plays += [(c["seat"], c["card"]) for c in state["current_trick"]["cards"]]
+    # A hand record writes an unknown card as "?"; the replayed tricks as None.
+    return [(seat, None if card == "?" else card) for seat, card in plays]
+
+
+def compare(truth_events: list[Any], stored_events: list[Any]) -> list[str]:
+    """Every difference between the simulator's game and the stored one: cards
+    and seats, trick leaders and winners, hand results and scores.
+
+    The stored game is compared as the store replays it: a card the camera
+    played as unknown and named later (a ``CardCorrected``) counts as that
+    card; one still unknown is a difference.
+    """
+    from scorer.events import CardCorrected
+    from scorer.game import replay
+
+    problems = []
+    want_state, got_state = replay(truth_events).to_json(), replay(stored_events).to_json()
+    true_plays, got_plays = _plays(want_state), _plays(got_state)
+    for i, (want, got) in enumerate(zip(true_plays, got_plays, strict=False)):
+        if want != got:
+            problems.append(f"card {i + 1}: simulator {want[0]}:{want[1]}, "
+                            f"stored {got[0]}:{got[1] or '??'}")
+    if len(true_plays) != len(got_plays):
+        problems.append(f"{len(true_plays)} cards played, {len(got_plays)} stored")
+
+    def kinds(events: list[Any]) -> list[str]:
+        return [type(e).__name__ for e in events if not isinstance(e, CardCorrected)]
+
+    if kinds(truth_events) != kinds(stored_events):
+        problems.append("the stored events are not the simulator's events")
+    for k, (want, got) in enumerate(zip(want_state["hands"], got_state["hands"], strict=False)):
+        wr, gr = want["result"], got["result"]
+        for t, (wt, gt) in enumerate(zip(wr.get("tricks") or [], gr.get("tricks") or [],
+                                         strict=False)):
+            if (wt["leader"], wt["winner"], wt["points"]) != (gt["leader"], gt["winner"],
+                                                             gt["points"]):
+                problems.append(f"hand {k + 1} trick {t + 1}: simulator {wt}, stored {gt}")
+        for key in ("contract", "points", "score", "made", "belote", "renonces"):
+            if wr.get(key) != gr.get(key):
+                problems.append(f"hand {k + 1} {key}: simulator {wr.get(key)}, "
+                                f"stored {gr.get(key)}")
+    if len(want_state["hands"]) != len(got_state["hands"]):
+        problems.append(f"{len(want_state['hands'])} hands played, "
+                        f"{len(got_state['hands'])} stored")
+    if want_state["scores"] != got_state["scores"]:
+        problems.append(f"final score: simulator {want_state['scores']}, "
+                        f"stored {got_state['scores']}")
+    return problems
