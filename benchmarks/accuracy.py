@@ -30,7 +30,6 @@ Prints the figures and writes them to ``benchmarks/accuracy.json``.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 import tempfile
@@ -108,15 +107,6 @@ def totals(by_folder: dict[str, dict], groups: dict[str, tuple[str, ...]] = GROU
     return out
 
 
-def _pipeline():
-    spec = importlib.util.spec_from_file_location("bench_pipeline", ROOT / "benchmarks" /
-                                                  "pipeline.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, nargs="*", default=[4, 5, 6, 7, 8, 9, 10, 11])
@@ -163,7 +153,8 @@ def main(argv: list[str] | None = None) -> int:
         cards = f"cards {100 * share[0]:.0f}-{100 * share[1]:.0f} % of the frame's height"
         sets[f"synthetic games in play, {decks}, {cards} ({folder}, seed {seed})"] = {
             k: found[k] for k in KEYS if k in found}
-    pipeline = _pipeline()
+    from benchmarks import pipeline  # the whole pipeline: imported only when games are filmed
+
     games = {}
     mount_games: dict[str, dict] = {}
     high_games: dict[str, dict] = {}

@@ -25,10 +25,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from accuracy import GROUPS, SYNTHETIC  # noqa: E402
-
+from benchmarks.accuracy import GROUPS, SYNTHETIC  # noqa: E402
 from vision.lab.evaluate import SAVED_QUALITY, miss_breakdown, synthetic_frames  # noqa: E402
 
 DATA = ROOT / "vision" / "data"

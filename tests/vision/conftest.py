@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -10,21 +9,6 @@ import numpy as np
 import pytest
 
 from vision.lab.dataset import split_of
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-@pytest.fixture(scope="session")
-def benchmark_script():
-    """Load a script of benchmarks/ by name ("accuracy" for benchmarks/accuracy.py)
-    as a module, without running its main."""
-    def load(name: str):
-        spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCHMARKS / f"{name}.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    return load
 
 
 @pytest.fixture(scope="session")

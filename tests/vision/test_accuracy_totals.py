@@ -6,8 +6,10 @@ import pytest
 
 
 @pytest.fixture(scope="module")
-def accuracy(benchmark_script):
-    return benchmark_script("accuracy")
+def accuracy():
+    from benchmarks import accuracy
+
+    return accuracy
 
 
 def test_every_group_names_only_sets_the_benchmark_evaluates(accuracy):

@@ -61,8 +61,10 @@ def test_the_frames_told_are_the_frames_written(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def misses(benchmark_script):
-    return benchmark_script("misses")
+def misses():
+    from benchmarks import misses
+
+    return misses
 
 
 def test_the_benchmark_counts_what_eval_counts(misses, tmp_path, monkeypatch):

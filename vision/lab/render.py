@@ -1337,64 +1337,13 @@ def with_style(style: DeckStyle, **changes: Any) -> DeckStyle:
 
 # --------------------------------------------------------------------------- command line
 
-def bench(out: Path | None = None, repeat: int = 40) -> dict[str, Any]:
-    """Time the renderer on one core: the virtual table's ``draw`` (1280x720, 8 cards),
-    with and without a hand and sensor noise, and whole training scenes."""
-    import time
-
-    cv2.setNumThreads(1)
-
-    def median_ms(fn: Any, n: int) -> float:
-        times = []
-        for _ in range(n):
-            t = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t)
-        return round(float(np.median(times)) * 1000, 2)
-
-    rng = np.random.default_rng(0)
-    t = time.perf_counter()
-    table = TableScene(rng, background="felt")
-    setup_ms = (time.perf_counter() - t) * 1000
-    codes = ["7H", "AS", "KD", "TC", "QH", "JS", "9D", "8C"]
-    t = time.perf_counter()
-    for k, code in enumerate(codes):
-        table.place(code, (160 + 140 * k, 200 + 300 * (k % 2)), 25 * k)
-    place_ms = (time.perf_counter() - t) * 1000 / len(codes)
-    hand = hand_occluder(rng, table.size, target=(640, 360))
-    noise_rng = np.random.default_rng(1)
-    figures = {
-        "threads": 1,
-        "frame": list(table.size),
-        "cards": len(codes),
-        "table_setup_ms": round(setup_ms, 1),
-        "place_ms_per_card": round(place_ms, 2),
-        "draw_ms": median_ms(table.draw, repeat),
-        "draw_with_hand_ms": median_ms(lambda: table.draw([hand]), repeat),
-        "draw_with_hand_and_noise_ms": median_ms(lambda: table.draw([hand], noise_rng), repeat),
-        "annotations_ms": median_ms(lambda: table.annotations([hand]), 10),
-        "render_card_ms": median_ms(lambda: render_card("KH", "fr-grimaud", rng), repeat),
-        "render_scene_ms": median_ms(lambda: render_scene(rng), 10),
-        "target_draw_ms": 30,
-    }
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(figures, indent=1) + "\n")
-    return figures
-
-
 def main(argv: list[str] | None = None) -> int:
-    """``python -m vision.lab.render bench`` prints figures and writes benchmarks/render.json;
-    ``python -m vision.lab.render samples DIR [N] [SEED]`` writes N frames with their
-    annotations (DIR/scene_000.jpg + DIR/annotations.json)."""
+    """``python -m vision.lab.render samples DIR [N] [SEED]`` writes N frames with their
+    annotations (DIR/scene_000.jpg + DIR/annotations.json). The renderer's speed is
+    measured by ``benchmarks/render.py``."""
     import sys
 
     args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["bench"]:
-        out = Path(__file__).resolve().parents[2] / "benchmarks" / "render.json"
-        print(json.dumps(bench(out), indent=1))
-        print(f"wrote {out}")
-        return 0
     if args[:1] == ["samples"] and len(args) >= 2:
         folder = Path(args[1])
         n = int(args[2]) if len(args) > 2 else 8
@@ -1409,7 +1358,7 @@ def main(argv: list[str] | None = None) -> int:
         (folder / "annotations.json").write_text(json.dumps(labels, indent=1) + "\n")
         print(f"wrote {n} frames to {folder}")
         return 0
-    print("usage: python -m vision.lab.render bench | samples DIR [N] [SEED]", file=sys.stderr)
+    print("usage: python -m vision.lab.render samples DIR [N] [SEED]", file=sys.stderr)
     return 2
 
 

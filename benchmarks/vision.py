@@ -1,23 +1,30 @@
-"""Speed and size of the card reader (``belote-table vision bench``).
+"""Speed and size of the card reader.
 
 Times the full reader (locate + read) on synthetic 1280x720 table frames with
 8 belote cards, and the classifier alone per card, on 1 and on 2 threads;
 adds the model's size on disk and the process's peak memory. Prints the
-figures and writes them to ``benchmarks/vision.json``.
+figures and writes them to ``benchmarks/vision.json``. ``belote-table vision
+bench`` runs the same ``run``.
+
+    .venv/bin/python benchmarks/vision.py [--model PATH] [--frames 10] [--out PATH]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import platform
 import resource
 import statistics
+import sys
 import time
 from pathlib import Path
 
-import numpy as np
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-ROOT = Path(__file__).resolve().parents[2]
+import numpy as np  # noqa: E402
+
 OUT = ROOT / "benchmarks" / "vision.json"
 
 
@@ -83,3 +90,20 @@ def run(model_path: str | Path | None = None, frames: int = 10, repeats: int = 3
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(result, indent=2) + "\n")
     return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--model", help="classifier .onnx (default: the shipped model)")
+    p.add_argument("--frames", type=int, default=10)
+    p.add_argument("--out", default=str(OUT), help="where to write the JSON (%(default)s)")
+    args = p.parse_args(argv)
+    out = Path(args.out)
+    result = run(args.model, frames=args.frames, out=out)
+    print(json.dumps(result, indent=2))
+    print(f"written to {out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
