@@ -17,13 +17,12 @@ or a restart it goes on with the open hand exactly where it was.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections.abc import Iterable
 from typing import Any
 
 from companion.bus import Bus
-from companion.store import Store, StoredEvent, StoreError
+from companion.store import Store, StoredEvent
 from scorer.events import CardPlayed, Event, GameStarted
 from scorer.game import GameState, replay, verify_event
 
@@ -90,16 +89,6 @@ class TableService:
             self._events = events
             self._state = state
             self._json = state.to_json()
-            self._keep_hand_results()
-
-    def _keep_hand_results(self) -> None:
-        """Store the result of each finished hand that the store lacks (after a
-        crash between an event and its hand's result, the replay restores it)."""
-        assert self.game_id is not None
-        missing = {h["hand_no"] for h in self.store.hands(self.game_id) if h["result"] is None}
-        for hand in self._json.get("hands") or []:
-            if hand.get("hand_no") in missing and hand.get("result") is not None:
-                self.store.finish_hand(self.game_id, hand["hand_no"], hand["result"])
 
     # -- reading ----------------------------------------------------------------------
 
@@ -220,12 +209,8 @@ class TableService:
         return [self.submit(e, source=source, author=author) for e in events]
 
     def _after(self, old_json: dict[str, Any], new_json: dict[str, Any]) -> None:
-        """Keep finished hands' results and close a game that is over."""
+        """Close a game that is over."""
         assert self.game_id is not None
-        if len(new_json.get("hands") or []) != len(old_json.get("hands") or []):
-            # Derived data only: if this fails the replay on the next start writes it.
-            with contextlib.suppress(StoreError):
-                self._keep_hand_results()
         if new_json.get("phase") == "over" and old_json.get("phase") != "over":
             self.store.end_game(self.game_id)
 

@@ -234,16 +234,6 @@ class Store:
         return StoredEvent(game_id, seq, event, source, ts,
                            None if confidence is None else float(confidence), author, hand_no)
 
-    def finish_hand(self, game_id: int, hand_no: int, result: dict[str, Any]) -> None:
-        """Keep a finished hand's score result (DESIGN.md output) beside its events.
-        Derived data: the service writes it again after a replay if it is missing."""
-        text = json.dumps(result, sort_keys=True)
-        with self._transaction() as db:
-            cur = db.execute("UPDATE hands SET result = ? WHERE game_id = ? AND hand_no = ?",
-                             (text, game_id, hand_no))
-            if cur.rowcount != 1:
-                raise StoreError(f"finish_hand: game {game_id} has no hand {hand_no}")
-
     def end_game(self, game_id: int) -> None:
         """Mark a game over; no event can be added to it afterwards."""
         with self._transaction() as db:
@@ -290,12 +280,13 @@ class Store:
         return None if row is None else int(row[0])
 
     def hands(self, game_id: int) -> list[dict[str, Any]]:
-        """A game's hands: hand_no, first_seq, last_seq, result (None while open)."""
+        """A game's hands: hand_no, first_seq, last_seq. A hand's score is not kept
+        here: it is folded from its events (``scorer.game.replay``), corrections
+        included."""
         with self._lock:
-            rows = self._db.execute("SELECT hand_no, first_seq, last_seq, result FROM hands"
+            rows = self._db.execute("SELECT hand_no, first_seq, last_seq FROM hands"
                                     " WHERE game_id = ? ORDER BY hand_no", (game_id,)).fetchall()
-        return [{"hand_no": h, "first_seq": f, "last_seq": last,
-                 "result": None if r is None else json.loads(r)} for h, f, last, r in rows]
+        return [{"hand_no": h, "first_seq": f, "last_seq": last} for h, f, last in rows]
 
 
 def _statements(script: str) -> list[str]:

@@ -131,7 +131,8 @@ def test_a_restart_continues_the_open_hand_where_it_was(tmp_path):
         for e in events[cut:]:
             service.submit(e, "simulator")
         assert service.state.to_json() == replay(events).to_json()
-        assert [h["result"] is not None for h in store.hands(service.game_id)] == [True, True]
+        assert [h["hand_no"] for h in store.hands(service.game_id)] == [1, 2]
+        assert [h["result"] is not None for h in service.state_json()["hands"]] == [True, True]
 
 
 def test_export_gives_hand_records_and_a_csv_of_scores(table, tmp_path):

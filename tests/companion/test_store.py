@@ -68,7 +68,6 @@ def test_games_current_game_and_hands(db_path):
         store.append(first, BidMade(seat="W", bid="pass"), "simulator", hand_no=1)
         store.append(first, BidMade(seat="S", bid="pass"), "simulator", hand_no=1)
         store.append(first, BidMade(seat="E", bid="pass"), "simulator", hand_no=2)
-        store.finish_hand(first, 1, {"score": {"NS": 0, "EW": 0}})
         assert store.current_game() == first
         store.end_game(first)
         assert store.current_game() is None
@@ -80,8 +79,34 @@ def test_games_current_game_and_hands(db_path):
         (first, "ffb", 4, 2), (second, "classic", 1, 0)]
     assert games[0]["ended"] is not None and games[1]["ended"] is None
     assert hands == [
-        {"hand_no": 1, "first_seq": 1, "last_seq": 2, "result": {"score": {"NS": 0, "EW": 0}}},
-        {"hand_no": 2, "first_seq": 3, "last_seq": 3, "result": None}]
+        {"hand_no": 1, "first_seq": 1, "last_seq": 2},
+        {"hand_no": 2, "first_seq": 3, "last_seq": 3}]
+
+
+def test_a_store_of_schema_1_loses_the_stale_hand_results_and_keeps_its_events(db_path):
+    """Migration 0002: a hand's score was once stored beside its events and went stale
+    after a correction; the column goes, the events and hands stay as they were."""
+    first = migrations()[0][1]
+    with sqlite3.connect(db_path) as db:
+        db.executescript(first.read_text(encoding="utf-8"))
+        db.execute("PRAGMA user_version = 1")
+        db.execute("INSERT INTO games (id, created, source, rules) VALUES (1, 100, 'web', 'ffb')")
+        db.execute("INSERT INTO events (game_id, seq, hand_no, type, data, source, ts) VALUES"
+                   " (1, 0, NULL, 'GameStarted', ?, 'web', 100),"
+                   " (1, 1, 1, 'BidMade', ?, 'web', 101)",
+                   ('{"type": "GameStarted"}', '{"type": "BidMade", "seat": "W", "bid": "pass"}'))
+        db.execute("INSERT INTO hands (game_id, hand_no, first_seq, last_seq, result)"
+                   " VALUES (1, 1, 1, 1, '{\"score\": {\"NS\": 160, \"EW\": 0}}')")
+    db.close()
+    with Store(db_path) as store:
+        assert store.version == len(migrations()) >= 2
+        assert store.hands(1) == [{"hand_no": 1, "first_seq": 1, "last_seq": 1}]
+        assert [e.event for e in store.events(1)] == [GameStarted(),
+                                                      BidMade(seat="W", bid="pass")]
+    with sqlite3.connect(db_path) as db:
+        columns = [r[1] for r in db.execute("PRAGMA table_info(hands)")]
+    db.close()
+    assert "result" not in columns
 
 
 @pytest.mark.parametrize(("call", "message"), [
@@ -101,7 +126,6 @@ def test_games_current_game_and_hands(db_path):
     (lambda s, g: s.append(g, BidMade(seat="W", bid="80H"), "web", hand_no=0), "hand_no 0"),
     (lambda s, g: s.append(g, BidMade(seat="W", bid=float("inf")), "web"), "cannot be stored"),
     (lambda s, g: s.new_game(BidMade(seat="W", bid="80H"), "web"), "must be GameStarted"),
-    (lambda s, g: s.finish_hand(g, 5, {}), "has no hand 5"),
 ])
 def test_bad_input_is_refused_with_the_reason_and_changes_nothing(db_path, call, message):
     with Store(db_path) as store:
