@@ -16,7 +16,9 @@ belote out; ``belote`` counts the belotes credited to each team (20 each).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
+from typing import Any
 
 from scorer.cards import other_team, team_of
 from scorer.rules import Rules
@@ -30,6 +32,9 @@ Tout Atout conversion and the rounding), ``"base"`` and ``"multiplier"``
 (a contre or a doubled contract value)."""
 
 Parts = dict[str, list[Part]]
+
+# A belote/rebelote announced and played (FFB 7).
+BELOTE_POINTS = 20
 
 # What a part can be, in the words of the score sheet.
 PART_KINDS = ("points", "contract", "fallen", "contre", "capot", "capot_bonus", "renonce",
@@ -270,3 +275,87 @@ def _renonce_score(rules: Rules, sheet: Sheet, offender: str, taker_team: str,
     sheet.add(other, "held_over", held_over)
     sheet.add(offender, "belote", bel[offender])
     return sheet.result(offender != taker_team)
+
+
+Step = dict[str, Any]
+"""One line of :func:`breakdown`: ``{"step": name, ...figures}``."""
+
+
+def breakdown(result: Mapping[str, Any], rules: Mapping[str, Any]) -> list[Step]:
+    """A hand's score in the order a scorer writes it on the sheet, read from the
+    hand's result (DESIGN.md's output, as ``replay`` gives it) and the game's rules
+    (their JSON form): the history page and its API show these lines.
+
+    Steps, in order: ``card_points`` (each team's points in its tricks) and
+    ``dix_de_der`` (what the last trick added: 10, or 100 on a capot, FFB 9) when
+    the tricks are known; ``points``; ``belote`` when announced; ``passed`` or
+    ``contract`` (the takers' total with their belote, made or not) and ``double``
+    when contré; ``renonce``; ``rounding``; ``award`` (each team's parts, see
+    :class:`Sheet`, when a contract was played out); ``score``. Nothing is scored
+    again here: every figure is the result's, or a sum of its figures.
+
+    >>> r = {"contract": {"taker": "S", "value": 80, "trump": "H", "double": 1},
+    ...      "tricks": [{"winner": "S", "points": 150}, {"winner": "E", "points": 2}],
+    ...      "points": {"NS": 160, "EW": 2}, "belote": None, "made": True,
+    ...      "score": {"NS": 160, "EW": 0},
+    ...      "parts": {"NS": [{"what": "points", "points": 160}], "EW": []}}
+    >>> [s["step"] for s in breakdown(r, {})]
+    ['card_points', 'dix_de_der', 'points', 'contract', 'rounding', 'award', 'score']
+    >>> breakdown(r, {})[1]
+    {'step': 'dix_de_der', 'team': 'EW', 'points': 0, 'capot': False}
+    """
+    contract = result.get("contract") or None
+    points = result.get("points") or {"NS": 0, "EW": 0}
+    tricks = result.get("tricks") or []
+    out: list[Step] = []
+    if tricks:
+        in_tricks = {"NS": 0, "EW": 0}
+        for t in tricks:
+            if t.get("winner") and t.get("points") is not None:
+                in_tricks[team_of(t["winner"])] += int(t["points"])
+        out.append({"step": "card_points", **in_tricks})
+        last = tricks[-1].get("winner")
+        if last:
+            team = team_of(last)
+            # The fold adds the dix de der to the last trick's team's points.
+            out.append({"step": "dix_de_der", "team": team,
+                        "points": points.get(team, 0) - in_tricks[team],
+                        "capot": len(tricks) == 8 and all(
+                            team_of(t["winner"]) == team for t in tricks if t.get("winner"))})
+    out.append({"step": "points", **{t: points.get(t, 0) for t in ("NS", "EW")}})
+    belotes = result.get("belotes") or {}
+    if result.get("belote"):
+        team = result["belote"]
+        out.append({"step": "belote", "team": team,
+                    "points": BELOTE_POINTS * int(belotes.get(team, 1))})
+    if contract is None:
+        out.append({"step": "passed"})
+    else:
+        taker_team = team_of(contract["taker"])
+        with_belote = points.get(taker_team, 0) + (
+            BELOTE_POINTS * int(belotes.get(taker_team, 1))
+            if result.get("belote") == taker_team else 0)
+        out.append({"step": "contract", "team": taker_team, "value": contract["value"],
+                    "trump": contract["trump"], "total": with_belote,
+                    "made": result.get("made")})
+        if int(contract.get("double") or 1) > 1:
+            out.append({"step": "double", "multiplier": int(contract["double"])})
+    if result.get("renonces"):
+        out.append({"step": "renonce", "count": len(result["renonces"]),
+                    "penalty": rules.get("renonce_penalty")})
+    out.append({"step": "rounding", "on": bool(rules.get("rounding", True))})
+    parts = awarded_parts(result)
+    if parts is not None:
+        out.append({"step": "award", **parts})
+    out.append({"step": "score", **(result.get("score") or {})})
+    return out
+
+
+def awarded_parts(result: Mapping[str, Any]) -> Parts | None:
+    """What each team's score is made of, the :class:`Sheet`'s parts of the hand's
+    result (copies): ``{"NS": [part...], "EW": [...]}``. None when there is nothing
+    to explain: all passed, or a renonce cancelled the hand."""
+    parts = result.get("parts")
+    if not result.get("contract") or result.get("cancelled") or not parts:
+        return None
+    return {t: [dict(p) for p in parts.get(t) or []] for t in ("NS", "EW")}

@@ -2,10 +2,9 @@
 
 Everything here is read from the stored events through the rules engine's
 fold (``companion.export``), so the history always agrees with the live page,
-corrections included. A hand's score is shown step by step from the scorer's
-own result: this module explains the numbers, it never scores anything itself
-(the breakdown of each team's score is the scorer's ``parts``, written by the
-same code that adds up the score).
+corrections included. A hand's score is shown step by step by the scorer's
+own breakdown (``scorer.scoring.breakdown``): this module never scores
+anything itself.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from companion import export
-from scorer.cards import TEAMS, team_of
+from scorer import scoring
 from scorer.events import BidMade, CardCorrected, EntryUndone
 from web.entries import describe
 
@@ -62,66 +61,16 @@ def game(service: Any, game_id: int) -> dict[str, Any]:
 
 
 def steps(result: dict[str, Any], rules: dict[str, Any]) -> list[dict[str, Any]]:
-    """The hand's score in the order a scorer writes it on the sheet: card
-    points, dix de der, belote, made or fallen, contré, rounding, the score.
-
-    Each step is ``{"step": name, ...figures}``; figures come from the result.
-    """
-    contract = result.get("contract") or None
-    points = result.get("points") or {"NS": 0, "EW": 0}
-    tricks = result.get("tricks") or []
-    out: list[dict[str, Any]] = []
-    if tricks:
-        in_tricks = {"NS": 0, "EW": 0}
-        for t in tricks:
-            if t.get("winner") and t.get("points") is not None:
-                in_tricks[team_of(t["winner"])] += int(t["points"])
-        out.append({"step": "card_points", **in_tricks})
-        last = tricks[-1].get("winner")
-        if last:
-            team = team_of(last)
-            # What the fold added beyond the tricks' card points: 10, or 100 on a capot.
-            out.append({"step": "dix_de_der", "team": team,
-                        "points": points.get(team, 0) - in_tricks[team],
-                        "capot": len(tricks) == 8 and all(
-                            team_of(t["winner"]) == team for t in tricks if t.get("winner"))})
-    out.append({"step": "points", **{t: points.get(t, 0) for t in ("NS", "EW")}})
-    belotes = result.get("belotes") or {}
-    if result.get("belote"):
-        team = result["belote"]
-        out.append({"step": "belote", "team": team, "points": 20 * int(belotes.get(team, 1))})
-    if contract is None:
-        out.append({"step": "passed"})
-    else:
-        taker_team = team_of(contract["taker"])
-        with_belote = points.get(taker_team, 0) + (
-            20 * int(belotes.get(taker_team, 1)) if result.get("belote") == taker_team else 0)
-        out.append({"step": "contract", "team": taker_team, "value": contract["value"],
-                    "trump": contract["trump"], "total": with_belote,
-                    "made": result.get("made")})
-        if int(contract.get("double") or 1) > 1:
-            out.append({"step": "double", "multiplier": int(contract["double"])})
-    if result.get("renonces"):
-        out.append({"step": "renonce", "count": len(result["renonces"]),
-                    "penalty": rules.get("renonce_penalty")})
-    out.append({"step": "rounding", "on": bool(rules.get("rounding", True))})
-    parts = award(result)
-    if parts is not None:
-        out.append({"step": "award", **parts})
-    out.append({"step": "score", **(result.get("score") or {})})
-    return out
+    """The hand's score in the order a scorer writes it on the sheet: the scorer's
+    own breakdown (``scorer.scoring.breakdown``) of the hand's result."""
+    return scoring.breakdown(result, rules)
 
 
 def award(result: dict[str, Any]) -> dict[str, list[dict[str, Any]]] | None:
-    """What each team's score is made of: ``{"NS": [part...], "EW": [...]}``,
-    the scorer's own parts (``scorer.scoring.Sheet``): each ``{"what", "points"}``
-    (what: points, contract, fallen, contre, capot, capot_bonus, renonce, belote,
-    held_over), some with ``from``, ``base`` and ``multiplier``. None when there
-    is nothing to explain: all passed, or a renonce cancelled the hand."""
-    parts = result.get("parts")
-    if not result.get("contract") or result.get("cancelled") or not parts:
-        return None
-    return {t: [dict(p) for p in parts.get(t) or []] for t in TEAMS}
+    """What each team's score is made of, the scorer's own parts
+    (``scorer.scoring.awarded_parts``); None when all passed or a renonce
+    cancelled the hand."""
+    return scoring.awarded_parts(result)
 
 
 def hand(service: Any, game_id: int, hand_no: int) -> dict[str, Any]:
