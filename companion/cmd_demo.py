@@ -84,12 +84,17 @@ def main(argv: list[str]) -> int:
     if args.hands is not None and args.hands < 1:
         raise SystemExit("belote-table demo: --hands must be at least 1")
 
+    try:
+        from vision.lab.virtual_table import VirtualTable
+    except ImportError as exc:
+        print("belote-table demo: the virtual table is part of the lab (vision/lab), which "
+              f"is not installed here, as on the table's Pi: {exc}", file=sys.stderr)
+        return 2
     from companion.bus import Bus
     from companion.outputs import start_outputs
     from companion.pipeline import TablePipeline, compare
     from companion.service import TableService
     from companion.store import Store
-    from vision.lab.virtual_table import VirtualTable
     from vision.reader import CardReader
     from vision.tracker import PlayTracker
 

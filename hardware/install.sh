@@ -60,7 +60,9 @@ fi
 echo "== application in $PREFIX"
 run mkdir -p "$PREFIX/app"
 run cp -a "$SRC/." "$PREFIX/app/"
-run rm -rf "$PREFIX/app/.venv" "$PREFIX/app/.git"
+# The reader's lab (rendering, training, evaluation) is not for the table: the
+# runtime never imports it, and without it no training code or data reaches the Pi.
+run rm -rf "$PREFIX/app/.venv" "$PREFIX/app/.git" "$PREFIX/app/vision/lab"
 run python3 -m venv --system-site-packages "$PREFIX/venv"
 run "$PREFIX/venv/bin/pip" install -q --upgrade pip
 run "$PREFIX/venv/bin/pip" install -q -c "$PREFIX/app/hardware/constraints-pi.txt" \
@@ -68,6 +70,9 @@ run "$PREFIX/venv/bin/pip" install -q -c "$PREFIX/app/hardware/constraints-pi.tx
 # picamera2 must still import with the numpy the venv ends up with.
 run "$PREFIX/venv/bin/python" -c \
     "import numpy, picamera2; assert numpy.__version__.startswith('1.'), numpy.__version__"
+# The runtime imports without the lab, and the lab did not come along.
+run "$PREFIX/venv/bin/python" -c \
+    "import importlib.util, vision.reader, companion.outputs, web; assert importlib.util.find_spec('vision.lab') is None, 'vision.lab installed'"
 
 echo "== udev name /dev/belote-display for the score display's Pico"
 run install -m 644 "$SRC/hardware/99-belote-display.rules" /etc/udev/rules.d/

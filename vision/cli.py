@@ -81,6 +81,10 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as e:
         return int(e.code or 0)
+    if args.command != "read":
+        missing = _lab_missing()
+        if missing:
+            return _fail(missing)
     try:
         if args.command == "read":
             return _read(args)
@@ -91,6 +95,16 @@ def main(argv: list[str] | None = None) -> int:
         return _train(args)
     except (ValueError, FileNotFoundError) as e:
         return _fail(str(e))
+
+
+def _lab_missing() -> str | None:
+    """Why the lab (vision/lab: evaluation, rendering, training) cannot be used here, or
+    None. The table's Pi is installed without it: only ``read`` works there."""
+    try:
+        import vision.lab  # noqa: F401
+    except ImportError as exc:
+        return f"the lab (vision/lab) is not installed here, as on the table's Pi: {exc}"
+    return None
 
 
 def _read(args) -> int:
