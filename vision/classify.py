@@ -205,17 +205,16 @@ class IndexDetector:
     # A box a coarser level gives with a side under FINE_SIDE pixels (at that level) is
     # an index the level below sees twice as large, in the middle of its range, and
     # boxes tighter: where two such boxes overlap, the finer level's is kept, however
-    # sure the coarser one is. (On the validation frames the coarser level's box was
-    # often the surer and the looser: IoU 0.3-0.45 with the index, against 0.6-0.85.)
+    # sure the coarser one is (the coarser level's box is often the surer of the two,
+    # and the looser around the index).
     FINE_SIDE = 32.0
     # The smallest index box (longer side, in pixels of the first level: the frame at
-    # most 640 pixels wide) whose read may be sure. Training frames hold cards from 17 %
-    # of the frame's height, indices from about 3.2 % (11.5 pixels there); no sure read
-    # on the validation frames came from a smaller box than 11.3. Smaller indices (a
-    # camera too high above the table) are outside what the thresholds were calibrated
-    # on: on frames of cards 8.5-14 % of the frame's height 16 of 1280 cards were
-    # invented, 7 with this floor (benchmarks/card_size.py, before the reader's rival
-    # check, which brings the 7 to 5; validation frames: the same 132 cards missed).
+    # most 640 pixels wide) whose read may be sure: a little under the smallest index
+    # of the cards the reader was trained and calibrated on (vision.card_size.CARD_SHARE).
+    # Smaller indices come from a camera too high above the table, outside what the
+    # thresholds were calibrated on, where sure reads would be wrong more often; below
+    # the floor the card waits unread instead. benchmarks/card_size.json measures what
+    # it costs and saves at each card size.
     MIN_READ_SIDE = 10.8
 
     def __init__(self, model_path: Path, threads: int = 1, heat_threshold: float = 0.3,

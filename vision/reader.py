@@ -264,9 +264,10 @@ class CardReader:
         return self._corner
 
 
-# Two index boxes of one card lie 3.2-4.7 index sizes apart (box centre to box centre,
-# over the box's longer side) on rendered frames, 3.1-4.7 for 90 % of the real photos'
-# labelled pairs; detector boxes are looser, hence the wider span.
+# How far apart two index boxes of one card lie, in index sizes (box centre to box
+# centre, over the box's longer side): the span holds the pairs of the rendered frames
+# and of the real photos' labels, widened on both sides because the detector's boxes
+# are looser than the labels.
 PAIR_SPAN = (2.5, 6.5)
 # Two sure boxes sharing half the smaller one's area are one index read twice.
 OVERLAP = 0.5
