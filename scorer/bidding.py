@@ -1,4 +1,7 @@
-"""Bids: their notation and the auctions of contrée (FFB 4.2) and classic belote.
+"""Bids and contracts: their notation and checks, for contrée (FFB 4.2) and
+classic belote. The one bid parser (``Bid.parse``) and the one contract check
+(``verify_contract``) of the project: the web's entries and labels, the hand
+records and the fold all use these.
 
 >>> Bid.parse("80H")
 Bid('80H')
@@ -15,15 +18,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from scorer.cards import SUITS, TRUMPS
+
 PASS: Final = "pass"
 CONTRE: Final = "contre"
 SURCONTRE: Final = "surcontre"
 TAKE: Final = "take"
-TRUMPS: Final = ("S", "H", "D", "C", "NT", "AT")
+#: A contract's ``double``: 1, 2 (contré), 4 (surcontré).
+DOUBLES: Final = (1, 2, 4)
+# Two-letter modes first, so that "120NT" is not read as a bid in some suit "T".
+_SUFFIXES: Final = tuple(sorted(TRUMPS, key=len, reverse=True))
 
 
 class InvalidBidError(ValueError):
     """A bid that is not in the notation of DESIGN.md."""
+
+
+class InvalidContractError(InvalidBidError):
+    """A contract field that no rule set allows: ``field`` names it, ``reason`` says why."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(f"{field}: {reason}")
+        self.field = field
+        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,10 +65,10 @@ class Bid:
             return _SIMPLE[low]
         if low == TAKE:
             return Bid(TAKE)
-        if low.startswith("take:") and t[5:].upper() in TRUMPS[:4]:
+        if low.startswith("take:") and t[5:].upper() in SUITS:
             return Bid(TAKE, None, t[5:].upper())
         up = t.upper()
-        for trump in ("NT", "AT", "S", "H", "D", "C"):
+        for trump in _SUFFIXES:
             if up.endswith(trump):
                 head = up[: -len(trump)]
                 if head == "CAPOT":
@@ -79,3 +96,33 @@ class Bid:
 
 
 _SIMPLE: Final = {PASS: Bid(PASS), CONTRE: Bid(CONTRE), SURCONTRE: Bid(SURCONTRE)}
+
+
+def verify_contract(value: object, trump: object, double: object, min_bid: int = 80,
+                    max_bid: int = 160, valued: bool = True) -> None:
+    """Raise ``InvalidContractError`` if a contract entered as such cannot be.
+
+    ``value`` is ``"capot"`` or a multiple of ten from ``min_bid`` to
+    ``max_bid`` (the rule set's range); ``valued=False`` (classic belote, where
+    the taker names no value) leaves it unchecked. ``trump`` is a trump mode,
+    ``double`` one of :data:`DOUBLES`.
+
+    >>> verify_contract(90, "NT", 2)
+    >>> verify_contract(85, "H", 1)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    scorer.bidding.InvalidContractError: value: not a contract value: 85 (capot, or 80 to 160 ...
+    >>> verify_contract("capot", "H", 3)
+    Traceback (most recent call last):
+    ...
+    scorer.bidding.InvalidContractError: double: 3 is not 1, 2 (contré) or 4 (surcontré)
+    """
+    if valued and not (value == "capot" or (
+            isinstance(value, int) and not isinstance(value, bool)
+            and min_bid <= value <= max_bid and value % 10 == 0)):
+        raise InvalidContractError("value", f"not a contract value: {value!r} (capot, or "
+                                            f"{min_bid} to {max_bid} by tens)")
+    if trump not in TRUMPS:
+        raise InvalidContractError("trump", f"not a trump: {trump!r} (one of {' '.join(TRUMPS)})")
+    if double not in DOUBLES or isinstance(double, bool):
+        raise InvalidContractError("double", f"{double!r} is not 1, 2 (contré) or 4 (surcontré)")

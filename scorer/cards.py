@@ -1,7 +1,10 @@
-"""Cards, seats and teams in the project's notation.
+"""Cards, seats, teams and trump modes in the project's notation.
 
 A card is rank then suit (``TH`` is the ten of hearts); seats are ``N E S W``;
-teams are ``NS`` and ``EW``.
+teams are ``NS`` and ``EW``; a trump mode is a suit, ``NT`` (sans atout) or
+``AT`` (tout atout). The one place each of these is written down: the rest
+of the project (web, vision's lab, the CLI) imports them from here, and the
+firmware's own copy is checked against them by a test.
 
 >>> Card.parse("JH")
 Card('JH')
@@ -27,6 +30,11 @@ RANKS: Final = ("7", "8", "9", "T", "J", "Q", "K", "A")
 SUITS: Final = ("S", "H", "D", "C")
 SEATS: Final = ("N", "E", "S", "W")
 TEAMS: Final = ("NS", "EW")
+#: Trump modes: the four suits, then sans atout and tout atout.
+TRUMPS: Final = (*SUITS, "NT", "AT")
+#: The card notation as a regular expression (for schemas): what ``Card.parse``
+#: reads, upper case; ``10`` is accepted for the ten.
+CARD_PATTERN: Final = "^(10|[" + "".join(RANKS) + "])[" + "".join(SUITS) + "]$"
 
 SUIT_NAMES_FR: Final = {"S": "pique", "H": "cœur", "D": "carreau", "C": "trèfle"}
 SUIT_NAMES_EN: Final = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}

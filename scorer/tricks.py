@@ -24,11 +24,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from scorer import cards
 from scorer.cards import CARD_CODES, RANKS
 
 NT: Final = 4
 AT: Final = 5
-TRUMP_CODES: Final = ("S", "H", "D", "C", "NT", "AT")
+# The trump modes in their numbered order (scorer.cards.TRUMPS).
+TRUMP_CODES: Final = cards.TRUMPS
 
 # Order from weakest to strongest (FFB 6).
 _TRUMP_ORDER: Final = ("7", "8", "Q", "K", "T", "A", "9", "J")
