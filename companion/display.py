@@ -31,6 +31,8 @@ from serial.tools import list_ports
 
 from companion.bus import Bus
 from firmware import protocol
+from scorer.cards import SEATS
+from scorer.cards import team_of as seat_team
 
 log = logging.getLogger(__name__)
 
@@ -61,11 +63,8 @@ def find_port(configured: str | None = None) -> str | None:
 
 
 def team_of(seat: str | None) -> str | None:
-    if seat in ("N", "S"):
-        return "NS"
-    if seat in ("E", "W"):
-        return "EW"
-    return None
+    """The team of ``seat``, None when an alert names no seat (or not one of ours)."""
+    return seat_team(seat) if seat in SEATS else None
 
 
 class DisplayDriver:

@@ -48,6 +48,8 @@ NAK = "NAK"  # payload: "<seq> <reason>", a frame understood but refused
 
 KINDS = (HELLO, STATE, ALERT, PIN, PING, MAINT, ACK, NAK)
 
+# The firmware's own copy of the scorer's notation (scorer.cards): MicroPython
+# cannot import the scorer. tests/display/test_firmware.py checks the copy.
 SEATS = ("N", "E", "S", "W")
 TEAMS = ("NS", "EW")
 TRUMPS = ("S", "H", "D", "C", "NT", "AT")
@@ -242,7 +244,12 @@ def decode_fields(payload):
     return fields
 
 
-def _team_of(seat):
+def team_of(seat):
+    """The team of a seat (as scorer.cards.team_of; a missing seat counts as EW).
+
+    >>> team_of("S"), team_of("W")
+    ('NS', 'EW')
+    """
     return "NS" if seat in ("N", "S") else "EW"
 
 
@@ -261,7 +268,7 @@ def state_payload(state):
     contract = state.get("contract") or {}
     renonce_teams = []
     for renonce in state.get("renonces") or []:
-        team = _team_of(renonce.get("seat"))
+        team = team_of(renonce.get("seat"))
         if team not in renonce_teams:
             renonce_teams.append(team)
     value = contract.get("value")

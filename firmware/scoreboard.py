@@ -27,8 +27,10 @@ does no harm. In order of precedence the displays show:
 
 try:
     from firmware import segments
+    from firmware.protocol import team_of
 except ImportError:  # on the Pico the modules lie flat in the root folder
     import segments
+    from protocol import team_of
 
 BANNER_MS = 2000
 SILENCE_MS = 5000
@@ -42,10 +44,6 @@ TRUMP_GLYPH = {"S": "S", "H": "H", "D": "d", "C": "C", "NT": "n", "AT": "A"}
 
 def _plain_diff(a, b):
     return a - b
-
-
-def team_of(seat):
-    return "NS" if seat in ("N", "S") else "EW"
 
 
 class Scoreboard:

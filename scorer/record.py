@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from scorer.bidding import InvalidBidError
-from scorer.cards import SEATS, InvalidCardError
+from scorer.cards import SEATS, TEAMS, InvalidCardError, team_of
 from scorer.events import (
     BeloteAnnounced,
     BidMade,
@@ -182,22 +182,22 @@ def _tally(data: Any) -> TallyEntered:
         raise InvalidRecordError("tally: an object such as {'NS': 117, 'EW': 45, "
                                  "'tricks': {'NS': 6, 'EW': 2}}")
     try:
-        points = {t: data[t] for t in ("NS", "EW")}
+        points = {t: data[t] for t in TEAMS}
         tricks = data["tricks"]
     except KeyError as exc:
         raise InvalidRecordError(f"tally.{exc.args[0]}: missing") from None
     for name, group in (("", points), ("tricks.", tricks)):
         if not isinstance(group, dict):
             raise InvalidRecordError(f"tally.{name.rstrip('.')}: expected an object")
-        for team in ("NS", "EW"):
+        for team in TEAMS:
             v = group.get(team)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise InvalidRecordError(f"tally.{name}{team}: expected a whole number, "
                                          f"got {v!r}")
     belote = data.get("belote")
-    if belote not in (None, "NS", "EW"):
+    if belote is not None and belote not in TEAMS:
         raise InvalidRecordError(f"tally.belote: NS, EW or null, not {belote!r}")
-    return TallyEntered(points=dict(points), tricks={t: tricks[t] for t in ("NS", "EW")},
+    return TallyEntered(points=dict(points), tricks={t: tricks[t] for t in TEAMS},
                         belote=belote)
 
 
@@ -214,7 +214,7 @@ def score_record(record: Any, rules: str | None = None,
     result = dict(state.hands[0]["result"])
     tricks = result.get("tricks", [])
     last = tricks[-1]["winner"] if len(tricks) == 8 else None
-    result["dix_de_der"] = "NS" if last in ("N", "S") else "EW" if last else None
+    result["dix_de_der"] = team_of(last) if last else None
     return result
 
 

@@ -18,6 +18,8 @@ from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
 from companion.store import StoreError
+from scorer.bidding import DOUBLES
+from scorer.cards import CARD_PATTERN, SEATS, TRUMPS
 from scorer.events import Event
 from web import access, entries, gamebook
 
@@ -26,8 +28,8 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 ERROR = {"type": "object", "properties": {"error": {"type": "string"},
                                           "field": {"type": "string"}},
          "required": ["error"]}
-SEAT = {"type": "string", "enum": ["N", "E", "S", "W"]}
-CARD = {"type": "string", "pattern": "^(10|[789TJQKA])[SHDC]$", "example": "TH"}
+SEAT = {"type": "string", "enum": list(SEATS)}
+CARD = {"type": "string", "pattern": CARD_PATTERN, "example": "TH"}
 STATE = {"type": "object", "description": "GameState.to_json() plus game_id, events, status",
          "properties": {"phase": {"type": "string"}, "teams": {"type": "object"},
                         "scores": {"type": "object"}, "contract": {"type": "object",
@@ -244,8 +246,8 @@ def bid() -> tuple[Response, int]:
     "type": "object", "required": ["taker", "value", "trump"], "properties": {
         "taker": SEAT, "value": {"oneOf": [{"type": "integer"}, {"type": "string",
                                                                  "enum": ["capot"]}]},
-        "trump": {"type": "string", "enum": list(entries.TRUMPS)},
-        "double": {"type": "integer", "enum": [1, 2, 4]}}}, write=True)
+        "trump": {"type": "string", "enum": list(TRUMPS)},
+        "double": {"type": "integer", "enum": list(DOUBLES)}}}, write=True)
 def contract() -> tuple[Response, int]:
     """Taker, value (or capot), trump, and 2 for contré, 4 for surcontré."""
     return _submit(lambda data, _state: entries.read_contract(data))

@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from scorer.bidding import DOUBLES, Bid, InvalidBidError, InvalidContractError, verify_contract
 from scorer.cards import SEATS, TEAMS, Card, InvalidCardError
 from scorer.events import (
     BeloteAnnounced,
@@ -39,9 +40,9 @@ from scorer.rules import PRESETS, Rules, UnknownSettingError
 
 E = TypeVar("E", bound=Event)
 
-TRUMPS = ("S", "H", "D", "C", "NT", "AT")
-DOUBLES = (1, 2, 4)
 NAME_MAX = 40
+# The highest contract value a form may carry, whatever the rule set.
+CONTRACT_MAX = 500
 PIN_RE = re.compile(r"^[0-9]{4,8}$")
 
 
@@ -190,42 +191,48 @@ def read_start(data: Mapping[str, Any]) -> tuple[GameStarted, str]:
 
 
 def read_bid(data: Mapping[str, Any], state: Mapping[str, Any]) -> BidMade:
-    """One spoken bid; the seat defaults to whoever is to speak."""
+    """One spoken bid, in its written form (``Bid.parse``); the seat defaults to
+    whoever is to speak.
+
+    >>> read_bid({"bid": "capoth"}, {"to_speak": "N"})
+    BidMade(seat='N', bid='capotH')
+    >>> read_bid({"bid": "85H"}, {"to_speak": "N"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    web.entries.EntryError: bid: not a bid: '85H' (80..160 by tens, ...)
+    """
     seat = _seat(data, "seat", state.get("to_speak"))
     bid = _text(data, "bid")
     if not bid:
         raise EntryError("bid", "missing (pass, 80H ... 160H, capotH, contre, surcontre)")
-    if len(bid) > 12 or not re.fullmatch(r"[A-Za-z0-9:]+", bid):
-        raise EntryError("bid", f"not a bid: {bid!r}")
-    low = bid.lower()
-    if low in ("pass", "contre", "surcontre", "take"):
-        bid = low
-    elif low.startswith("take:"):
-        bid = "take:" + bid[5:].upper()
-    elif low.startswith("capot"):
-        bid = "capot" + bid[5:].upper()
-    else:
-        bid = bid.upper()
-    return _event("bid", BidMade, seat=seat, bid=bid)
+    try:
+        written = str(Bid.parse(bid))
+    except InvalidBidError as exc:
+        raise EntryError("bid", str(exc)) from None
+    return _event("bid", BidMade, seat=seat, bid=written)
 
 
 def read_contract(data: Mapping[str, Any]) -> ContractSet:
-    """The final contract entered directly: taker, value (or capot), trump, double."""
+    """The final contract entered directly: taker, value (or capot), trump, double
+    (``scorer.bidding.verify_contract``).
+
+    >>> read_contract({"taker": "E", "value": "90", "trump": "nt", "double": "2"})
+    ContractSet(taker='E', value=90, trump='NT', double=2)
+    >>> read_contract({"taker": "E", "value": "capot", "trump": "Z"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    web.entries.EntryError: trump: not a trump: 'Z' (one of S H D C NT AT)
+    """
     taker = _seat(data, "taker")
     raw = _text(data, "value").lower()
-    value: int | str
-    if raw == "capot":
-        value = "capot"
-    else:
-        value = _int(data, "value", 80, 500)
-        if value % 10:
-            raise EntryError("value", f"{value} is not a multiple of 10")
+    value: int | str = "capot" if raw == "capot" else _int(data, "value", 80, CONTRACT_MAX)
     trump = _text(data, "trump").upper()
-    if trump not in TRUMPS:
-        raise EntryError("trump", f"not a trump: {trump!r} (one of {' '.join(TRUMPS)})")
-    double = _int(data, "double", 1, 4, default=1)
-    if double not in DOUBLES:
-        raise EntryError("double", f"{double} is not 1, 2 (contré) or 4 (surcontré)")
+    double = _int(data, "double", 1, max(DOUBLES), default=1)
+    try:
+        # The game's rule set narrows the value range when the service verifies the event.
+        verify_contract(value, trump, double, max_bid=CONTRACT_MAX)
+    except InvalidContractError as exc:
+        raise EntryError(exc.field, exc.reason) from None
     return _event("contract", ContractSet, taker=taker, value=value, trump=trump, double=double)
 
 

@@ -11,16 +11,17 @@ from typing import Any
 from flask_babel import get_locale
 from flask_babel import gettext as _
 
-from scorer.cards import RANK_INDEX_EN, RANK_INDEX_FR, SUIT_SYMBOLS
+from scorer.bidding import PASS, TAKE, Bid, InvalidBidError
+from scorer.cards import RANK_INDEX_EN, RANK_INDEX_FR, SEATS, SUIT_SYMBOLS, TRUMPS, Card
 
 
 def seat_names() -> dict[str, str]:
-    return {"N": _("North"), "E": _("East"), "S": _("South"), "W": _("West")}
+    return dict(zip(SEATS, (_("North"), _("East"), _("South"), _("West")), strict=True))
 
 
 def trump_names() -> dict[str, str]:
-    return {"S": _("spades"), "H": _("hearts"), "D": _("diamonds"), "C": _("clubs"),
-            "NT": _("no trump"), "AT": _("all trump")}
+    return dict(zip(TRUMPS, (_("spades"), _("hearts"), _("diamonds"), _("clubs"),
+                             _("no trump"), _("all trump")), strict=True))
 
 
 def rule_names() -> dict[str, str]:
@@ -39,28 +40,42 @@ def card_label(code: str | None) -> str:
     """``TH`` -> ``10♥``, ``KS`` -> ``R♠`` in French; ``?`` for an unknown card."""
     if not code:
         return "?"
-    return rank_index()[code[0]] + SUIT_SYMBOLS[code[1]]
+    card = Card.parse(code)
+    return rank_index()[card.rank] + SUIT_SYMBOLS[card.suit]
 
 
 def bid_label(bid: str) -> str:
     """A bid as the page shows it: ``80H`` -> ``80♥``, ``pass`` -> ``passe``.
 
-    The notation's own form stays in the API and the records.
+    The notation's own form stays in the API and the records; the bid is read
+    by ``Bid.parse``, and text that is no bid is shown as written.
+
+    >>> from flask import Flask
+    >>> from flask_babel import Babel
+    >>> app = Flask("doctest")
+    >>> _ = Babel(app, locale_selector=lambda: "en")
+    >>> with app.test_request_context():
+    ...     [bid_label(b) for b in ("80H", "capotS", "120NT", "take:C", "contre", "pass")]
+    ['80♥', 'capot♠', '120 no trump', 'take♣', 'contre', 'pass']
     """
-    if bid == "pass":
+    try:
+        parsed = Bid.parse(bid)
+    except InvalidBidError:
+        return bid  # not in the notation: shown as written
+    if parsed.kind == PASS:
         return str(_("pass"))
-    value, trump = bid, ""
-    for mode in ("NT", "AT", "S", "H", "D", "C"):
-        if bid.endswith(mode) and bid[: -len(mode)].rstrip(":"):
-            value, trump = bid[: -len(mode)].rstrip(":"), mode
-            break
-    if value == "capot":
-        value = str(_("capot"))
-    elif value == "take":
+    if parsed.kind == TAKE:
         value = str(_("take"))
+    elif parsed.value == "capot":
+        value = str(_("capot"))
+    elif parsed.kind == "value":
+        value = str(parsed.value)
+    else:
+        return str(parsed)  # contre, surcontre: the players' own words
+    trump = parsed.trump
     if not trump:
         return value
-    return value + (SUIT_SYMBOLS[trump] if len(trump) == 1 else " " + trump_names()[trump])
+    return value + (SUIT_SYMBOLS[trump] if trump in SUIT_SYMBOLS else " " + trump_names()[trump])
 
 
 def words() -> dict[str, Any]:

@@ -58,6 +58,20 @@ def test_firmware_doctests(module):
     assert result.attempted > 0 and result.failed == 0
 
 
+def test_firmware_notation_is_the_scorers_copy():
+    """MicroPython cannot import the scorer, so the firmware keeps its own copy
+    of the seats, teams and trump modes: it must say what the scorer says."""
+    from firmware import scoreboard
+    from scorer import cards
+
+    assert protocol.SEATS == cards.SEATS
+    assert protocol.TEAMS == cards.TEAMS
+    assert protocol.TRUMPS == cards.TRUMPS
+    assert [protocol.team_of(s) for s in cards.SEATS] == [cards.team_of(s) for s in cards.SEATS]
+    assert scoreboard.team_of is protocol.team_of
+    assert set(scoreboard.TRUMP_GLYPH) == set(cards.TRUMPS)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=64))
 def test_crc_matches_cpython_crc_hqx(data):

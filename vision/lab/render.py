@@ -30,13 +30,14 @@ from typing import Any
 import cv2
 import numpy as np
 
+from scorer.cards import CARD_CODES, SUITS, Card, InvalidCardError
+
 ASSETS = Path(__file__).with_name("assets")
 
 CARD_W, CARD_H = 250, 350
 CARD_SIZE = (CARD_W, CARD_H)
-RANKS = "789TJQKA"
-SUITS = "SHDC"
-BELOTE_CODES = tuple(r + s for s in SUITS for r in RANKS)
+#: The 32 cards in the project's notation (scorer.cards), in its order.
+BELOTE_CODES = CARD_CODES
 #: Codes of things that are not belote cards: the reader must answer "no belote card".
 NEGATIVE_CODES = ("BACK", "JOKER") + tuple(r + s for s in SUITS for r in "23456")
 CLUTTER_KINDS = ("COASTER", "SCOREPAD", "PHONE", "COIN")
@@ -551,7 +552,11 @@ def render_card(code: str, style: DeckStyle | str | None, rng: np.random.Generat
     if code == "JOKER":
         _joker(img, st, rng)
         return img
-    rank, suit = code[0], code[1]
+    try:
+        card = Card.parse(code)
+        rank, suit = card.rank, card.suit
+    except InvalidCardError:  # a negative of the same notation: 2..6 of a suit
+        rank, suit = code[0], code[1]
     if rank in "23456789T":
         n = 10 if rank == "T" else int(rank)
         _pips(img, st, n, suit)
