@@ -66,7 +66,7 @@ def run(model_path: str | Path | None = None, frames: int = 10, repeats: int = 3
         if crops is None:
             from vision.locate import corner_crops
 
-            quad = np.float32([[100, 100], [250, 100], [250, 320], [100, 320]])
+            quad = np.array([[100, 100], [250, 100], [250, 320], [100, 320]], np.float32)
             gray = np.full((720, 1280), 200, np.uint8)
             crops = np.concatenate([corner_crops(gray, quad) for _ in range(8)])
         reader.classifier.probabilities(crops)

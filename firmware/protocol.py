@@ -112,10 +112,10 @@ def encode_frame(seq, kind, payload=""):
     if not kind or not kind.isalpha() or not kind.isupper():
         raise ProtocolError(f"kind: {kind!r} is not a word in capitals")
     _check_text(payload, "payload")
-    body = f"{seq} {kind}"
+    text = f"{seq} {kind}"
     if payload:
-        body = body + " " + payload
-    body = body.encode()
+        text = text + " " + payload
+    body = text.encode()
     line = b"@" + body + b"*" + (f"{crc16(body):04X}").encode() + b"\n"
     if len(line) > MAX_LINE:
         raise ProtocolError(f"frame: {len(line)} bytes, longer than {MAX_LINE}")

@@ -170,7 +170,7 @@ class Calibration:
             raise CalibrationError(f"calibration.zones: expected N E S W, got {sorted(zones)}")
         if len(corners) != 4:
             raise CalibrationError("calibration.corners: expected 4 points")
-        return cls(width, height, corners, zones)  # type: ignore[arg-type]
+        return cls(width, height, corners, zones)
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")

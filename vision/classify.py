@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -51,7 +52,7 @@ def calibration_path(model_path: Path) -> Path:
     return model_path.with_suffix(".json")
 
 
-def make_session(path: Path, threads: int):
+def make_session(path: Path, threads: int) -> Any:  # an onnxruntime.InferenceSession
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -74,7 +75,7 @@ class CardClassifier:
         cal_path = calibration_path(self.model_path)
         if not cal_path.is_file():
             raise FileNotFoundError(f"{cal_path}: the model's calibration file is missing")
-        self.meta: dict = json.loads(cal_path.read_text())
+        self.meta: dict[str, Any] = json.loads(cal_path.read_text())
         self.design: str = self.meta.get("design", "A")
         self.classes: list[str] = list(self.meta["classes"])
         self.temperature = float(self.meta["temperature"])
@@ -106,7 +107,8 @@ class CardClassifier:
         of its quarter turns and the logits summed: an index may lie any way
         up, and the readings together are surer than any one.
         """
-        return self._read_turns(crops, int(self.meta.get("tta", 1))).sum(axis=0)
+        summed: np.ndarray = self._read_turns(crops, int(self.meta.get("tta", 1))).sum(axis=0)
+        return summed
 
     def _read_turns(self, crops: np.ndarray, turns: int) -> np.ndarray:
         """Raw outputs of uint8 crops (N, H, W[, 3]) each read at ``turns`` quarter turns,
@@ -132,7 +134,7 @@ class CardClassifier:
         return softmax(self.logits(crops) / self.temperature)
 
     @property
-    def second_look(self) -> dict | None:
+    def second_look(self) -> dict[str, Any] | None:
         """The second look's calibration (``temperature``, ``threshold``, ``turns``), if any."""
         look = self.meta.get("second_look")
         return look if isinstance(look, dict) else None
@@ -144,7 +146,8 @@ class CardClassifier:
         if n == 0:
             return np.zeros((0, len(self.classes)), np.float32)
         out = self._read_turns(looks.reshape(n * k, *looks.shape[2:]), turns)
-        return out.reshape(turns, n, k, -1).mean(axis=(0, 2))
+        pooled: np.ndarray = out.reshape(turns, n, k, -1).mean(axis=(0, 2))
+        return pooled
 
     def look_probabilities(self, looks: np.ndarray) -> np.ndarray:
         """Calibrated probabilities of the second look (see :meth:`look_logits`)."""
@@ -314,7 +317,8 @@ def softmax(z: np.ndarray) -> np.ndarray:
     """Row-wise softmax of logits."""
     z = z - z.max(axis=1, keepdims=True)
     p = np.exp(z)
-    return p / p.sum(axis=1, keepdims=True)
+    probs: np.ndarray = p / p.sum(axis=1, keepdims=True)
+    return probs
 
 
 def box_intersection(a: tuple[float, ...], b: tuple[float, ...]) -> float:
@@ -331,14 +335,18 @@ def iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def _merge_boxes(found, overlap: float = 0.3):
+Box = tuple[float, float, float, float]
+
+
+def _merge_boxes(found: list[tuple[Box, float, bool]], overlap: float = 0.3
+                 ) -> list[tuple[Box, float]]:
     """Greedy non-maximum suppression: the surest box of each overlapping group.
 
     ``found`` holds ``(box, score, coarse)``; a ``coarse`` box (see
     ``IndexDetector.FINE_SIDE``) gives way to any box it overlaps that is not.
     The boxes kept come back surest first.
     """
-    keep: list = []
+    keep: list[tuple[Box, float]] = []
     for box, score, _ in sorted(found, key=lambda f: (f[2], -f[1])):
         if all(iou(box, k[0]) < overlap for k in keep):
             keep.append((box, score))

@@ -63,7 +63,8 @@ def order_quad(points: np.ndarray) -> np.ndarray:
     return pts
 
 
-def _quad_from_contour(contour: np.ndarray, params: LocateParams, frame_area: float):
+def _quad_from_contour(contour: np.ndarray, params: LocateParams,
+                       frame_area: float) -> np.ndarray | None:
     area = cv2.contourArea(contour)
     if area < params.min_area * frame_area or area > params.max_area * frame_area:
         return None
@@ -157,13 +158,13 @@ def find_cards(frame: np.ndarray, params: LocateParams | None = None) -> list[np
 def _region_transform(quad: np.ndarray, region: tuple[float, float, float, float],
                       size: tuple[int, int]) -> np.ndarray:
     """Perspective transform from a card-relative region of ``quad`` to a crop of ``size``."""
-    card = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
-    to_image = cv2.getPerspectiveTransform(card, np.float32(quad))
+    card = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+    to_image = cv2.getPerspectiveTransform(card, np.asarray(quad, np.float32))
     x0, y0, x1, y1 = region
-    region_pts = np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]).reshape(-1, 1, 2)
+    region_pts = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32).reshape(-1, 1, 2)
     src = cv2.perspectiveTransform(region_pts, to_image).reshape(4, 2)
     cw, ch = size
-    dst = np.float32([[0, 0], [cw, 0], [cw, ch], [0, ch]])
+    dst = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], np.float32)
     return cv2.getPerspectiveTransform(src, dst)
 
 

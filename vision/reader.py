@@ -22,11 +22,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 
-from vision.classify import CORNER_MODEL, CardClassifier, IndexDetector, box_intersection
+from vision.classify import (
+    CORNER_MODEL,
+    Box,
+    CardClassifier,
+    IndexDetector,
+    box_intersection,
+)
 from vision.locate import corner_crops, find_cards, index_crop, look_crops, quad_center
 
 
@@ -39,7 +46,7 @@ class Detection:
     quad: list[list[float]]  # 4 corners (x, y) in frame pixels, portrait order
     center: tuple[float, float] = field(default=(0.0, 0.0))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "code": self.code,
             "confidence": round(self.confidence, 4),
@@ -156,7 +163,7 @@ class CardReader:
         return join_reads(boxes, probs, thresholds, self.classifier.classes,
                           self.classifier.none_index)
 
-    def _look(self, gray: np.ndarray, source: np.ndarray, boxes: list) -> np.ndarray:
+    def _look(self, gray: np.ndarray, source: np.ndarray, boxes: list[Box]) -> np.ndarray:
         """The second look's probabilities for each box: boxed again closer up by the
         detector, cut there smaller, larger and shifted, read every way up."""
         assert self.detector is not None
@@ -237,7 +244,7 @@ class CardReader:
         found: Detection | None = None
         if corner is not None:
             h, w = image.shape[:2]
-            quad = np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]])
+            quad = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
             if w > h:  # lying on its side: start on a short edge
                 quad = np.roll(quad, -1, axis=0)
             reads = corner.read_quads(image, [quad])
@@ -275,7 +282,7 @@ OVERLAP = 0.5
 RIVAL_DOUBT = 0.1
 
 
-def rival_reads(boxes: list, probs: np.ndarray, thresholds: np.ndarray,
+def rival_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
                 classes: list[str], none_index: int) -> list[int]:
     """The sure reads one card's two indices would contradict.
 
@@ -311,19 +318,19 @@ def rival_reads(boxes: list, probs: np.ndarray, thresholds: np.ndarray,
     return out
 
 
-def _overlap(a, b) -> float:
+def _overlap(a: Box, b: Box) -> float:
     """The share of the smaller of two boxes that lies inside the other."""
     smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return float(box_intersection(a, b) / max(smaller, 1e-6))
+    return box_intersection(a, b) / max(smaller, 1e-6)
 
 
-def _gap(a, b) -> float:
+def _gap(a: Box, b: Box) -> float:
     """Centre-to-centre distance of two boxes over the longer side of either."""
     side = max(a[2] - a[0], a[3] - a[1], b[2] - b[0], b[3] - b[1], 1e-6)
     return float(np.hypot((a[0] + a[2] - b[0] - b[2]) / 2, (a[1] + a[3] - b[1] - b[3]) / 2)) / side
 
 
-def join_reads(boxes: list, probs: np.ndarray, thresholds: np.ndarray,
+def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
                classes: list[str], none_index: int) -> list[Detection]:
     """One detection per card from the reads of its index boxes, best first.
 
@@ -337,8 +344,8 @@ def join_reads(boxes: list, probs: np.ndarray, thresholds: np.ndarray,
     detection (a card the table waits on), unless its guess was read surely
     elsewhere (then it is most likely that card's other index).
     """
-    by_code: dict[str, list[tuple[tuple[float, ...], float]]] = {}
-    doubtful: list[tuple[tuple[float, ...], float, str, float]] = []
+    by_code: dict[str, list[tuple[Box, float]]] = {}
+    doubtful: list[tuple[Box, float, str, float]] = []
     for box, p, threshold in zip(boxes, probs, thresholds, strict=True):
         k = int(p.argmax())
         if k == none_index:

@@ -278,7 +278,7 @@ class PlayTracker:
 
     def _forget(self, ts: float) -> list[TrackerOutput]:
         """End the tracks of cards unseen for ``gone_after``: they left the table."""
-        out = []
+        out: list[TrackerOutput] = []
         gone = [t for t in self.tracks if ts - t.last_seen > self.gone_after]
         if not gone:
             return out

@@ -112,7 +112,7 @@ class Server:
     """A waitress server running in a background thread; ``close()`` stops it."""
 
     def __init__(self, app: Flask, host: str, port: int, threads: int) -> None:
-        from waitress.server import create_server
+        from waitress.server import TcpWSGIServer, create_server
 
         self.app = app
         # One worker thread per open event stream: leave room for 50 watchers
@@ -120,7 +120,9 @@ class Server:
         self._server = create_server(app, host=host, port=port, threads=threads,
                                      channel_timeout=300, ident="belote-table")
         self.host = host
-        self.port = int(self._server.effective_port)
+        # One host and port: waitress gives a TCP server, the one kind with a port.
+        assert isinstance(self._server, TcpWSGIServer)
+        self.port = int(self._server.getsockname()[1])
         self._thread = threading.Thread(target=self._run, name="web-server", daemon=True)
         self._thread.start()
 

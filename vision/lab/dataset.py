@@ -63,11 +63,11 @@ def label_index(label: str) -> int:
 
 
 def _corner_polygon(quad: np.ndarray, region=INDEX_REGION, margin: float = 0.05) -> np.ndarray:
-    card = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
-    m = cv2.getPerspectiveTransform(card, np.float32(quad))
+    card = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+    m = cv2.getPerspectiveTransform(card, np.array(quad, np.float32))
     x0, y0, x1, y1 = region
-    pts = np.float32([[x0 - margin, y0 - margin], [x1 + margin, y0 - margin],
-                      [x1 + margin, y1 + margin], [x0 - margin, y1 + margin]])
+    pts = np.array([[x0 - margin, y0 - margin], [x1 + margin, y0 - margin],
+                    [x1 + margin, y1 + margin], [x0 - margin, y1 + margin]], np.float32)
     return cv2.perspectiveTransform(pts.reshape(-1, 1, 2), m).reshape(4, 2)
 
 
@@ -148,7 +148,7 @@ def face_crops(face: np.ndarray, rng: np.random.Generator, jitter: float) -> np.
     """Both corner crops of an image that is a whole card face, outline jittered."""
     gray = face if face.ndim == 2 else cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
     h, w = gray.shape
-    quad = np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]])
+    quad = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
     if w > h:
         quad = np.roll(quad, -1, axis=0)
     return np.stack([corner_crops(gray, jitter_quad(np.roll(quad, -2 * c, axis=0), rng, jitter))[0]
@@ -226,12 +226,13 @@ def _box_crop(gray: np.ndarray, box: list[float], turn: int,
     rw, rh = bw / (fx1 - fx0), bh / (fy1 - fy0)
     if turn == 0:
         left, top = x1 - fx0 * rw, y1 - fy0 * rh
-        src = np.float32([[left, top], [left + rw, top], [left + rw, top + rh], [left, top + rh]])
+        src = np.array([[left, top], [left + rw, top], [left + rw, top + rh],
+                        [left, top + rh]], np.float32)
     else:
         right, bottom = x2 + fx0 * rw, y2 + fy0 * rh
-        src = np.float32([[right, bottom], [right - rw, bottom], [right - rw, bottom - rh],
-                          [right, bottom - rh]])
-    dst = np.float32([[0, 0], [CROP_W, 0], [CROP_W, CROP_H], [0, CROP_H]])
+        src = np.array([[right, bottom], [right - rw, bottom], [right - rw, bottom - rh],
+                        [right, bottom - rh]], np.float32)
+    dst = np.array([[0, 0], [CROP_W, 0], [CROP_W, CROP_H], [0, CROP_H]], np.float32)
     m = cv2.getPerspectiveTransform(src, dst)
     return cv2.warpPerspective(gray, m, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
@@ -334,9 +335,9 @@ def synthetic_scenes(seed: int, n: int, crops_per_box: int = 3, negatives: int =
                     crops.append(index_crop(frame, _box_jitter(box, rng)))
                     labels.append(y)
         sizes = [max(b[2] - b[0], b[3] - b[1]) for b in boxes] or [h * 0.08]
-        for box in negative_boxes((h, w), boxes, rng, negatives,
-                                  (0.6 * min(sizes), 1.4 * max(sizes))):
-            crops.append(index_crop(frame, box))
+        for negative in negative_boxes((h, w), boxes, rng, negatives,
+                                       (0.6 * min(sizes), 1.4 * max(sizes))):
+            crops.append(index_crop(frame, negative))
             labels.append(NONE_INDEX)
         frames.append(cv2.resize(gray, (DET_W, DET_H), interpolation=cv2.INTER_AREA))
         sx, sy = DET_W / w, DET_H / h

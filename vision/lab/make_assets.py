@@ -74,7 +74,8 @@ def _glyph_cell(text: str, font_path: Path):
     glyph = big.crop(box)
     w, h = glyph.size
     scale = (CELL - 4) / max(w, h)
-    glyph = glyph.resize((max(1, round(w * scale)), max(1, round(h * scale))), Image.LANCZOS)
+    glyph = glyph.resize((max(1, round(w * scale)), max(1, round(h * scale))),
+                         Image.Resampling.LANCZOS)
     cell = Image.new("L", (CELL, CELL), 0)
     cell.paste(glyph, ((CELL - glyph.size[0]) // 2, (CELL - glyph.size[1]) // 2))
     return cell
@@ -84,7 +85,8 @@ def build(out: Path = ASSETS) -> dict:
     from PIL import Image
 
     out.mkdir(parents=True, exist_ok=True)
-    meta = {"cell": CELL, "glyphs": GLYPHS, "fonts": {}}
+    fonts: dict[str, dict[str, str]] = {}
+    meta = {"cell": CELL, "glyphs": GLYPHS, "fonts": fonts}
     for name, index_file, suit_file, licence in FONTS:
         index_font, suit_font = _find(index_file), _find(suit_file)
         atlas = Image.new("L", (CELL * len(GLYPHS), CELL), 0)
@@ -95,7 +97,7 @@ def build(out: Path = ASSETS) -> dict:
                 cell = _glyph_cell(g, index_font)
             atlas.paste(cell, (i * CELL, 0))
         atlas.save(out / f"{name}.png", optimize=True)
-        meta["fonts"][name] = {"index_font": index_file, "suit_font": suit_file,
+        fonts[name] = {"index_font": index_file, "suit_font": suit_file,
                                "licence": licence}
     (out / "atlases.json").write_text(json.dumps(meta, indent=1) + "\n")
     return meta

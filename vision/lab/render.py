@@ -200,7 +200,7 @@ def glyph(font: str, name: str) -> np.ndarray:
         face = faces[font.split("-", 1)[1]]
         canvas = np.zeros((140, 220), np.uint8)
         # Hershey strokes are thin: a thickness of 6 at scale 3 gives a printed look.
-        cv2.putText(canvas, name, (10, 110), face, 3.0, 255, 7, cv2.LINE_AA)
+        cv2.putText(canvas, name, (10, 110), face, 3.0, (255,), 7, cv2.LINE_AA)
         return _tight(canvas)
     if font == "drawn":
         return _drawn_suit(name)
@@ -221,24 +221,24 @@ def _drawn_suit(name: str) -> np.ndarray:
     aa = cv2.LINE_AA
 
     def tri(pts: list[tuple[int, int]]) -> None:
-        cv2.fillConvexPoly(m, np.array(pts, np.int32), 255, aa)
+        cv2.fillConvexPoly(m, np.array(pts, np.int32), (255,), aa)
 
     if name == "suit-H":
-        cv2.circle(m, (70, 72), 46, 255, -1, aa)
-        cv2.circle(m, (130, 72), 46, 255, -1, aa)
+        cv2.circle(m, (70, 72), 46, (255,), -1, aa)
+        cv2.circle(m, (130, 72), 46, (255,), -1, aa)
         tri([(27, 90), (173, 90), (100, 178)])
     elif name == "suit-D":
         tri([(100, 8), (162, 100), (100, 192)])
         tri([(100, 8), (38, 100), (100, 192)])
     elif name == "suit-S":
-        cv2.circle(m, (70, 118), 42, 255, -1, aa)
-        cv2.circle(m, (130, 118), 42, 255, -1, aa)
+        cv2.circle(m, (70, 118), 42, (255,), -1, aa)
+        cv2.circle(m, (130, 118), 42, (255,), -1, aa)
         tri([(30, 104), (170, 104), (100, 14)])
         tri([(100, 120), (76, 190), (124, 190)])
     elif name == "suit-C":
         for c in ((100, 56), (58, 116), (142, 116)):
-            cv2.circle(m, c, 36, 255, -1, aa)
-        cv2.circle(m, (100, 104), 22, 255, -1, aa)
+            cv2.circle(m, c, 36, (255,), -1, aa)
+        cv2.circle(m, (100, 104), 22, (255,), -1, aa)
         tri([(100, 100), (78, 190), (122, 190)])
     else:
         raise RenderError(f"glyph {name!r}: the drawn font has suit signs only")
@@ -485,8 +485,8 @@ def _court(img: np.ndarray, style: DeckStyle, rank: str, suit: str,
 
 
 def _back(img: np.ndarray, style: DeckStyle, rng: np.random.Generator) -> None:
-    color = np.array(style.back_color, np.float32)
-    color = tuple(int(c) for c in np.clip(color + rng.normal(0, 8, 3), 0, 255))
+    shifted = np.array(style.back_color, np.float32) + rng.normal(0, 8, 3)
+    color = tuple(int(c) for c in np.clip(shifted, 0, 255))
     m = 12
     inner = img[m:CARD_H - m, m:CARD_W - m]
     inner[:] = color
@@ -581,7 +581,7 @@ def _card_mask(radius: int) -> np.ndarray:
     cv2.rectangle(m, (0, r), (CARD_W - 1, CARD_H - 1 - r), 255, -1)
     for x, y in ((r, r), (CARD_W - 1 - r, r), (r, CARD_H - 1 - r),
                  (CARD_W - 1 - r, CARD_H - 1 - r)):
-        cv2.circle(m, (x, y), r, 255, -1, cv2.LINE_AA)
+        cv2.circle(m, (x, y), r, (255,), -1, cv2.LINE_AA)
     return m
 
 
@@ -628,9 +628,9 @@ def render_background(rng: np.random.Generator, size: tuple[int, int] = (1280, 7
     if kind == "felt":
         greens = [(40, 100, 25), (50, 120, 40), (30, 80, 20), (60, 110, 30), (80, 90, 30),
                   (35, 70, 45)]
-        base = np.array(greens[int(rng.integers(len(greens)))], np.float32)
+        base: np.ndarray = np.array(greens[int(rng.integers(len(greens)))], np.float32)
         base += rng.normal(0, 8, 3)
-        img = np.empty((h, w, 3), np.float32)
+        img: np.ndarray = np.empty((h, w, 3), np.float32)
         img[:] = base
         fine = _noise(rng, (h, w), float(rng.uniform(4, 12)))
         if rng.random() < 0.4:
@@ -666,7 +666,7 @@ def render_background(rng: np.random.Generator, size: tuple[int, int] = (1280, 7
         tone = 1 + 0.06 * grain + 0.05 * streak + shade
         tone *= np.where((v % plank_w) < 2.0, 0.55, 1.0).astype(np.float32)
         M = cv2.getRotationMatrix2D((side / 2, side / 2), float(rng.uniform(0, 180)), 1.0)
-        M[:, 2] -= [(side - w) / 2, (side - h) / 2]
+        M[:, 2] -= np.array([(side - w) / 2, (side - h) / 2])
         tone = cv2.warpAffine(tone.astype(np.float32), M, (w, h), flags=cv2.INTER_LINEAR,
                               borderMode=cv2.BORDER_REFLECT)
         tone += _noise(rng, (h, w), 3.0 / float(base.mean()))
@@ -784,7 +784,7 @@ def hand_occluder(rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
                               (cuff, wrist, skin_c, arm_w * 0.85, arm_w * 0.68)):
         poly = np.array([a + n * wa, b + n * wb, b - n * wb, a - n * wa], np.int32)
         cv2.fillConvexPoly(canvas, poly, col, cv2.LINE_AA)
-        cv2.fillConvexPoly(alpha, poly, 255, cv2.LINE_AA)
+        cv2.fillConvexPoly(alpha, poly, (255,), cv2.LINE_AA)
     ang = math.degrees(math.atan2(d[1], d[0]))
     axes = (int(52 * k), int(44 * k))
     both(lambda img, col: cv2.ellipse(img, pt(palm), axes, ang, 0, 360, col, -1, cv2.LINE_AA))
@@ -849,7 +849,7 @@ def _clutter_face(kind: str, rng: np.random.Generator) -> tuple[np.ndarray, np.n
         cv2.circle(img, (r + 1, r + 1), r - 5, tuple(c - 40 for c in col), 2, cv2.LINE_AA)
         cv2.putText(img, str(int(rng.integers(1, 3))), (r - 8, r + 12), cv2.FONT_HERSHEY_DUPLEX,
                     1.0, tuple(c - 60 for c in col), 2, cv2.LINE_AA)
-        cv2.circle(mask, (r + 1, r + 1), r, 255, -1, cv2.LINE_AA)
+        cv2.circle(mask, (r + 1, r + 1), r, (255,), -1, cv2.LINE_AA)
     elif kind == "COASTER":
         r = int(rng.integers(70, 100))
         img = np.zeros((2 * r + 2, 2 * r + 2, 3), np.uint8)
@@ -859,7 +859,7 @@ def _clutter_face(kind: str, rng: np.random.Generator) -> tuple[np.ndarray, np.n
         img = np.clip(img + rng.normal(0, 10, img.shape), 0, 255).astype(np.uint8)
         cv2.circle(img, (r + 1, r + 1), r - 14, tuple(int(c) for c in rng.integers(20, 200, 3)),
                    5, cv2.LINE_AA)
-        cv2.circle(mask, (r + 1, r + 1), r, 255, -1, cv2.LINE_AA)
+        cv2.circle(mask, (r + 1, r + 1), r, (255,), -1, cv2.LINE_AA)
     elif kind == "SCOREPAD":
         w, h = int(rng.integers(200, 260)), int(rng.integers(280, 360))
         img = np.full((h, w, 3), 245, np.uint8)
@@ -929,7 +929,7 @@ def _warp(face: np.ndarray, mask: np.ndarray, H: np.ndarray, frame_size: tuple[i
     patch = cv2.warpPerspective(face, T, size, flags=cv2.INTER_LINEAR,
                                 borderMode=cv2.BORDER_REPLICATE)
     alpha = cv2.warpPerspective(mask, T, size, flags=cv2.INTER_LINEAR,
-                                borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+                                borderMode=cv2.BORDER_CONSTANT, borderValue=(0,))
     return x0, y0, patch, alpha.astype(np.float32) / 255.0
 
 
@@ -1124,7 +1124,7 @@ class TableScene:
         if x1 <= x0 or y1 <= y0:
             return 0.0
         region = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        cv2.fillConvexPoly(region, np.round(pts - [x0, y0]).astype(np.int32), 1)
+        cv2.fillConvexPoly(region, np.round(pts - [x0, y0]).astype(np.int32), (1,))
         return float((owner[y0:y1, x0:x1][region > 0] == k).sum()) / area
 
     def annotations(self, occluders: list[Occluder] | tuple[Occluder, ...] = (),
@@ -1158,7 +1158,7 @@ class TableScene:
                                        strict=True):
                     pts = cv2.perspectiveTransform(quad[None], item.H)[0]
                     region = np.zeros((h, w), np.uint8)
-                    cv2.fillConvexPoly(region, np.round(pts).astype(np.int32), 1)
+                    cv2.fillConvexPoly(region, np.round(pts).astype(np.int32), (1,))
                     n_in = int(region.sum())
                     if n_in == 0:
                         continue
@@ -1205,10 +1205,10 @@ def degrade(frame: np.ndarray, rng: np.random.Generator, strength: float = 1.0,
     elif r < 0.5 * strength:
         k = int(rng.integers(3, 9))
         blur, blur_px = "motion", float(k)
-        kern = np.zeros((k, k), np.float32)
+        kern: np.ndarray = np.zeros((k, k), np.float32)
         kern[k // 2, :] = 1.0 / k
         M = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), float(rng.uniform(0, 180)), 1)
-        kern = cv2.warpAffine(kern, M, (k, k))
+        kern = np.asarray(cv2.warpAffine(kern, M, (k, k)))
         kern /= max(kern.sum(), 1e-6)
         out = cv2.filter2D(out, -1, kern)
     sigma = float(rng.uniform(0, 7) * strength)
@@ -1239,10 +1239,10 @@ def degrade(frame: np.ndarray, rng: np.random.Generator, strength: float = 1.0,
 def _glare(frame: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A lamp's reflection on glossy cards: a soft bright patch washing colours out."""
     h, w = frame.shape[:2]
-    spot = np.zeros((h // 4, w // 4), np.float32)
+    spot: np.ndarray = np.zeros((h // 4, w // 4), np.float32)
     c = (int(rng.uniform(0, w // 4)), int(rng.uniform(0, h // 4)))
     axes = (int(rng.uniform(10, 50)), int(rng.uniform(6, 30)))
-    cv2.ellipse(spot, c, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+    cv2.ellipse(spot, c, axes, float(rng.uniform(0, 180)), 0, 360, (1.0,), -1)
     spot = cv2.GaussianBlur(spot, (0, 0), float(rng.uniform(3, 10)))
     spot = cv2.resize(spot, (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
     strength = float(rng.uniform(0.2, 0.6))
@@ -1307,25 +1307,25 @@ def render_scene(rng: np.random.Generator, n_cards: int = 8,
             extra.append(NEGATIVE_CODES[int(rng.integers(len(NEGATIVE_CODES)))])
         for _ in range(int(rng.integers(0, 3))):
             kind = CLUTTER_KINDS[int(rng.integers(len(CLUTTER_KINDS)))]
-            c = (float(rng.uniform(0.1, 0.9) * w), float(rng.uniform(0.1, 0.9) * h))
-            scene.place_clutter(kind, c, float(rng.uniform(0, 360)), rng)
+            at = (float(rng.uniform(0.1, 0.9) * w), float(rng.uniform(0.1, 0.9) * h))
+            scene.place_clutter(kind, at, float(rng.uniform(0, 360)), rng)
     all_codes = list(codes) + extra
     order = rng.permutation(len(all_codes))
     min_dist = scene.card_height * (1.0 - overlap) * 0.9
     centers = _spread_positions(rng, len(all_codes), size, scene.card_height * 0.45, min_dist)
     mixed = style is None and rng.random() < 0.3
-    for i, c in zip(order, centers, strict=True):
+    for i, at in zip(order, centers, strict=True):
         code = all_codes[int(i)]
         st = get_style(None, rng) if mixed or code in NEGATIVE_CODES and style is None else (
             scene.style)
         bend = float(rng.normal(0, 0.06)) if rng.random() < 0.5 else 0.0
-        scene.place(code, c, float(rng.uniform(0, 360)), st,
+        scene.place(code, at, float(rng.uniform(0, 360)), st,
                     scene.card_height * float(rng.uniform(0.95, 1.05)), bend)
     if negatives and rng.random() < 0.25:
         # A coin or a phone put down on the cards.
         kind = ("COIN", "PHONE")[int(rng.integers(2))]
-        c = (float(rng.uniform(0.15, 0.85) * w), float(rng.uniform(0.15, 0.85) * h))
-        scene.place_clutter(kind, c, float(rng.uniform(0, 360)), rng, on_top=True)
+        at = (float(rng.uniform(0.15, 0.85) * w), float(rng.uniform(0.15, 0.85) * h))
+        scene.place_clutter(kind, at, float(rng.uniform(0, 360)), rng, on_top=True)
     n_hands = int(rng.integers(0, 3)) if hands is None else hands
     occ = [hand_occluder(rng, size) for _ in range(n_hands)]
     frame = scene.draw(occ)

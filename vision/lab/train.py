@@ -32,6 +32,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from scorer.cards import CARD_CODES
 from vision.classify import MODELS, model_input, softmax
 from vision.lab import dataset as ds
 from vision.locate import CROP_H, CROP_W, INDEX_CROP, INDEX_PAD, INDEX_REGION
@@ -111,9 +112,11 @@ class Detector(nn.Module):
             _conv(1, 8, 2), _conv(8, 16, 2), _conv(16, 16), _conv(16, 32, 2),
             _conv(32, 32), _conv(32, 32, dilation=2), _conv(32, 32, dilation=4))
         self.head = nn.Conv2d(32, 5, 1)
-        nn.init.constant_(self.head.bias, 0.0)
+        bias = self.head.bias
+        assert bias is not None  # Conv2d has one unless told otherwise
+        nn.init.constant_(bias, 0.0)
         with torch.no_grad():
-            self.head.bias[0] = -4.0  # few cells hold an index: start the heat low
+            bias[0] = -4.0  # few cells hold an index: start the heat low
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.body(x))
@@ -122,7 +125,7 @@ class Detector(nn.Module):
 # --------------------------------------------------------------------------- training data
 def _photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Blur, exposure, uneven light, noise; for colour images a white-balance shift too."""
-    x = img.astype(np.float32)
+    x: np.ndarray = img.astype(np.float32)
     if rng.random() < 0.3:
         x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.5, 1.5))
     x = x * rng.uniform(0.5, 1.3) + rng.uniform(-40, 40)
@@ -150,7 +153,7 @@ def _aspect_matrix(rng: np.random.Generator, aspect: float, c: float) -> np.ndar
     """A 2x3 affine map stretching about (c, c) by :func:`_stretch` (the identity when it
     gives 1)."""
     a = _stretch(rng, aspect)
-    return np.float64([[a, 0, c * (1 - a)], [0, 1 / a, c * (1 - 1 / a)]])
+    return np.array([[a, 0, c * (1 - a)], [0, 1 / a, c * (1 - 1 / a)]], np.float64)
 
 
 def _rotate_crop(crop: np.ndarray, rng: np.random.Generator,
@@ -203,7 +206,7 @@ def _det_sample(frame: np.ndarray, boxes: np.ndarray, rng: np.random.Generator,
     a = _stretch(rng, aspect)
     sx, sy = scale * a, scale / a
     img = cv2.resize(frame, None, fx=sx, fy=sy, interpolation=cv2.INTER_AREA)
-    b = boxes * np.float32([sx, sy, sx, sy])
+    b = boxes * np.array([sx, sy, sx, sy], np.float32)
     h, w = img.shape
     ph = max(DET_PATCH - h, 0)
     pw = max(DET_PATCH - w, 0)
@@ -213,7 +216,7 @@ def _det_sample(frame: np.ndarray, boxes: np.ndarray, rng: np.random.Generator,
     x0 = int(rng.integers(0, w - DET_PATCH + 1))
     y0 = int(rng.integers(0, h - DET_PATCH + 1))
     img = img[y0:y0 + DET_PATCH, x0:x0 + DET_PATCH]
-    b = b - np.float32([x0, y0, x0, y0])
+    b = b - np.array([x0, y0, x0, y0], np.float32)
     k = int(rng.integers(4))
     if k:
         # Turn patch and boxes together by k quarter turns (anticlockwise on screen).
@@ -329,6 +332,7 @@ def classifier_from_onnx(path: Path, x: np.ndarray) -> Classifier:
             conv.weight.copy_(torch.tensor(w))
             z = conv(h)
             mean, var = z.mean(dim=(0, 2, 3)), z.var(dim=(0, 2, 3))
+            assert norm.running_mean is not None and norm.running_var is not None
             norm.running_mean.copy_(mean)
             norm.running_var.copy_(var)
             norm.weight.copy_(torch.sqrt(var + norm.eps))
@@ -357,7 +361,9 @@ def _through_block(model: Classifier, conv: nn.Conv2d, z: torch.Tensor) -> torch
     """Apply what follows ``conv``'s batch norm in ``model.net`` up to the next convolution."""
     layers = list(model.net)
     k = next(i for i, m in enumerate(layers) if isinstance(m, nn.Sequential) and m[0] is conv)
-    h = layers[k][2](z)  # the block's ReLU
+    block = layers[k]
+    assert isinstance(block, nn.Sequential)
+    h = block[2](z)  # the block's ReLU
     for m in layers[k + 1:]:
         if isinstance(m, nn.Sequential):
             break
@@ -820,10 +826,11 @@ def synthetic_corner_crops(seed: int, n_faces: int) -> tuple[np.ndarray, np.ndar
     from vision.lab.render import NEGATIVE_CODES, render_card
 
     rng = np.random.default_rng(seed)
-    codes = list(ds.CARD_CODES) + list(NEGATIVE_CODES)
-    xs, ys = [], []
+    codes = list(CARD_CODES) + list(NEGATIVE_CODES)
+    xs: list[np.ndarray] = []
+    ys: list[int] = []
     for i in range(n_faces):
-        code = codes[i % len(codes)] if i % 5 else codes[int(rng.integers(len(ds.CARD_CODES)))]
+        code = codes[i % len(codes)] if i % 5 else codes[int(rng.integers(len(CARD_CODES)))]
         face = render_card(code, None, rng)
         pair = ds.face_crops(face, rng, jitter=0.04)
         xs.extend(pair)

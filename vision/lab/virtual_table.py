@@ -191,11 +191,11 @@ class VirtualTable:
             return
         x, y = lying[int(self.rng.integers(len(lying)))][1]
         h = self.scene.card_height
-        spot = np.zeros(frame.shape[:2], np.float32)
+        spot: np.ndarray = np.zeros(frame.shape[:2], np.float32)
         cv2.ellipse(spot, (int(x + self.rng.uniform(-0.2, 0.2) * h),
                            int(y + self.rng.uniform(-0.3, 0.3) * h)),
                     (int(0.25 * h), int(0.15 * h)), float(self.rng.uniform(0, 180)), 0, 360,
-                    1.0, -1)
+                    (1.0,), -1)
         spot = cv2.GaussianBlur(spot, (0, 0), 0.05 * h)[..., None]
         frame[:] = np.clip(frame + spot * 230, 0, 255).astype(np.uint8)
 
