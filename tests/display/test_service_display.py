@@ -25,6 +25,7 @@ from companion.display import DisplayDriver, request_maintenance
 from companion.display_emulator import Emulator
 from companion.service import TableService
 from companion.store import Store
+from firmware import protocol
 from scorer.simulate import simulate_game
 
 from .conftest import ROOT, wait_until
@@ -90,24 +91,26 @@ def test_a_game_goes_on_while_the_display_is_killed_and_restarted(tmp_path):
         events = simulate_game(5, hands=2)
         half = len(events) // 2
         service.start_game(events[0], source="simulator")
-        slowest = 0.0
+        while_away: list[tuple[int, str]] = []  # (seq stored, the link's state then)
         for i, event in enumerate(events[1:], start=1):
             if i == half:
                 # The display has caught up with the game, then vanishes mid-hand.
                 assert wait_until(lambda e=emu: e.last_shown() == shown_now(service), timeout=10)
                 emu.kill()
+                assert wait_until(lambda: driver.status()["link"] != "ok", timeout=10)
             if i == half + 10:
                 emu = EmulatorProcess(link)  # and comes back
-            started = time.perf_counter()
-            service.submit(event, source="simulator")
-            slowest = max(slowest, time.perf_counter() - started)
+            stored = service.submit(event, source="simulator")
+            if half <= i < half + 10:
+                while_away.append((stored.seq, driver.status()["link"]))
+        # The display never held the service up: with no display at all, each entry
+        # was stored and the game moved on (the service does not wait on the link).
+        assert [seq for seq, _ in while_away] == list(range(half, half + 10))
+        assert all(link != "ok" for _, link in while_away)
         want = shown_now(service)
         assert wait_until(lambda: emu.last_shown() == want, timeout=15), emu.lines[-5:]
         assert driver.status()["connects"] >= 2
         assert len(store.events(service.game_id)) == len(events)
-        # The display never held the service up: the driver's serial writes time out
-        # after 0.5 s and its reconnects take longer; a submit is one SQLite transaction.
-        assert slowest < 0.5
         assert service.status()["display"] == "ok"
     finally:
         driver.stop()
@@ -263,9 +266,10 @@ def test_maintenance_request_to_a_silent_port_says_no():
     master, slave = os.openpty()
     tty.setraw(slave)
     try:
-        started = time.monotonic()
         assert request_maintenance(os.ttyname(slave), timeout=0.5) is False
-        assert time.monotonic() - started < 2
+        # It asked (a MAINT frame went out), heard nothing, and gave up by itself.
+        written = os.read(master, 4096)
+        assert protocol.encode_frame(0, protocol.MAINT) in written
     finally:
         os.close(master)
         os.close(slave)
