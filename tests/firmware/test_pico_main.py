@@ -1,5 +1,5 @@
 """firmware/main.py and the TM1637 pin driver, run by the real MicroPython unix
-port on a simulated Pico (tests/display/pico_sim: a ``machine`` whose pins log
+port on a simulated Pico (tests/firmware/pico_sim: a ``machine`` whose pins log
 their changes). The test feeds the USB line (stdin), reads the answers (stdout),
 and decodes the two-wire bit stream each display receives back into digits."""
 
@@ -15,7 +15,7 @@ from firmware import protocol, segments
 
 from .conftest import FIRMWARE, ROOT
 
-SIM = ROOT / "tests" / "display" / "pico_sim"
+SIM = ROOT / "tests" / "firmware" / "pico_sim"
 NS_PINS, EW_PINS, LED_PIN = (2, 3), (4, 5), 15
 
 
