@@ -11,11 +11,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from companion.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_the_demo_plays_a_hand_through_every_part_and_says_if_it_matched(tmp_path):
     db = tmp_path / "demo.db"
     out = subprocess.run(

@@ -16,6 +16,9 @@ from scorer.events import CardPlayed
 from scorer.game import replay
 from vision.lab.virtual_table import VirtualTable
 
+# The tests share one film of whole hands through the real reader (a module fixture).
+pytestmark = pytest.mark.slow
+
 SEED = 4
 HANDS = 4
 

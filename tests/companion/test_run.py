@@ -16,6 +16,7 @@ from scorer.simulate import simulate_game
 from vision.lab.virtual_table import VirtualTable
 
 
+@pytest.mark.slow
 def test_run_reads_a_folder_of_frames_into_the_open_game(tmp_path, capsys):
     events = simulate_game(4, hands=1)
     first = next(i for i, e in enumerate(events) if isinstance(e, CardPlayed))

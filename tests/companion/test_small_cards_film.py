@@ -11,6 +11,7 @@ simulator played it."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from companion.bus import Bus
 from companion.pipeline import compare
@@ -18,6 +19,9 @@ from companion.store import Store
 from scorer.events import CardPlayed
 from vision.lab.render import degrade
 from vision.lab.virtual_table import VirtualTable
+
+# The film runs the real reader over every frame of a hand.
+pytestmark = pytest.mark.slow
 
 SEED = 43
 TABLE = {"background": "felt", "light": 1.23, "tilt": 0.005, "card_height": 0.165}

@@ -128,6 +128,7 @@ def test_eval_missing_folder_exits_2(capsys, tmp_path):
     assert "not a folder" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_frames_of_games_in_play_are_labelled_as_the_reader_must_report_them(tmp_path, capsys):
     """``vision.lab.evaluate.make_table_set``: frames of a filmed game, labelled for ``eval``."""
     from vision.lab.evaluate import make_table_set

@@ -67,6 +67,7 @@ def misses():
     return misses
 
 
+@pytest.mark.slow
 def test_the_benchmark_counts_what_eval_counts(misses, tmp_path, monkeypatch):
     """On the same frames, the breakdown's readable cards, misses and inventions are
     `vision eval`'s readable figures."""

@@ -336,6 +336,7 @@ def test_an_index_too_small_is_never_read_surely(reader, table_frame, monkeypatc
     assert len(reads) >= len(sure)
 
 
+@pytest.mark.slow
 def test_cards_smaller_than_the_reader_is_made_for_are_not_invented(reader):
     """A camera too high: cards 8.5 % of the frame's height, their indices at the
     detector's smallest. Some are read, none named wrong (before the floor on the

@@ -283,6 +283,7 @@ def test_a_card_is_readable_until_a_card_on_top_hides_its_suit_signs():
     assert top["index_readable"] == [True, True]
 
 
+@pytest.mark.slow
 def test_a_hand_over_half_an_index_leaves_its_box_but_makes_it_unreadable():
     # The renderer's labels count an index seen at 60 %; its suit sign may be gone.
     found = []
@@ -294,6 +295,7 @@ def test_a_hand_over_half_an_index_leaves_its_box_but_makes_it_unreadable():
     assert hidden and all(a["visible_fraction"] < 0.99 for a in hidden)
 
 
+@pytest.mark.slow
 def test_index_shown_is_how_much_of_the_rank_and_suit_is_seen():
     table = TableScene(np.random.default_rng(3), background="felt", card_height=300)
     table.place("KS", (640, 360), 0, "en-bicycle")

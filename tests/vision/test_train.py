@@ -11,6 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 
+@pytest.mark.slow
 def test_a_few_training_steps_give_a_working_onnx_reader(tmp_path):
     from vision.lab import train
     from vision.lab.render import render_scene

@@ -78,6 +78,7 @@ def shown_now(service: TableService) -> tuple[str, str]:
     return f"{scores['NS']:>4}", f"{scores['EW']:>4}"
 
 
+@pytest.mark.slow
 def test_a_game_goes_on_while_the_display_is_killed_and_restarted(tmp_path):
     link = str(tmp_path / "belote-display")
     store = Store(tmp_path / "table.db")
@@ -118,6 +119,7 @@ def test_a_game_goes_on_while_the_display_is_killed_and_restarted(tmp_path):
         store.close()
 
 
+@pytest.mark.slow
 def test_a_renonce_in_the_service_blinks_the_offending_team_on_the_display(tmp_path):
     store = Store(tmp_path / "table.db")
     bus = Bus()
