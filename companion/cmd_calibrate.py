@@ -12,6 +12,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # numpy is imported by the subcommand that uses it
+    import numpy as np
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
 SETTLE_FRAMES = 15
 
 
-def _first_frame(args: argparse.Namespace):  # -> np.ndarray
+def _first_frame(args: argparse.Namespace) -> np.ndarray:
     import cv2
 
     if args.picamera:
@@ -45,9 +49,9 @@ def _first_frame(args: argparse.Namespace):  # -> np.ndarray
 
         camera = PiCameraSource(zoom=args.zoom)
         try:
-            frame = None
-            for _ in range(SETTLE_FRAMES):
-                _, frame = next(camera)
+            for _ in range(SETTLE_FRAMES - 1):
+                next(camera)
+            _, frame = next(camera)
             return frame
         finally:
             camera.close()

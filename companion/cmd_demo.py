@@ -95,6 +95,7 @@ def main(argv: list[str]) -> int:
     from companion.pipeline import TablePipeline, compare
     from companion.service import TableService
     from companion.store import Store
+    from scorer.events import GameStarted
     from vision.reader import CardReader
     from vision.tracker import PlayTracker
 
@@ -130,7 +131,9 @@ def main(argv: list[str]) -> int:
     started = time.monotonic()
     rc = 0
     try:
-        service.start_game(table.events[0], source="simulator", author="demo")
+        started_event = table.events[0]
+        assert isinstance(started_event, GameStarted)  # a simulated game opens with one
+        service.start_game(started_event, source="simulator", author="demo")
         service.set_status(camera="virtual table")
         spoken = list(table.spoken)
         for ts, frame in table:

@@ -107,7 +107,7 @@ def _lab_missing() -> str | None:
     return None
 
 
-def _read(args) -> int:
+def _read(args: argparse.Namespace) -> int:
     from vision.reader import CardReader, load_image
 
     frame = load_image(args.image)
@@ -117,7 +117,7 @@ def _read(args) -> int:
     return 0
 
 
-def _eval(args) -> int:
+def _eval(args: argparse.Namespace) -> int:
     from vision.lab.evaluate import evaluate
     from vision.reader import CardReader
 
@@ -126,7 +126,7 @@ def _eval(args) -> int:
         from vision.lab.dataset import split_of
 
         def keep(name: str) -> bool:
-            return split_of(name) == args.split
+            return bool(split_of(name) == args.split)
 
     result = evaluate(CardReader(args.model), Path(args.dir), keep, args.fixes)
     if args.split:
@@ -137,7 +137,7 @@ def _eval(args) -> int:
     return 0
 
 
-def _bench(args) -> int:
+def _bench(args: argparse.Namespace) -> int:
     # The benchmark lives in the source tree's benchmarks/ (benchmarks/vision.py), which
     # is not installed: found beside this package, as in a checkout.
     root = Path(__file__).resolve().parent.parent
@@ -154,7 +154,7 @@ def _bench(args) -> int:
     return 0
 
 
-def _train(args) -> int:
+def _train(args: argparse.Namespace) -> int:
     try:
         from vision.lab import train
     except ImportError as e:
