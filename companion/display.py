@@ -31,7 +31,7 @@ from serial.tools import list_ports
 
 from companion.bus import Bus
 from firmware import protocol
-from scorer.cards import SEATS
+from scorer.cards import SEATS, TEAMS
 from scorer.cards import team_of as seat_team
 
 log = logging.getLogger(__name__)
@@ -150,7 +150,7 @@ class DisplayDriver:
                 self._want_state = protocol.state_payload(data)
             elif topic == "alert" and isinstance(data, dict) and data.get("kind") == "renonce":
                 team = data.get("team") or team_of(data.get("seat"))
-                if team in ("NS", "EW"):
+                if team in TEAMS:
                     self._alert = (f"renonce {team}", now)
             elif (topic == "display" and isinstance(data, dict)
                   and data.get("kind") in ("show_pin", "hide_pin")):

@@ -19,7 +19,7 @@ from werkzeug.exceptions import HTTPException
 
 from companion.store import StoreError
 from scorer.bidding import DOUBLES
-from scorer.cards import CARD_PATTERN, SEATS, TRUMPS
+from scorer.cards import CARD_PATTERN, SEATS, TEAMS, TRUMPS
 from scorer.events import Event
 from web import access, entries, gamebook
 
@@ -207,9 +207,8 @@ def game_events(game_id: int) -> Any:
 # -- writing -----------------------------------------------------------------------------
 
 START = {"type": "object", "required": ["pin"], "properties": {
-    "teams": {"type": "object", "properties": {"NS": {"type": "string"},
-                                               "EW": {"type": "string"}}},
-    "players": {"type": "object", "properties": {s: {"type": "string"} for s in "NESW"}},
+    "teams": {"type": "object", "properties": {t: {"type": "string"} for t in TEAMS}},
+    "players": {"type": "object", "properties": {s: {"type": "string"} for s in SEATS}},
     "target": {"type": "integer", "example": 1000},
     "rules": {"type": "string", "example": "ffb"},
     "settings": {"type": "object", "description": "overrides of the preset's settings"},
@@ -292,7 +291,7 @@ def correct() -> tuple[Response, int]:
 @bp.post("/tally")
 @doc("post", "The hand's outcome as a tally", {"type": "object", "properties": {
     "points": {"type": "object"}, "tricks": {"type": "object"},
-    "belote": {"type": "string", "enum": ["NS", "EW"], "nullable": True}}}, write=True)
+    "belote": {"type": "string", "enum": list(TEAMS), "nullable": True}}}, write=True)
 def tally() -> tuple[Response, int]:
     """Card points and tricks of each team, and the team with belote, for scoring alone."""
     return _submit(lambda data, _state: entries.read_tally(data))
