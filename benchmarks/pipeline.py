@@ -108,8 +108,7 @@ def run(args: argparse.Namespace, reader: CardReader, realtime: bool, folder: Pa
         if fault_rng is not None:
             frame = degrade(frame, fault_rng, faults)
         t1 = time.perf_counter()
-        while spoken and spoken[0][0] <= pipeline.camera_plays:
-            service.submit(spoken.pop(0)[1], source="simulator")
+        pipeline.speak(spoken)
         pipeline.feed(ts, frame)
         t2 = time.perf_counter()
         render_s += t1 - t0

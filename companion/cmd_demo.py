@@ -137,13 +137,8 @@ def main(argv: list[str]) -> int:
         service.set_status(camera="virtual table")
         spoken = list(table.spoken)
         for ts, frame in table:
-            # The spoken events (bids, belote) in their place between the cards.
-            while spoken and spoken[0][0] <= pipeline.camera_plays:
-                _, event = spoken.pop(0)
-                try:
-                    service.submit(event, source="simulator", author="demo")
-                except ValueError as exc:
-                    say(f"simulator: {event} refused: {exc}")
+            pipeline.speak(spoken, author="demo", refused=lambda event, exc: say(
+                f"simulator: {event} refused: {exc}"))
             pipeline.feed(ts, frame)
             news.print()
         news.print()

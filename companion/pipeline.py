@@ -85,6 +85,22 @@ class TablePipeline:
             self._handle(ts, out)
         return outputs
 
+    def speak(self, spoken: list[tuple[int, Any]], source: str = "simulator",
+              author: str | None = None,
+              refused: Callable[[Any, ValueError], None] | None = None) -> None:
+        """Submit what a simulated table says aloud (bids, belote), each event in its
+        place between the cards: ``spoken`` holds (cards played before it, event), in
+        order, and loses those whose place has come. A refused event raises, or is
+        handed to ``refused`` when given (the demo prints it and goes on)."""
+        while spoken and spoken[0][0] <= self.camera_plays:
+            _, event = spoken.pop(0)
+            try:
+                self.service.submit(event, source=source, author=author)
+            except ValueError as exc:
+                if refused is None:
+                    raise
+                refused(event, exc)
+
     def _handle(self, ts: float, out: TrackerOutput) -> None:
         from scorer.events import CardCorrected, CardPlayed
 

@@ -25,8 +25,7 @@ def play_film() -> Callable:
         service.start_game(table.events[0], source="simulator", author="test")
         spoken = list(table.spoken)
         for ts, frame in table:
-            while spoken and spoken[0][0] <= pipeline.camera_plays:
-                service.submit(spoken.pop(0)[1], source="simulator", author="test")
+            pipeline.speak(spoken, author="test")
             pipeline.feed(ts, frame if faults is None else faults(frame))
         return service
 

@@ -105,3 +105,25 @@ def test_a_card_already_played_this_hand_is_not_played_again(tmp_path):
     assert len(service.events()) == before + 1  # only the web's play
     assert pipeline.log.plays == []
     store.close()
+
+
+def test_spoken_events_wait_for_their_place_and_a_refused_one_is_handed_over(tmp_path):
+    events = simulate_game(9, hands=1)
+    first = next(i for i, e in enumerate(events) if isinstance(e, CardPlayed))
+    with Store(tmp_path / "s.db") as store:
+        service = TableService(store, Bus())
+        service.start_game(events[0], source="simulator")
+        pipeline = TablePipeline(service, ScriptedReader(), PlayTracker(CAL))
+        bids = events[1:first]
+        # The last bid is said after one card: it waits while no card has been played.
+        spoken = [(0, e) for e in bids[:-1]] + [(1, bids[-1])]
+        pipeline.speak(spoken, author="test")
+        assert spoken == [(1, bids[-1])]
+        assert [s.event for s in service.events()][1:] == bids[:-1]
+        assert {s.author for s in service.events()[1:]} == {"test"}
+        # Said again out of its place (a bid already made): refused, handed over, dropped.
+        refused = []
+        again = [(0, bids[0])]
+        pipeline.speak(again, refused=lambda event, exc: refused.append((event, str(exc))))
+        assert again == [] and [e for e, _ in refused] == [bids[0]] and refused[0][1]
+        assert len(service.events()) == len(bids)  # nothing stored
