@@ -5,6 +5,9 @@ builds its own) and the score display's driver (a Pico, or the display
 emulator). ``run_table`` is ``belote-table run`` once its options are read:
 the store and service (``companion.pipeline.open_table``), the outputs, then
 the frame source through the pipeline (``companion.pipeline.run_source``).
+``run_virtual_table`` is ``belote-table demo``'s: a simulated table (the lab's
+virtual table, made by the command) filmed through the same pipeline, checked
+against the simulator at the end.
 
 This is the one module below the commands that imports ``web``: it sits above
 the web page, which sits above the service and the pipeline (docs/INTERFACES.md).
@@ -12,6 +15,7 @@ the web page, which sits above the service and the pipeline (docs/INTERFACES.md)
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -109,3 +113,126 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
     state = service.state_json()
     say(f"score: NS {state['scores']['NS']} - EW {state['scores']['EW']}")
     return 0
+
+
+def run_virtual_table(table: Any, reader: Any, db: Path, port: int | None,
+                      host: str = "127.0.0.1", emulator: bool = True,
+                      say: Callable[[str], None] = print, banner: str = "",
+                      stay_up: bool = False) -> int:
+    """Film ``table`` (a ``vision.lab.virtual_table.VirtualTable``: frames, the
+    simulator's events and what it says aloud) through the card reader ``reader``,
+    the play tracker and a table service on the store ``db``, with the web page on
+    ``port`` (None: none) and the score display's emulator; ``say`` tells each
+    event. Prints the final score and whether every card, seat, trick and score
+    matched the simulator: 0 if all did, 1 otherwise. With ``stay_up`` the web
+    page stays up afterwards until Ctrl-C."""
+    from companion.bus import Bus
+    from companion.pipeline import TablePipeline, compare
+    from companion.service import TableService
+    from companion.store import Store
+    from scorer.events import GameStarted
+    from vision.tracker import PlayTracker
+
+    store = Store(db)
+    bus = Bus()
+    service = TableService(store, bus)
+    events_sub = bus.subscribe(maxsize=100_000)
+    news = _News(events_sub, say)
+    closers = start_outputs(service, port, host, emulator=emulator, say=say)
+    tracker = PlayTracker(table.calibration)
+    pipeline = TablePipeline(service, reader, tracker, say=say)
+    if banner:
+        say(banner)
+    started = time.monotonic()
+    rc = 0
+    try:
+        started_event = table.events[0]
+        assert isinstance(started_event, GameStarted)  # a simulated game opens with one
+        service.start_game(started_event, source="simulator", author="demo")
+        service.set_status(camera="virtual table")
+        spoken = list(table.spoken)
+        for ts, frame in table:
+            pipeline.speak(spoken, author="demo", refused=lambda event, exc: say(
+                f"simulator: {event} refused: {exc}"))
+            pipeline.feed(ts, frame)
+            news.print()
+        news.print()
+        elapsed = time.monotonic() - started
+        stored = [s.event for s in service.events()]
+        truth = table.events
+        problems = compare(truth, stored)
+        state = service.state_json()
+        print(f"final score: NS {state['scores']['NS']} - EW {state['scores']['EW']} "
+              f"after {len(state['hands'])} hands; {table.frames} frames in {elapsed:.1f} s "
+              f"({table.frames / max(elapsed, 1e-9):.1f} frames/s)")
+        if problems:
+            print(f"MISMATCH with the simulator ({len(problems)}):")
+            for line in problems[:20]:
+                print("  " + line)
+            rc = 1
+        else:
+            print(f"every card, seat, trick and score matched the simulator "
+                  f"({len(pipeline.log.plays)} cards, {len(state['hands'])} hands)")
+        if stay_up and port is not None and closers:
+            print("the web page stays up: Ctrl-C to stop")
+            while True:
+                time.sleep(1)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        events_sub.close()
+        for close in closers:
+            close()
+        store.close()
+    return rc
+
+
+def _describe(msg_data: dict[str, Any]) -> str:
+    event = msg_data["event"]
+    kind = event["type"]
+    conf = msg_data.get("confidence")
+    source = msg_data["source"] + (f" {conf:.2f}" if conf is not None else "")
+    if kind == "CardPlayed":
+        text = f"{event['seat']} plays {event['card'] or '?? (unknown card)'}"
+    elif kind == "BidMade":
+        text = f"{event['seat']} bids {event['bid']}"
+    elif kind == "BeloteAnnounced":
+        text = f"{event['seat']} announces belote"
+    elif kind == "CardCorrected":
+        text = f"{event['seat']}'s card in trick {event['trick']} is {event['new']}"
+    else:
+        text = kind + " " + " ".join(f"{k}={v}" for k, v in event.items() if k != "type")
+    return f"#{msg_data['seq']:<4} [{source}] {text}"
+
+
+class _News:
+    """Prints what the bus carries: each event, each alert, each hand's result."""
+
+    def __init__(self, sub: Any, say: Any) -> None:
+        self.sub = sub
+        self.say = say
+        self.hands_seen = 0
+        self.tricks_seen = 0
+
+    def print(self) -> None:
+        while (msg := self.sub.get(timeout=0)) is not None:
+            if msg.topic == "event":
+                self.say(_describe(msg.data))
+            elif msg.topic == "alert":
+                self.say(f"ALERT {msg.data['kind']}: {msg.data.get('message', msg.data)}")
+            elif msg.topic == "state" and len(msg.data.get("tricks") or []) > self.tricks_seen:
+                trick = msg.data["tricks"][-1]
+                pts = msg.data.get("card_points") or {}
+                self.say(f"  trick {len(msg.data['tricks'])} to {trick.get('winner')}"
+                         f" ({trick.get('points')} points); this hand NS {pts.get('NS', 0)}"
+                         f" - EW {pts.get('EW', 0)}; score NS {msg.data['scores']['NS']}"
+                         f" - EW {msg.data['scores']['EW']}")
+            if msg.topic == "state":
+                self.tricks_seen = len(msg.data.get("tricks") or [])
+            if msg.topic == "state" and len(msg.data.get("hands") or []) > self.hands_seen:
+                self.hands_seen = len(msg.data["hands"])
+                last = msg.data["hands"][-1]
+                score = last["result"].get("score", {})
+                self.say(f"hand {last['hand_no']} over: NS +{score.get('NS', 0)} "
+                         f"EW +{score.get('EW', 0)}; running score "
+                         f"NS {msg.data['scores']['NS']} - EW {msg.data['scores']['EW']}")
