@@ -70,7 +70,11 @@ def create_app(service: TableService, config: dict[str, Any] | None = None) -> F
         BABEL_TRANSLATION_DIRECTORIES=str(HERE / "translations"),
         PIN_RATE_LIMIT="10 per minute",
         # Event streams open at once (each holds a server thread; see serve()).
-        MAX_STREAMS=64,
+        MAX_STREAMS=150,
+        # Refused (413) before the body is read; the server refuses it earlier still.
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        MAX_FORM_MEMORY_SIZE=MAX_BODY_BYTES,
+        MAX_FORM_PARTS=200,
         # The PIN travels in a header for API clients; forms carry the token.
         WTF_CSRF_HEADERS=["X-CSRFToken"],
         WTF_CSRF_TIME_LIMIT=None,
@@ -108,6 +112,37 @@ def create_app(service: TableService, config: dict[str, Any] | None = None) -> F
     return app
 
 
+# How the server holds a club night (benchmarks/web.py measures it; README):
+# every live stream holds a worker thread, so the threads are the streams'
+# cap plus room for page loads and the organiser; idle and half-sent
+# connections hold no thread (waitress keeps them in its event loop), so the
+# connection limit is set far above the streams and idle ones are closed soon.
+STREAM_ROOM = 16          # threads kept free of streams for pages and the API
+CONNECTION_LIMIT = 1000   # open sockets at once (poll(), not select(): no 1024 cap)
+IDLE_TIMEOUT_S = 15       # an idle or half-sent connection is closed after this
+CLEANUP_INTERVAL_S = 2    # how often idle connections are looked for
+# Request bodies: a form or a JSON entry is a few hundred bytes; anything larger
+# is refused from its Content-Length (or as it arrives, when chunked) before the
+# body is read, so a huge post cannot grow the process.
+MAX_BODY_BYTES = 64 * 1024
+# A watcher whose Wi-Fi vanished acknowledges nothing: the kernel drops the
+# connection once data has waited this long unacknowledged (Linux), and the
+# stream's heartbeat (web.live) makes sure there is data to wait.
+UNACKED_TIMEOUT_MS = 6000
+
+
+def _socket_options() -> list[tuple[int, int, int]]:
+    import socket
+
+    options = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),
+               (socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)]
+    for name, value in (("TCP_USER_TIMEOUT", UNACKED_TIMEOUT_MS), ("TCP_KEEPIDLE", 5),
+                        ("TCP_KEEPINTVL", 2), ("TCP_KEEPCNT", 3)):
+        if hasattr(socket, name):
+            options.append((socket.IPPROTO_TCP, getattr(socket, name), value))
+    return options
+
+
 class Server:
     """A waitress server running in a background thread; ``close()`` stops it."""
 
@@ -115,10 +150,16 @@ class Server:
         from waitress.server import TcpWSGIServer, create_server
 
         self.app = app
-        # One worker thread per open event stream: leave room for 50 watchers
-        # and the organiser's requests.
-        self._server = create_server(app, host=host, port=port, threads=threads,
-                                     channel_timeout=300, ident="belote-table")
+        self._server = create_server(
+            app, host=host, port=port, threads=threads, ident="belote-table",
+            connection_limit=CONNECTION_LIMIT, asyncore_use_poll=True,
+            channel_timeout=IDLE_TIMEOUT_S, cleanup_interval=CLEANUP_INTERVAL_S,
+            max_request_body_size=MAX_BODY_BYTES, max_request_header_size=16 * 1024,
+            # Keep reading a socket while its request runs, so a stream learns
+            # at once that its watcher closed the connection.
+            channel_request_lookahead=1)
+        # Set on each accepted connection (not a keyword of create_server).
+        self._server.adj.socket_options = _socket_options()
         self.host = host
         # One host and port: waitress gives a TCP server, the one kind with a port.
         assert isinstance(self._server, TcpWSGIServer)
@@ -153,13 +194,18 @@ class Server:
         self.close()
 
 
-def serve(app: Flask, host: str = "127.0.0.1", port: int = 8000, threads: int = 80) -> Server:
+def serve(app: Flask, host: str = "127.0.0.1", port: int = 8000,
+          threads: int | None = None) -> Server:
     """Serve ``app`` with waitress in a thread; ``port=0`` picks a free port
-    (read it back from ``.port``). Binds to 127.0.0.1 unless told otherwise."""
+    (read it back from ``.port``). Binds to 127.0.0.1 unless told otherwise.
+    ``threads`` defaults to the app's ``MAX_STREAMS`` plus room for pages."""
     if app.debug:
         raise RuntimeError("refusing to serve a Flask app in debug mode")
+    if threads is None:
+        threads = int(app.config["MAX_STREAMS"]) + STREAM_ROOM
     # Keep some threads for page loads and the organiser while watchers stream.
-    app.config["MAX_STREAMS"] = min(int(app.config["MAX_STREAMS"]), max(1, threads - 16))
+    app.config["MAX_STREAMS"] = min(int(app.config["MAX_STREAMS"]),
+                                    max(1, threads - STREAM_ROOM))
     # A server closed before (its streams ended) must not end this one's streams.
     app.extensions["belote_stop"].clear()
     server = Server(app, host, port, threads)
