@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Flask, request, session
 from flask_babel import Babel
-from flask_limiter import Limiter
-from flask_limiter.util import get_remote_address
 from flask_wtf.csrf import CSRFProtect
 
 if TYPE_CHECKING:
@@ -53,11 +51,13 @@ def create_app(service: TableService, config: dict[str, Any] | None = None) -> F
     """Build the web application around ``service``, the running table (its
     store and bus come with it); the views find it as ``config["SERVICE"]``.
 
-    ``config`` keys: ``SECRET_KEY`` (random per start when absent),
-    ``PIN_FILE`` (where table PINs are kept; beside the store's database by
-    default), ``PIN`` (the PIN of a game started elsewhere, e.g.
-    by the demo), ``PIN_RATE_LIMIT`` (failed PIN attempts allowed, default
-    ``"10 per minute"``), ``MAX_STREAMS`` (event streams open at once).
+    ``config`` keys: ``SECRET_KEY`` (by default made once and kept with the
+    PINs, so organisers stay logged in across restarts), ``PIN_FILE`` (where
+    table PINs are kept; beside the store's database by default), ``PIN``
+    (the PIN of a game started elsewhere, e.g. by the demo),
+    ``PIN_MAX_FAILURES`` and ``PIN_LOCKOUT_S`` (wrong PINs before the table
+    refuses every PIN, and for how long at first; see ``web.access``),
+    ``MAX_STREAMS`` (event streams open at once).
     """
     from web import access, api, control, history, live
 
@@ -68,7 +68,8 @@ def create_app(service: TableService, config: dict[str, Any] | None = None) -> F
         SESSION_COOKIE_HTTPONLY=True,
         BABEL_DEFAULT_LOCALE="fr",
         BABEL_TRANSLATION_DIRECTORIES=str(HERE / "translations"),
-        PIN_RATE_LIMIT="10 per minute",
+        PIN_MAX_FAILURES=5,
+        PIN_LOCKOUT_S=60,
         # Event streams open at once (each holds a server thread; see serve()).
         MAX_STREAMS=150,
         # Refused (413) before the body is read; the server refuses it earlier still.
@@ -89,16 +90,13 @@ def create_app(service: TableService, config: dict[str, Any] | None = None) -> F
 
     Babel(app, locale_selector=_select_locale)
     csrf = CSRFProtect(app)
-    limiter = Limiter(get_remote_address, app=app, storage_uri="memory://",
-                      headers_enabled=True)
     app.extensions["belote_csrf"] = csrf
-    app.extensions["belote_limiter"] = limiter
     # Set when the server closes, so open event streams end promptly.
     app.extensions["belote_stop"] = threading.Event()
     app.extensions["belote_streams"] = live.StreamCount()
     # Tells this run's event ids from those of a run before a restart.
     app.extensions["belote_boot"] = secrets.token_hex(4)
-    access.init_app(app)
+    access.init_app(app, keep_secret_key=bool(config and config.get("SECRET_KEY")))
 
     app.register_blueprint(live.bp)
     app.register_blueprint(control.bp)
@@ -108,7 +106,6 @@ def create_app(service: TableService, config: dict[str, Any] | None = None) -> F
     # not apply to them; a cookie-authenticated call is checked in access.py.
     csrf.exempt(api.bp)
     app.after_request(_security_headers)
-    access.pin_rate_limit(app, api.bp, "control.login", "control.setup")
     return app
 
 

@@ -86,6 +86,13 @@ def _denied(exc: access.AccessDenied) -> tuple[Response, int]:
     return _error(403, str(exc))
 
 
+@bp.errorhandler(access.PinLocked)
+def _locked(exc: access.PinLocked) -> tuple[Response, int]:
+    response, status = _error(429, exc.message())
+    response.headers["Retry-After"] = str(exc.seconds)
+    return response, status
+
+
 @bp.errorhandler(CSRFError)
 def _csrf(exc: CSRFError) -> tuple[Response, int]:
     return _error(400, f"CSRF: {exc.description}")
@@ -213,7 +220,7 @@ START = {"type": "object", "required": ["pin"], "properties": {
     "rules": {"type": "string", "example": "ffb"},
     "settings": {"type": "object", "description": "overrides of the preset's settings"},
     "clockwise": {"type": "boolean"}, "dealer": SEAT,
-    "pin": {"type": "string", "pattern": "^[0-9]{4,8}$"}}}
+    "pin": {"type": "string", "pattern": "^[0-9]{6,8}$"}}}
 
 
 @bp.post("/games")

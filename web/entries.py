@@ -43,7 +43,7 @@ E = TypeVar("E", bound=Event)
 NAME_MAX = 40
 # The highest contract value a form may carry, whatever the rule set.
 CONTRACT_MAX = 500
-PIN_RE = re.compile(r"^[0-9]{4,8}$")
+PIN_RE = re.compile(r"^[0-9]{6,8}$")
 
 
 class EntryError(ValueError):
@@ -184,7 +184,7 @@ def read_start(data: Mapping[str, Any]) -> tuple[GameStarted, str]:
     dealer = _seat(data, "dealer", "N")
     pin = _text(data, "pin")
     if not PIN_RE.match(pin):
-        raise EntryError("pin", "the table's PIN must be 4 to 8 digits")
+        raise EntryError("pin", "the table's PIN must be 6 to 8 digits")
     started = _event("rules", GameStarted, rules=preset, settings=settings, dealer=dealer,
                      teams=teams, players=players)
     return started, pin
