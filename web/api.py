@@ -21,6 +21,7 @@ from companion.store import StoreError
 from scorer.bidding import DOUBLES
 from scorer.cards import CARD_PATTERN, SEATS, TEAMS, TRUMPS
 from scorer.events import Event
+from scorer.validate import InvalidInputError, read_json
 from web import access, entries, gamebook
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -108,13 +109,17 @@ def _service() -> Any:
 
 
 def _body() -> dict[str, Any]:
-    data = request.get_json(silent=True)
-    if data is None:
-        if request.form:
-            return request.form.to_dict()
-        if not request.get_data():
-            return {}
-        raise entries.EntryError("body", "not valid JSON")
+    """The request's JSON object (or form fields), read through the one JSON
+    validator: depth and numbers bounded, so no body can make a 500."""
+    if request.form:
+        return request.form.to_dict()
+    raw = request.get_data(cache=True)
+    if not raw.strip():
+        return {}
+    try:
+        data = read_json(raw)
+    except InvalidInputError as exc:
+        raise entries.EntryError("body", exc.reason) from None
     if not isinstance(data, dict):
         raise entries.EntryError("body", "expected a JSON object")
     return data
