@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from scorer import validate
 from scorer.events import Event, GameStarted, InvalidEventError, event_from_json
 
 SOURCES = ("camera", "web", "simulator")
@@ -192,6 +193,12 @@ class Store:
         self._check("new_game", source, None, author)
         if not isinstance(started, GameStarted):
             raise StoreError(f"new_game: the first event must be GameStarted, not {started!r}")
+        try:
+            # The same check as the API's and the CLI's: a game the rules cannot
+            # play is never stored.
+            validate.settings(started.rules, started.settings)
+        except validate.InvalidInputError as exc:
+            raise StoreError(f"new_game: {exc.reason}") from None
         data = self._event_json("new_game", started)
         now = self._clock()
         with self._transaction() as db:

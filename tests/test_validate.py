@@ -143,3 +143,13 @@ def test_setup_form_refuses_out_of_range_settings(api: Any) -> None:
     r = api.post("/setup", data={"pin": "123456", "settings": "min_bid=170\nmax_bid=160",
                                  "csrf_token": token})
     assert r.status_code == 400 and api.get("/api/state").json["game_id"] is None
+
+
+def test_store_refuses_a_game_its_rules_cannot_play(tmp_path: Path) -> None:
+    from companion.store import Store, StoreError
+    from scorer.events import GameStarted
+
+    with Store(tmp_path / "t.db") as store:
+        with pytest.raises(StoreError, match="'min_bid': 150 is over 'max_bid' 120"):
+            store.new_game(GameStarted(settings={"min_bid": 150, "max_bid": 120}))
+        assert store.current_game() is None
