@@ -33,14 +33,14 @@ CHOICES: Final[dict[str, tuple[str, ...]]] = {
     "scoring": ("points-faits", "points-faits-demandes", "contract", "contract-only"),
     "contre_scoring": ("table", "multiply"),
     "belote": ("announced", "auto"),
-    "renonce_penalty": ("hand-lost", "flat-162", "contract", "cancel"),
+    "renonce_penalty": ("hand-lost", "flat-160", "flat-162", "contract", "cancel"),
     "classic_taker_wins": ("more", "half"),
 }
 
 # The range of each number setting (inclusive), and its step: a target of 0 or
 # 10^23, or a minimum bid over the maximum, is a typo, not a way to play.
 RANGES: Final[dict[str, tuple[int, int, int]]] = {
-    "target": (100, 100_000, 1),
+    "target": (10, 100_000, 1),
     "min_bid": (80, 160, 10),       # FFB 4.2.2: 80 to 160 by tens
     "max_bid": (80, 160, 10),
     "unannounced_capot": (0, 1000, 1),
@@ -78,7 +78,9 @@ class Rules:
     must_undertrump: bool = False
     # FFB 5.2.3: partner master, free discard. False: must trump even then (house rule).
     partner_master_free: bool = True
-    # What a proven renonce does to the hand (the FFB's page: hand lost, 160 to the others).
+    # What a proven renonce does to the hand (scorer.scoring._renonce_score): the
+    # FFB text is silent; "hand-lost" values the lost hand by its 10.2 table,
+    # "flat-160" gives 160 whatever the contract.
     renonce_penalty: str = "hand-lost"
     # House rule: a capot made without being bid scores this flat (0: its points, 252).
     unannounced_capot: int = 0

@@ -272,9 +272,16 @@ def read_tally(data: Mapping[str, Any]) -> TallyEntered:
     if sum(clean_tricks.values()) != 8:
         raise EntryError("tricks", f"the two teams' tricks add up to "
                                    f"{sum(clean_tricks.values())}, not 8")
-    belote = _text(data, "belote").upper() or None
-    if belote is not None and belote not in TEAMS:
-        raise EntryError("belote", f"not a team: {belote!r} (NS or EW)")
+    raw = data.get("belote")
+    belote: str | list[str] | None
+    if isinstance(raw, list):
+        if len(raw) > 4 or not all(isinstance(t, str) and t.upper() in TEAMS for t in raw):
+            raise EntryError("belote", "a list of teams (NS or EW), one per belote, at most 4")
+        belote = [t.upper() for t in raw]
+    else:
+        belote = _text(data, "belote").upper() or None
+        if belote is not None and belote not in TEAMS:
+            raise EntryError("belote", f"not a team: {belote!r} (NS or EW)")
     return _event("tally", TallyEntered, points=clean_points, tricks=clean_tricks, belote=belote)
 
 

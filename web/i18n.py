@@ -31,6 +31,15 @@ def rule_names() -> dict[str, str]:
             "turn": _("played out of turn")}
 
 
+def penalty_names() -> dict[str, str]:
+    """What each ``renonce_penalty`` setting does, for the history."""
+    return {"hand-lost": _("the hand lost, valued by the FFB 10.2 table"),
+            "flat-160": _("160 whatever the contract"),
+            "flat-162": _("the whole deal, 162"),
+            "contract": _("the contract in play"),
+            "cancel": _("the hand cancelled")}
+
+
 def rank_index() -> dict[str, str]:
     """Card indices: R D V (roi, dame, valet) in French, K Q J in English."""
     return dict(RANK_INDEX_EN if str(get_locale()) == "en" else RANK_INDEX_FR)
@@ -83,6 +92,7 @@ def words() -> dict[str, Any]:
         "seats": seat_names(),
         "trumps": trump_names(),
         "rules": rule_names(),
+        "penalties": penalty_names(),
         "ranks": rank_index(),
         "suits": dict(SUIT_SYMBOLS),
         "phases": {"setup": _("no game yet"), "bidding": _("auction"), "play": _("play"),
