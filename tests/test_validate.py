@@ -107,8 +107,8 @@ def api(tmp_path: Path) -> Any:
     from web import create_app
 
     store = Store(tmp_path / "table.db")
-    app = create_app({"SERVICE": TableService(store, Bus()), "TESTING": True,
-                      "PIN_FILE": str(tmp_path / "pins.json")})
+    app = create_app(TableService(store, Bus()), {"TESTING": True,
+                                                  "PIN_FILE": str(tmp_path / "pins.json")})
     yield app.test_client()
     store.close()
 

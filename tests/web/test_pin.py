@@ -28,8 +28,8 @@ AUTH = {"X-Table-PIN": PIN}
 
 
 def _app(service: TableService, tmp_path: Path, **extra: Any) -> Any:
-    return web.create_app({"SERVICE": service, "TESTING": True,
-                           "PIN_FILE": str(tmp_path / "pins.json"), **extra})
+    return web.create_app(service, {"TESTING": True,
+                                    "PIN_FILE": str(tmp_path / "pins.json"), **extra})
 
 
 def _token(client: Any, path: str = "/control") -> str:
