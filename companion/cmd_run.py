@@ -96,4 +96,5 @@ def main(argv: list[str]) -> int:
                      calibration, args.settle, None if args.no_web else args.port, args.host,
                      display=args.display, search_display=not args.no_display,
                      fail=lambda message: print(f"belote-table run: {message}",
-                                                file=sys.stderr))
+                                                file=sys.stderr),
+                     live=args.camera is not None or args.picamera)

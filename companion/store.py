@@ -49,6 +49,14 @@ class StoreError(ValueError):
     database the store cannot use. Nothing was written."""
 
 
+class StoreTooNewError(StoreError):
+    """The database was written by a newer program (its schema is ahead)."""
+
+
+class StoreCorruptError(StoreError):
+    """The file is not a SQLite database, or a damaged one."""
+
+
 @dataclass(frozen=True)
 class StoredEvent:
     """One stored event and where it came from. ``seq`` counts from 0 within a game."""
@@ -108,7 +116,11 @@ class Store:
             self._migrate()
         except sqlite3.Error as exc:
             self._db.close()
-            raise StoreError(f"{self.path}: cannot use the store: {exc}") from None
+            # "file is not a database", "database disk image is malformed"; a
+            # locked or read-only file (OperationalError) is not corrupt.
+            kind = (StoreCorruptError if isinstance(exc, sqlite3.DatabaseError)
+                    and not isinstance(exc, sqlite3.OperationalError) else StoreError)
+            raise kind(f"{self.path}: cannot use the store: {exc}") from None
         except BaseException:
             self._db.close()
             raise
@@ -125,8 +137,8 @@ class Store:
         steps = migrations()
         current = self.version
         if current > len(steps):
-            raise StoreError(f"{self.path}: schema version {current} is newer than this "
-                             f"program knows ({len(steps)}); upgrade belote-table")
+            raise StoreTooNewError(f"{self.path}: schema version {current} is newer than "
+                                   f"this program knows ({len(steps)}); upgrade belote-table")
         for number, path in steps[current:]:
             # user_version lives in the file header and is written in the same
             # transaction as the migration: a crash leaves the old schema whole.

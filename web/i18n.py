@@ -117,6 +117,10 @@ def words() -> dict[str, Any]:
         "out_of_turn": _("%(card)s put down at %(seat)s out of turn, %(to_play)s to play"),
         "camera": _("camera"),
         "display": _("display"),
+        # What the camera and the display say of themselves (service status).
+        "health": {"ok": _("working"), "off": _("off"), "searching": _("searching"),
+                   "lost": _("lost: hand entry works, looking for it again…"),
+                   "error": _("fault")},
         "connected": _("live"),
         "disconnected": _("connection lost, reconnecting…"),
         "winner": _("%(team)s wins the game"),

@@ -63,7 +63,7 @@ function renderStatus(status) {
     const el = document.getElementById(part + "-status");
     if (!el) continue;
     el.querySelector(".dot").className = "dot " + (value === "ok" ? "ok" : value === "off" ? "off" : "error");
-    el.querySelector(".value").textContent = W[part] + ": " + value;
+    el.querySelector(".value").textContent = W[part] + ": " + ((W.health || {})[value] || value);
   }
 }
 
