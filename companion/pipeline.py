@@ -224,13 +224,15 @@ def keep_camera(service: TableService, open_source: Callable[[], Any], reader: A
     set, or when the source itself ends. Returns the last pipeline."""
     from vision.sources import SourceError
 
+    # picamera2 and V4L report a vanished device as RuntimeError or OSError.
+    lost = (SourceError, RuntimeError, OSError)
     stop = stop or threading.Event()
     pipeline = None
     delay = first_retry_s
     while not stop.is_set():
         try:
             source = open_source()
-        except SourceError as exc:
+        except lost as exc:
             service.set_status(camera="lost", camera_error=str(exc))
             say(f"caméra perdue ({exc}) : nouvel essai dans {delay:.0f} s")
             try:
@@ -245,7 +247,7 @@ def keep_camera(service: TableService, open_source: Callable[[], Any], reader: A
         try:
             pipeline = run_source(service, source, reader, calibration, settle, say=say,
                                   stop=stop)
-        except SourceError as exc:
+        except lost as exc:
             service.set_status(camera="lost", camera_error=str(exc))
             say(f"caméra perdue ({exc}) : nouvel essai")
             continue
