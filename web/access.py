@@ -350,8 +350,8 @@ def ensure_pin() -> None:
     pin = str(given) if given else f"{secrets.randbelow(10 ** PIN_DIGITS):0{PIN_DIGITS}d}"
     pins().set(game_id, pin)
     if not given:
-        log.warning("game %s had no PIN: made one up (%s), shown on the score display",
-                    game_id, pin)
+        # Not logged: the PIN is read on the display, at the table.
+        log.warning("game %s had no PIN: made one up, shown on the score display", game_id)
         service().bus.publish("display", {"kind": "show_pin", "pin": pin})
 
 

@@ -75,6 +75,7 @@ def test_page_answers_within_a_second_with_200_idle_and_100_streams(
         assert status == 200 and took < 1.0, (path, status, took)
 
 
+@pytest.mark.slow
 def test_idle_connections_are_closed_after_the_idle_timeout(
         server: Any, open_sockets: list[socket.socket]) -> None:
     sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
