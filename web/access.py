@@ -45,6 +45,7 @@ PIN_DIGITS = 6          # a PIN the service makes up; a chosen one has 6 to 8 di
 # in memory (as an HMAC) so API clients do not pay it on every request.
 SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}
 MAX_LOCKOUT_S = 3600
+SESSION_S = 31 * 24 * 3600
 
 
 class AccessDenied(Exception):
@@ -268,9 +269,12 @@ class AccessBook:
 
     def open_session(self, game_id: Any, author: str) -> str:
         sid = secrets.token_urlsafe(32)
+        now = self.clock()
         with self._lock:
+            # Sessions live as long as their cookie (Flask's 31 days) at most.
+            self._db.execute("DELETE FROM sessions WHERE created < ?", (now - SESSION_S,))
             self._db.execute("INSERT INTO sessions VALUES (?, ?, ?, ?)",
-                             (sid, str(game_id), author, self.clock()))
+                             (sid, str(game_id), author, now))
         return sid
 
     def session(self, sid: Any, game_id: Any) -> str | None:
@@ -278,8 +282,9 @@ class AccessBook:
         if not isinstance(sid, str) or not sid:
             return None
         with self._lock:
-            row = self._db.execute("SELECT author FROM sessions WHERE id=? AND game_id=?",
-                                   (sid, str(game_id))).fetchone()
+            row = self._db.execute("SELECT author FROM sessions WHERE id=? AND game_id=? "
+                                   "AND created >= ?",
+                                   (sid, str(game_id), self.clock() - SESSION_S)).fetchone()
         return str(row[0]) if row else None
 
     def close_session(self, sid: Any) -> None:

@@ -146,3 +146,23 @@ def test_a_body_over_the_limit_is_413_and_one_under_it_is_read(client: Any) -> N
     big = {"pin": "1" * (web.MAX_BODY_BYTES + 10)}
     assert client.post("/api/games", json=big).status_code == 413
     assert client.post("/api/games", json={"pin": "123456"}).status_code == 201
+
+
+def test_streams_beat_every_2_s_on_sockets_that_drop_unacknowledged_data(
+        server: Any, open_sockets: list[socket.socket]) -> None:
+    """A watcher that vanished without closing (a Wi-Fi blip) acknowledges
+    nothing: the heartbeat gives the kernel data to send, and TCP_USER_TIMEOUT
+    drops the connection once it has waited unacknowledged for a few seconds."""
+    sock = _stream(server.port)
+    open_sockets.append(sock)
+    assert _stream_opened(sock)
+    start = time.monotonic()
+    got = b""
+    while b": keepalive" not in got and time.monotonic() - start < 5:
+        got += sock.recv(4096)
+    assert b": keepalive" in got and time.monotonic() - start < web.live.KEEPALIVE_S + 1.5
+    channels = [c for c in server._server._map.values() if hasattr(c, "requests")]
+    assert channels
+    for channel in channels:
+        assert channel.socket.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT) == \
+            web.UNACKED_TIMEOUT_MS
