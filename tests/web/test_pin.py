@@ -197,3 +197,14 @@ def test_a_corrupt_access_file_is_set_aside(service: TableService, tmp_path: Pat
     client = _app(service, tmp_path).test_client()
     assert client.post("/api/games", json={"pin": PIN}).status_code == 201
     assert any(p.name.startswith("pins.sqlite.corrupt-") for p in tmp_path.iterdir())
+
+
+def test_the_login_page_shows_the_time_left_in_french(client: Any) -> None:
+    client.post("/api/games", json={"pin": PIN})
+    token = _token(client)
+    for _ in range(5):
+        client.post("/control/login", data={"pin": "000000", "csrf_token": token})
+    r = client.post("/control/login", data={"pin": PIN, "csrf_token": token})
+    assert r.status_code == 429 and 50 <= int(r.headers["Retry-After"]) <= 60
+    page = r.get_data(as_text=True)
+    assert re.search(r"trop d&#39;essais de code : réessayez dans \d+ s", page), page[-800:]
