@@ -58,7 +58,8 @@ def _first_frame(args: argparse.Namespace) -> np.ndarray:
     if args.image:
         from vision.imagefile import load_image
 
-        return load_image(args.image)  # its size checked before decoding
+        image: np.ndarray = load_image(args.image)  # its size checked before decoding
+        return image
     capture = cv2.VideoCapture(args.video if args.video else args.camera)
     try:
         ok, frame = capture.read()

@@ -122,7 +122,7 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
         store.close()
         return 2
     try:
-        if live:
+        if source is None:
             keep_camera(service, open_source, reader, calibration, settle, say=say)
         else:
             run_source(service, source, reader, calibration, settle, say=say)

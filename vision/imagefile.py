@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import struct
 from pathlib import Path
-from typing import Any
+
+import numpy as np
 
 # A 64 Mpx sensor's frame is well under this; a decoded frame of this many
 # pixels takes 3 bytes each (BGR).
@@ -114,12 +115,11 @@ def check_size(data: bytes, label: str) -> tuple[int, int]:
     return size
 
 
-def load_image(path: str | Path) -> Any:
+def load_image(path: str | Path) -> np.ndarray:
     """Read an image file as a BGR array, or raise ``ImageFileError`` (a
     ``ValueError``) saying which file and why; nothing is decoded before its
     declared size is checked."""
     import cv2
-    import numpy as np
 
     path = Path(path)
     if not path.is_file():
@@ -132,4 +132,5 @@ def load_image(path: str | Path) -> Any:
     frame = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), cv2.IMREAD_COLOR)
     if frame is None:
         raise ImageFileError(f"{path}: not a readable image (JPEG, PNG, BMP or WebP)")
-    return frame
+    decoded: np.ndarray = frame
+    return decoded

@@ -34,7 +34,7 @@ from vision.classify import (
     IndexDetector,
     box_intersection,
 )
-from vision.imagefile import load_image  # noqa: F401  (its place before)
+from vision.imagefile import load_image as load_image  # its place before: re-exported
 from vision.locate import corner_crops, find_cards, index_crop, look_crops, quad_center
 
 

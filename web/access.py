@@ -60,7 +60,8 @@ class PinLocked(Exception):
         super().__init__(self.message())
 
     def message(self) -> str:
-        return _("too many PIN attempts: try again in %(seconds)s s", seconds=self.seconds)
+        return str(_("too many PIN attempts: try again in %(seconds)s s",
+                     seconds=self.seconds))
 
 
 def hash_pin(pin: str, salt: bytes | None = None, **cost: int) -> dict[str, Any]:
