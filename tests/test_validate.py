@@ -153,3 +153,21 @@ def test_store_refuses_a_game_its_rules_cannot_play(tmp_path: Path) -> None:
         with pytest.raises(StoreError, match="'min_bid': 150 is over 'max_bid' 120"):
             store.new_game(GameStarted(settings={"min_bid": 150, "max_bid": 120}))
         assert store.current_game() is None
+
+
+def test_api_and_setup_say_refusals_in_french_first(api: Any) -> None:
+    r = api.post("/api/games", json={"pin": "123456", "target": "²"})
+    assert r.json["error"] == "target: un nombre entier est attendu, pas '²'"
+    r = api.post("/api/games", json={"pin": "123456", "target": 0})
+    assert r.json["error"] == "target: 0 est hors limites (de 10 à 100000)"
+    r = api.post("/api/games", json={"pin": "123456",
+                                     "settings": {"min_bid": 150, "max_bid": 120}})
+    assert r.json["error"] == "settings: réglage 'min_bid' : 150 dépasse 'max_bid' 120"
+    r = api.post("/api/games?lang=en", json={"pin": "12"})
+    assert r.json["error"] == "pin: the table's PIN must be 6 to 8 digits"
+    page = api.get("/setup").get_data(as_text=True)
+    token = page.split('name="csrf-token" content="')[1].split('"')[0]
+    r = api.post("/setup", data={"pin": "123456", "settings": "min_bid=85",
+                                 "csrf_token": token})
+    assert "réglage &#39;min_bid&#39; : 85 n&#39;est pas un multiple de 10" in r.get_data(
+        as_text=True)

@@ -22,7 +22,7 @@ from scorer.bidding import DOUBLES
 from scorer.cards import CARD_PATTERN, SEATS, TEAMS, TRUMPS
 from scorer.events import Event
 from scorer.validate import InvalidInputError, read_json
-from web import access, entries, gamebook
+from web import access, entries, gamebook, i18n
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -95,7 +95,7 @@ def _error(status: int, message: str, field: str | None = None) -> tuple[Respons
 
 @bp.errorhandler(entries.EntryError)
 def _bad_entry(exc: entries.EntryError) -> tuple[Response, int]:
-    return _error(400, str(exc), exc.field)
+    return _error(400, i18n.refusal(str(exc)), exc.field)
 
 
 @bp.errorhandler(access.AccessDenied)

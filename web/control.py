@@ -108,6 +108,6 @@ def setup() -> Any:
         author = form.get("author", "").strip()[:40] or _("organiser")
         game_id = service.start_game(started, source="web", author=author)
     except ValueError as exc:
-        return _page("setup.html", 400, form=form, error=str(exc))
+        return _page("setup.html", 400, form=form, error=i18n.refusal(str(exc)))
     access.remember_new_game(game_id, pin, author)
     return redirect(url_for("control.panel"))
