@@ -118,6 +118,10 @@ STREAM_ROOM = 16          # threads kept free of streams for pages and the API
 CONNECTION_LIMIT = 1000   # open sockets at once (poll(), not select(): no 1024 cap)
 IDLE_TIMEOUT_S = 15       # an idle or half-sent connection is closed after this
 CLEANUP_INTERVAL_S = 2    # how often idle connections are looked for
+# One visitor's device cannot hold the server's connections by itself: a browser
+# needs a handful. Loopback (a proxy on the Pi, the tests) is not capped.
+PER_ADDRESS_LIMIT = 64
+UNCAPPED = ("127.0.0.1", "::1")
 # Request bodies: a form or a JSON entry is a few hundred bytes; anything larger
 # is refused from its Content-Length (or as it arrives, when chunked) before the
 # body is read, so a huge post cannot grow the process.
@@ -140,6 +144,30 @@ def _socket_options() -> list[tuple[int, int, int]]:
     return options
 
 
+def _cap_per_address(server: Any, limit: int, uncapped: tuple[str, ...]) -> None:
+    """Close, as soon as it is accepted, a connection from an address that
+    already holds ``limit`` of them (waitress's own accept, with that check)."""
+    def handle_accept() -> None:
+        try:
+            pair = server.accept()
+            if pair is None:
+                return
+            conn, addr = pair
+            server.set_socket_options(conn)
+        except OSError:
+            return  # the peer left before we got to it: nothing to serve
+        addr = server.fix_addr(addr)
+        host = addr[0] if isinstance(addr, tuple) else None
+        if host is not None and host not in uncapped and sum(
+                1 for ch in list(server.active_channels.values())
+                if isinstance(ch.addr, tuple) and ch.addr[0] == host) >= limit:
+            conn.close()
+            return
+        server.channel_class(server, conn, addr, server.adj, map=server._map)
+
+    server.handle_accept = handle_accept
+
+
 class Server:
     """A waitress server running in a background thread; ``close()`` stops it."""
 
@@ -157,6 +185,7 @@ class Server:
             channel_request_lookahead=1)
         # Set on each accepted connection (not a keyword of create_server).
         self._server.adj.socket_options = _socket_options()
+        _cap_per_address(self._server, PER_ADDRESS_LIMIT, UNCAPPED)
         self.host = host
         # One host and port: waitress gives a TCP server, the one kind with a port.
         assert isinstance(self._server, TcpWSGIServer)
