@@ -177,13 +177,21 @@ def test_one_address_cannot_hold_the_servers_connections(
     time.sleep(0.3)
     extra = socket.create_connection(("127.0.0.1", server.port), timeout=3)
     open_sockets.append(extra)
-    assert extra.recv(100) == b""  # closed at once, nothing served
+    assert _answer(extra) == b""  # closed at once, nothing served
     open_sockets.pop(0).close()
     deadline = time.monotonic() + 3
     while True:  # once the server has seen one go, the address may connect again
         sock = socket.create_connection(("127.0.0.1", server.port), timeout=3)
         open_sockets.append(sock)
-        sock.sendall(b"GET /api/state HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
-        if sock.recv(12).startswith(b"HTTP/1.1 200") or time.monotonic() > deadline:
+        if _answer(sock).startswith(b"HTTP/1.1 200") or time.monotonic() > deadline:
             break
     assert time.monotonic() <= deadline
+
+
+def _answer(sock: socket.socket) -> bytes:
+    """The start of the answer to a request; b"" when the server closed the connection."""
+    try:
+        sock.sendall(b"GET /api/state HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        return sock.recv(12)
+    except (ConnectionResetError, BrokenPipeError):
+        return b""
