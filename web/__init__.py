@@ -182,7 +182,9 @@ class Server:
             max_request_body_size=MAX_BODY_BYTES, max_request_header_size=16 * 1024,
             # Keep reading a socket while its request runs, so a stream learns
             # at once that its watcher closed the connection.
-            channel_request_lookahead=1)
+            channel_request_lookahead=1,
+            # A watcher's phone leaving the Wi-Fi is ordinary: no traceback in the log.
+            log_socket_errors=False)
         # Set on each accepted connection (not a keyword of create_server).
         self._server.adj.socket_options = _socket_options()
         _cap_per_address(self._server, PER_ADDRESS_LIMIT, UNCAPPED)

@@ -195,3 +195,55 @@ def _answer(sock: socket.socket) -> bytes:
         return sock.recv(12)
     except (ConnectionResetError, BrokenPipeError):
         return b""
+
+
+SILENT_WATCHERS = """
+import socket, subprocess, tempfile, time
+from pathlib import Path
+subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+from companion.bus import Bus
+from companion.service import TableService
+from companion.store import Store
+import web
+tmp = Path(tempfile.mkdtemp())
+service = TableService(Store(tmp / "t.db"), Bus())
+app = web.create_app(service, {"PIN_FILE": str(tmp / "p.json")})
+srv = web.serve(app, port=0)
+socks = []
+for _ in range(5):
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+    s.sendall(b"GET /events HTTP/1.1\\r\\nHost: t\\r\\n\\r\\n")
+    s.recv(4096)
+    socks.append(s)
+streams = app.extensions["belote_streams"]
+print("open", streams.open, flush=True)
+# The watchers' network goes: nothing is closed, nothing is acknowledged.
+subprocess.run(["ip", "link", "set", "lo", "down"], check=True)
+t0 = time.monotonic()
+while streams.open and time.monotonic() - t0 < 40:
+    time.sleep(0.1)
+print("freed", round(time.monotonic() - t0, 1), streams.open, flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_watchers_gone_silent_free_their_places_within_seconds() -> None:
+    """A Wi-Fi blip: the watchers vanish without closing anything. Run in a
+    network namespace of its own (``unshare -n``, root only), whose loopback
+    is then taken down."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("ip"):
+        pytest.skip("needs root, unshare and ip (a network namespace to cut)")
+    run = subprocess.run(["unshare", "-n", sys.executable, "-c", SILENT_WATCHERS],
+                         capture_output=True, text=True, timeout=90,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    if "Operation not permitted" in run.stderr:
+        pytest.skip("no network namespace here")
+    assert "open 5" in run.stdout, run.stderr[-2000:]
+    freed = run.stdout.split("freed ")[1].split()
+    assert freed[1] == "0" and float(freed[0]) < 15, run.stdout
+    assert "Traceback" not in run.stderr
