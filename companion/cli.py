@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("companion.cmd_demo", "play a virtual table through the whole pipeline"),
     "run": ("companion.cmd_run", "run the table from a camera, a video or a folder of images"),
     "calibrate": ("companion.cmd_calibrate", "save the table corners and seat zones from a frame"),
+    "club": ("companion.cmd_club", "the club server: every table over MQTT, concours, ranking"),
     "vision": ("vision.cli", "card reader: read, eval, bench, train"),
     "display": ("companion.cmd_display", "score display: flash the Pico, show its status"),
     "display-emulator": ("companion.cmd_display_emulator",

@@ -1,0 +1,9 @@
+"""The club server: every table's events over MQTT, the concours, the ranking,
+the season's statistics.
+
+``topics`` names the MQTT topics both sides use; ``broker`` runs a Mosquitto
+broker with per-table credentials (demo, tests, benchmark); ``store`` is the
+club's own SQLite file; ``server`` receives the tables' events and sends each
+table its next game; ``concours`` draws the rounds and ranks the teams;
+``stats`` counts a season; ``app`` is the club's web pages.
+"""

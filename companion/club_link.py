@@ -1,0 +1,266 @@
+"""The table's link to the club server over MQTT (``belote-table run --club``).
+
+The table's own SQLite store stays the truth. A publisher thread reads it
+(its own read connection) and publishes every stored event, in the order
+stored, QoS 1, on ``belote/<club>/table/<N>/events``; ``seq`` is the event's
+position in the table's whole store (the events table's row id: the store
+never deletes, so it runs 1, 2, 3... with no gap). The club server answers
+on the retained ``ack`` topic with the last ``seq`` it stored; after a broker
+restart, a Wi-Fi cut or a reboot the table sends again from there, so the
+club gets every event once, in order. At most ``window`` events are in
+flight beyond the last ack, so a table cut off for an evening holds no more
+in memory than that. The table never waits on the club: the game goes on in
+the service whatever the link does.
+
+The concours sends each table its next game on the retained ``next`` topic;
+``apply_next_game`` starts it through the service's normal command, once
+(the game's author, ``club:match:<id>``, says it was started already).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from companion.club.topics import check_club, check_table, parse_url, table_topic, table_user
+
+log = logging.getLogger(__name__)
+
+MATCH_AUTHOR = "club:match:"
+
+
+def event_payload(table: int, row: tuple[Any, ...]) -> dict[str, Any]:
+    """The published form of one stored event row
+    (rowid, game_id, seq, hand_no, data, source, ts, confidence, author)."""
+    rowid, game_id, game_seq, hand_no, data, source, ts, confidence, author = row
+    return {"table": table, "seq": rowid, "game_id": game_id, "game_seq": game_seq,
+            "event": json.loads(data), "source": source, "ts": ts,
+            "confidence": confidence, "author": author, "hand_no": hand_no}
+
+
+def read_events(db: sqlite3.Connection, after: int, limit: int) -> list[tuple[Any, ...]]:
+    """Stored event rows with ``seq`` (row id) above ``after``, in order."""
+    return db.execute(
+        "SELECT rowid, game_id, seq, hand_no, data, source, ts, confidence, author"
+        " FROM events WHERE rowid > ? ORDER BY rowid LIMIT ?", (after, limit)).fetchall()
+
+
+class ClubLink:
+    """Publishes a table's store to the club; see the module's docstring.
+
+    ``on_next`` is called (in the MQTT thread) with each game the club sends;
+    ``wake`` (e.g. the service's bus subscription) lets the publisher send a
+    new event at once instead of at its next poll.
+    """
+
+    def __init__(self, db_path: str | Path, url: str, table: int, password: str,
+                 club: str = "club", user: str | None = None,
+                 on_next: Callable[[dict[str, Any]], None] | None = None,
+                 window: int = 200, resend_after: float = 5.0, poll: float = 0.5,
+                 keepalive: int = 10) -> None:
+        import paho.mqtt.client as mqtt
+
+        self.address = parse_url(url)
+        self.table = check_table(table)
+        self.club = check_club(club)
+        self.db_path = str(db_path)
+        self.window = window
+        self.resend_after = resend_after
+        self.poll = poll
+        self.keepalive = keepalive
+        self.on_next = on_next
+        self.topic = table_topic(club, table, "events")
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self.connected = False
+        self.acked = 0  # last seq the club stored (its retained ack)
+        self.sent = 0  # last seq handed to the MQTT client
+        self.published = 0  # how many publishes in all (resends included)
+        self._progress = time.monotonic()
+        self._paused = False
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
+                             client_id=f"belote-{club}-table{table}", clean_session=True)
+        client.username_pw_set(user or table_user(table), password)
+        client.will_set(table_topic(club, table, "status"), "offline", qos=1, retain=True)
+        client.reconnect_delay_set(min_delay=0.2, max_delay=3)
+        client.max_inflight_messages_set(min(window, 100))
+        client.max_queued_messages_set(window)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_message = self._on_message
+        self._client = client
+        self._thread = threading.Thread(target=self._run, name=f"club-link-{table}",
+                                        daemon=True)
+
+    # -- life ---------------------------------------------------------------------------
+
+    def start(self) -> ClubLink:
+        self._client.connect_async(self.address.host, self.address.port, self.keepalive)
+        self._client.loop_start()
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        self._thread.join(timeout=5)
+        if not self._paused:
+            self._client.disconnect()
+        self._client.loop_stop()
+
+    def notify(self) -> None:
+        """A new event is stored: send it now."""
+        self._wake.set()
+
+    def pause(self) -> None:
+        """Drop off the network (a Wi-Fi cut, for tests and the demo); the table
+        goes on storing."""
+        with self._lock:
+            self._paused = True
+        self._client.disconnect()
+        self._client.loop_stop()
+
+    def resume(self) -> None:
+        with self._lock:
+            self._paused = False
+        self._client.reconnect()
+        self._client.loop_start()
+
+    def status(self) -> dict[str, Any]:
+        with self._lock:
+            return {"connected": self.connected, "acked": self.acked, "sent": self.sent,
+                    "published": self.published}
+
+    # -- MQTT callbacks -------------------------------------------------------------------
+
+    def _on_connect(self, client: Any, _userdata: Any, _flags: Any, reason: Any,
+                    _props: Any) -> None:
+        if reason.is_failure:
+            log.warning("club link: table %s refused by the broker: %s", self.table, reason)
+            return
+        client.subscribe([(table_topic(self.club, self.table, "ack"), 1),
+                          (table_topic(self.club, self.table, "next"), 1)])
+        client.publish(table_topic(self.club, self.table, "status"), "online", qos=1,
+                       retain=True)
+        with self._lock:
+            self.connected = True
+            # What was in flight may be lost with the old connection: from the ack again.
+            self.sent = self.acked
+            self._progress = time.monotonic()
+        self._wake.set()
+
+    def _on_disconnect(self, _client: Any, _userdata: Any, _flags: Any, _reason: Any,
+                       _props: Any) -> None:
+        with self._lock:
+            self.connected = False
+
+    def _on_message(self, _client: Any, _userdata: Any, msg: Any) -> None:
+        try:
+            data = json.loads(msg.payload)
+        except ValueError:
+            log.warning("club link: unreadable message on %s", msg.topic)
+            return
+        if msg.topic.endswith("/ack"):
+            self._on_ack(data)
+        elif msg.topic.endswith("/next") and self.on_next is not None and data:
+            try:
+                self.on_next(data)
+            except ValueError as exc:
+                log.warning("club link: next game refused: %s", exc)
+
+    def _on_ack(self, data: Any) -> None:
+        seq = data.get("seq") if isinstance(data, dict) else None
+        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+            log.warning("club link: bad ack %r", data)
+            return
+        with self._lock:
+            if seq != self.acked:
+                self._progress = time.monotonic()
+            if seq < self.acked or data.get("missing"):
+                # The club lacks what follows its ack (it lost a message, or its
+                # file is older than ours): send again from there.
+                self.sent = seq
+            self.acked = seq
+            self.sent = max(self.sent, seq)
+        self._wake.set()
+
+    # -- the publisher --------------------------------------------------------------------
+
+    def _run(self) -> None:
+        db = sqlite3.connect(self.db_path, timeout=5)
+        try:
+            while not self._stop.is_set():
+                self._wake.wait(self.poll)
+                self._wake.clear()
+                try:
+                    self._send_some(db)
+                except sqlite3.Error as exc:
+                    log.warning("club link: reading the store: %s", exc)
+        finally:
+            db.close()
+
+    def _send_some(self, db: sqlite3.Connection) -> None:
+        while not self._stop.is_set():
+            with self._lock:
+                if not self.connected or self._paused:
+                    return
+                now = time.monotonic()
+                if self.sent > self.acked and now - self._progress > self.resend_after:
+                    log.info("club link: no ack for %.0f s, sending again from %d",
+                             now - self._progress, self.acked + 1)
+                    self.sent = self.acked
+                    self._progress = now
+                start, room = self.sent, self.acked + self.window - self.sent
+            if room <= 0:
+                return
+            rows = read_events(db, start, room)
+            if not rows:
+                return
+            for row in rows:
+                payload = json.dumps(event_payload(self.table, row), separators=(",", ":"))
+                info = self._client.publish(self.topic, payload, qos=1)
+                if info.rc != 0:
+                    return  # not connected after all: from the ack at the next connection
+                with self._lock:
+                    if self.sent == start:
+                        self.sent = row[0]
+                    start = self.sent
+                    self.published += 1
+
+
+def apply_next_game(service: Any, data: dict[str, Any]) -> int | None:
+    """Start the game the club sent (``next`` topic) through the service's normal
+    command, unless it was started already; return the new game's id, or None.
+    Raises ``ValueError`` for a message that is not a game."""
+    from scorer.events import GameStarted
+
+    if not isinstance(data, dict):
+        raise ValueError(f"next game: not an object: {data!r}")
+    match = data.get("match")
+    if isinstance(match, bool) or not isinstance(match, int) or match < 1:
+        raise ValueError(f"next game: bad match number {match!r}")
+    author = f"{MATCH_AUTHOR}{match}"
+    if any(g.get("author") == author for g in service.store.games()):
+        return None
+    teams, players = data.get("teams"), data.get("players") or {}
+    if (not isinstance(teams, dict) or set(teams) != {"NS", "EW"}
+            or not all(isinstance(v, str) and v for v in teams.values())):
+        raise ValueError(f"next game: teams must name NS and EW: {teams!r}")
+    if not isinstance(players, dict) or not set(players) <= {"N", "E", "S", "W"} or not all(
+            isinstance(v, str) for v in players.values()):
+        raise ValueError(f"next game: players must be seat -> name: {players!r}")
+    settings = data.get("settings") or {}
+    if not isinstance(settings, dict):
+        raise ValueError(f"next game: settings must be an object: {settings!r}")
+    started = GameStarted(rules=str(data.get("rules") or "ffb"), settings=dict(settings),
+                          dealer=str(data.get("dealer") or "N"), teams=dict(teams),
+                          players=dict(players))
+    game_id: int = service.start_game(started, source="web", author=author)
+    return game_id

@@ -1,0 +1,297 @@
+"""``belote-table club``: the club server, its broker files, and its demo.
+
+    belote-table club --tables 16 --password-file club.pw     the club server
+    belote-table club setup --tables 16 --out DIR             Mosquitto's files
+    belote-table club demo --tables 4 --hands 3 --seed 1      the whole evening, simulated
+
+The club server receives every table's events from the broker (``--broker``,
+``mqtt://HOST:PORT``), keeps them in its own SQLite file (``--db``) and serves
+the club's pages: all tables live on one screen, the concours, the ranking,
+the exports and the season's statistics.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="belote-table club", description=__doc__.splitlines()[0])
+    p.add_argument("--db", default="belote-club.db", help="club file (default: %(default)s)")
+    p.add_argument("--broker", default="mqtt://127.0.0.1:1883",
+                   help="the club's Mosquitto broker (default: %(default)s)")
+    p.add_argument("--club", default="club", help="club name in the topics (default: %(default)s)")
+    p.add_argument("--tables", type=_count, default=16, help="tables of the club (1..N)")
+    p.add_argument("--password-file", metavar="FILE", required=True,
+                   help="the broker password of user 'club' (belote-table club setup writes it)")
+    p.add_argument("--port", type=int, default=8100, help="web page port (default: %(default)s)")
+    p.add_argument("--host", default="0.0.0.0",
+                   help="web page address (default: %(default)s, the club's network)")
+    p.add_argument("--pin", help="organiser PIN (default: read from --pin-file or made up "
+                                 "and printed)")
+    return p
+
+
+def _count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= n <= 999:
+        raise argparse.ArgumentTypeError(f"{n}: from 1 to 999")
+    return n
+
+
+def _read_secret(path: str, what: str) -> str:
+    try:
+        text = Path(path).read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise SystemExit(f"belote-table club: {what} {path}: {exc.strerror}") from None
+    if not text:
+        raise SystemExit(f"belote-table club: {what} {path} is empty")
+    return text
+
+
+def serve_main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    import secrets
+
+    from companion.club.app import create_app
+    from companion.club.server import ClubServer
+    from companion.club.store import ClubStore, ClubStoreError
+    from companion.club.topics import check_club, parse_url
+    from web import serve
+
+    try:
+        parse_url(args.broker)
+        check_club(args.club)
+        store = ClubStore(args.db)
+    except (ValueError, ClubStoreError) as exc:
+        print(f"belote-table club: {exc}", file=sys.stderr)
+        return 2
+    password = _read_secret(args.password_file, "password file")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    server = ClubServer(store, args.club, args.broker, password)
+    server.add_tables(list(range(1, args.tables + 1)))
+    server.connect()
+    pin = args.pin or secrets.choice(range(1000, 10000)).__str__()
+    web = serve(create_app({"CLUB": server, "ORGANISER_PIN": pin}), host=args.host,
+                port=args.port)
+    print(f"club server: {len(server.tables)} tables, broker {args.broker}, file {args.db}")
+    print(f"club pages: {web.url}  (organiser PIN {pin})")
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        web.close()
+        server.close()
+        store.close()
+    return 0
+
+
+def setup_main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="belote-table club setup",
+                                description="write Mosquitto's password file, access list and "
+                                            "settings, and each table's password")
+    p.add_argument("--tables", type=_count, required=True, help="tables of the club (1..N)")
+    p.add_argument("--club", default="club", help="club name in the topics")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder to write into")
+    p.add_argument("--port", type=int, default=1883, help="broker port (default: %(default)s)")
+    p.add_argument("--listen", default="0.0.0.0", help="broker address (default: %(default)s)")
+    args = p.parse_args(argv)
+    from companion.club.broker import BrokerError, make_passwords, write_config
+    from companion.club.topics import check_club
+
+    try:
+        check_club(args.club)
+    except ValueError as exc:
+        p.error(str(exc))
+    out = Path(args.out)
+    tables = list(range(1, args.tables + 1))
+    passwords = make_passwords(tables)
+    try:
+        conf = write_config(out, args.club, tables, args.port, passwords, host=args.listen)
+    except BrokerError as exc:
+        print(f"belote-table club setup: {exc}", file=sys.stderr)
+        return 2
+    secrets_dir = out / "secrets"
+    secrets_dir.mkdir(exist_ok=True)
+    secrets_dir.chmod(0o700)
+    for user, pw in passwords.items():
+        f = secrets_dir / f"{user}.pw"
+        f.write_text(pw + "\n", encoding="utf-8")
+        f.chmod(0o600)
+    print(f"wrote {conf}, {out / 'passwords'}, {out / 'acl'}")
+    print(f"passwords: {secrets_dir}/club.pw for the club server, "
+          f"{secrets_dir}/tableN.pw for table N")
+    return 0
+
+
+# -- the demo ------------------------------------------------------------------------------
+
+FIRST_NAMES = ("Amélie", "Bernard", "Chantal", "Didier", "Élise", "Fabrice", "Gisèle", "Hervé",
+               "Irène", "Jacques", "Karine", "Lucien", "Martine", "Noël", "Odile", "Pascal",
+               "Raymonde", "Serge", "Thérèse", "Yves")
+FAMILY = ("Martin", "Bernard", "Dubois", "Durand", "Lefebvre", "Moreau", "Laurent", "Simon",
+          "Michel", "Garnier")
+
+
+def demo_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="belote-table club demo",
+        description="a club evening with no hardware: a Mosquitto broker, the club server and "
+                    "simulated tables playing a concours; exit 0 only if the club holds "
+                    "exactly what every table stored")
+    p.add_argument("--tables", type=_count, default=4, help="simulated tables (default: 4)")
+    p.add_argument("--hands", type=_count, default=3, help="hands per round (default: 3)")
+    p.add_argument("--rounds", type=_count, default=2, help="rounds (default: 2)")
+    p.add_argument("--seed", type=int, default=1, help="simulator and draw seed")
+    p.add_argument("--port", type=int, default=0,
+                   help="club page port (default: any free port; the broker takes a free one)")
+    p.add_argument("--pace", type=float, default=0.005,
+                   help="seconds between two events at a table (default: %(default)s)")
+    p.add_argument("--keep", action="store_true", help="keep the pages up until Ctrl-C")
+    return p
+
+
+def demo_main(argv: list[str]) -> int:
+    args = demo_parser().parse_args(argv)
+    from companion.club.broker import Broker, BrokerError
+
+    with tempfile.TemporaryDirectory(prefix="belote-club-") as tmp:
+        folder = Path(tmp)
+        tables = list(range(1, args.tables + 1))
+        try:
+            broker = Broker(folder / "broker", "demo", tables).start()
+        except BrokerError as exc:
+            print(f"belote-table club demo: {exc}", file=sys.stderr)
+            return 2
+        try:
+            return run_evening(folder, broker, tables, args.hands, args.rounds, args.seed,
+                               args.pace, web_port=args.port, keep=args.keep, say=print)
+        finally:
+            broker.stop()
+
+
+def run_evening(folder: Path, broker: Any, tables: list[int], hands: int, rounds: int,
+                seed: int, pace: float, web_port: int | None = None, keep: bool = False,
+                say: Any = print, timeout: float = 240.0) -> int:
+    """Play a concours on simulated tables through ``broker``, restart the broker
+    in the middle, cut one table off a while; 0 if the club's copy and ranking
+    equal the tables' own."""
+    from companion.club import evening
+    from companion.club.server import ClubServer
+    from companion.club.simtable import SimTable
+    from companion.club.store import ClubStore
+
+    store = ClubStore(folder / "club.db")
+    server = ClubServer(store, broker.club, broker.url, broker.passwords["club"])
+    server.add_tables(tables)
+    server.connect()
+    web = None
+    if web_port is not None:
+        from companion.club.app import create_app
+        from web import serve
+
+        web = serve(create_app({"CLUB": server, "ORGANISER_PIN": "0000"}), port=web_port)
+        say(f"club pages: {web.url}")
+    sims = {n: SimTable(folder, n, broker.url, broker.passwords[f"table{n}"], broker.club,
+                        seed=seed, pace=pace).start() for n in tables}
+    try:
+        players = [store.add_player(f"{FIRST_NAMES[i % len(FIRST_NAMES)]} "
+                                    f"{FAMILY[(3 * i + i // len(FIRST_NAMES)) % len(FAMILY)]}")
+                   for i in range(4 * len(tables))]
+        cid = evening.new_concours(store, "Concours de démonstration", rounds, hands=hands,
+                                   seed=seed)
+        for i in range(2 * len(tables)):
+            store.add_team(cid, f"Équipe {i + 1}", players[2 * i], players[2 * i + 1])
+        cut = sims[tables[-1]]
+        deadline = time.monotonic() + timeout
+        for round_no in range(1, rounds + 1):
+            evening.start_round(server, cid)
+            say(f"round {round_no}: games sent to {len(tables)} tables")
+            if round_no == 1:
+                _wait(lambda: server.stored_count >= 4 * len(tables), deadline)
+                cut.link.pause()
+                say(f"table {cut.table} cut off from the club")
+                broker.kill()
+                say("broker killed")
+                time.sleep(0.5)
+                broker.start()
+                say("broker restarted")
+            if round_no == 1:
+                _wait(lambda: all(len(s.played) >= 1 for s in sims.values()), deadline)
+                cut.link.resume()
+                say(f"table {cut.table} back on the network")
+            _wait(lambda: evening.round_over(evening.standings(store, cid,
+                                                               evening.club_games(server))),
+                  deadline)
+        _wait(lambda: all(server.last_seq(n) == sims[n].stored() for n in tables), deadline)
+        ok = True
+        for n in tables:
+            club_copy = [e.to_json() for e in store.table_events(n)]
+            own = sims[n].record()
+            if club_copy != own:
+                ok = False
+                say(f"table {n}: the club holds {len(club_copy)} events, the table "
+                    f"{len(own)}; they differ")
+        club_rank = evening.standings(store, cid, evening.club_games(server))
+        table_rank = evening.standings(store, cid,
+                                       evening.table_games({n: s.store for n, s in sims.items()}))
+        if _ranking_view(club_rank) != _ranking_view(table_rank):
+            ok = False
+            say("the ranking from the club's copy differs from the tables' own")
+        say(f"club: {sum(server.last_seq(n) for n in tables)} events stored from "
+            f"{len(tables)} tables, {server.refused_count} refused")
+        say("ranking:")
+        for row in club_rank["ranking"]:
+            names = " et ".join(p["name"] for p in row["team"]["players"])
+            say(f"  {row['rank']:>2}. {row['team']['name']:<10} ({names}): "
+                f"{row['won']} gagnée(s), {row['points']} points")
+        say("the club's record equals every table's: OK" if ok else "MISMATCH")
+        if keep and web is not None:
+            say("Ctrl-C to stop")
+            try:
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                pass
+        return 0 if ok else 1
+    except TimeoutError as exc:
+        say(f"belote-table club demo: {exc}")
+        return 1
+    finally:
+        for s in sims.values():
+            s.stop()
+        if web is not None:
+            web.close()
+        server.close()
+        store.close()
+
+
+def _ranking_view(data: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return [(r["rank"], r["team"]["id"], r["played"], r["won"], r["points"], r["against"])
+            for r in data["ranking"]]
+
+
+def _wait(test: Any, deadline: float) -> None:
+    while not test():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the evening did not finish in time")
+        time.sleep(0.1)
+
+
+def main(argv: list[str]) -> int:
+    if argv and argv[0] == "demo":
+        return demo_main(argv[1:])
+    if argv and argv[0] == "setup":
+        return setup_main(argv[1:])
+    return serve_main(argv)
