@@ -64,8 +64,6 @@ class ClubLink:
                  on_next: Callable[[dict[str, Any]], None] | None = None,
                  window: int = 200, resend_after: float = 5.0, poll: float = 0.5,
                  keepalive: int = 10) -> None:
-        import paho.mqtt.client as mqtt
-
         self.address = parse_url(url)
         self.table = check_table(table)
         self.club = check_club(club)
@@ -85,25 +83,44 @@ class ClubLink:
         self.published = 0  # how many publishes in all (resends included)
         self._progress = time.monotonic()
         self._paused = False
+        self._user = user or table_user(table)
+        self._password = password
+        self._client = self._make_client()
+        self._thread = threading.Thread(target=self._run, name=f"club-link-{table}",
+                                        daemon=True)
+
+    def _make_client(self) -> Any:
+        import paho.mqtt.client as mqtt
+
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
-                             client_id=f"belote-{club}-table{table}", clean_session=True)
-        client.username_pw_set(user or table_user(table), password)
-        client.will_set(table_topic(club, table, "status"), "offline", qos=1, retain=True)
+                             client_id=f"belote-{self.club}-table{self.table}",
+                             clean_session=True)
+        client.username_pw_set(self._user, self._password)
+        client.will_set(table_topic(self.club, self.table, "status"), "offline", qos=1,
+                        retain=True)
         client.reconnect_delay_set(min_delay=0.2, max_delay=3)
-        client.max_inflight_messages_set(min(window, 100))
-        client.max_queued_messages_set(window)
+        client.max_inflight_messages_set(min(self.window, 100))
+        client.max_queued_messages_set(self.window)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
-        self._client = client
-        self._thread = threading.Thread(target=self._run, name=f"club-link-{table}",
-                                        daemon=True)
+        return client
+
+    def _connect(self) -> None:
+        self._client.connect_async(self.address.host, self.address.port, self.keepalive)
+        self._client.loop_start()
+
+    def _drop_client(self) -> None:
+        client = self._client
+        client.disconnect()
+        client.loop_stop()
+        # loop_start's wake-up socket pair outlives loop_stop in paho 2: close it.
+        client._reset_sockets()
 
     # -- life ---------------------------------------------------------------------------
 
     def start(self) -> ClubLink:
-        self._client.connect_async(self.address.host, self.address.port, self.keepalive)
-        self._client.loop_start()
+        self._connect()
         self._thread.start()
         return self
 
@@ -111,9 +128,10 @@ class ClubLink:
         self._stop.set()
         self._wake.set()
         self._thread.join(timeout=5)
-        if not self._paused:
-            self._client.disconnect()
-        self._client.loop_stop()
+        with self._lock:
+            paused = self._paused
+        if not paused:
+            self._drop_client()
 
     def notify(self) -> None:
         """A new event is stored: send it now."""
@@ -124,14 +142,14 @@ class ClubLink:
         goes on storing."""
         with self._lock:
             self._paused = True
-        self._client.disconnect()
-        self._client.loop_stop()
+            self.connected = False
+        self._drop_client()
 
     def resume(self) -> None:
         with self._lock:
             self._paused = False
-        self._client.reconnect()
-        self._client.loop_start()
+        self._client = self._make_client()
+        self._connect()
 
     def status(self) -> dict[str, Any]:
         with self._lock:

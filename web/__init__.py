@@ -59,7 +59,7 @@ def create_app(service: TableService, config: dict[str, Any] | None = None) -> F
     refuses every PIN, and for how long at first; see ``web.access``),
     ``MAX_STREAMS`` (event streams open at once).
     """
-    from web import access, api, control, history, live
+    from web import access, api, control, history, live, stats
 
     app = Flask(__name__, instance_relative_config=False)
     app.config.update(
@@ -67,7 +67,9 @@ def create_app(service: TableService, config: dict[str, Any] | None = None) -> F
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
         BABEL_DEFAULT_LOCALE="fr",
-        BABEL_TRANSLATION_DIRECTORIES=str(HERE / "translations"),
+        # The table's words, then the words it shares with the club server (statistics).
+        BABEL_TRANSLATION_DIRECTORIES=(f"{HERE / 'translations'};"
+                                       f"{HERE.parent / 'companion' / 'club' / 'translations'}"),
         PIN_MAX_FAILURES=5,
         PIN_LOCKOUT_S=60,
         # Event streams open at once (each holds a server thread; see serve()).
@@ -102,6 +104,7 @@ def create_app(service: TableService, config: dict[str, Any] | None = None) -> F
     app.register_blueprint(control.bp)
     app.register_blueprint(history.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(stats.bp)
     # API clients authenticate with the PIN header, not a cookie, so CSRF does
     # not apply to them; a cookie-authenticated call is checked in access.py.
     csrf.exempt(api.bp)

@@ -290,6 +290,8 @@ class ClubServer:
         if self._client is not None:
             self._client.disconnect()
             self._client.loop_stop()
+            # loop_start's wake-up socket pair outlives loop_stop in paho 2: close it.
+            self._client._reset_sockets()
         if self._writer is not None:
             self._queue.put(None)
             self._writer.join(timeout=10)

@@ -1,0 +1,25 @@
+"""The table's own season statistics (``/stats``): the same counts and charts
+as the club server's, from this table's store (``companion.club.stats``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Blueprint, current_app, render_template
+from flask_babel import get_locale
+
+from companion.club import stats
+
+# The page's template is the club server's: one page, two servers.
+bp = Blueprint("stats", __name__, template_folder=str(
+    Path(__file__).resolve().parent.parent / "companion" / "club" / "templates"))
+
+
+@bp.get("/stats")
+def season() -> str:
+    from companion.club.pages import charts
+
+    store = current_app.config["SERVICE"].store
+    data = stats.season([[e.event for e in store.events(g["id"])] for g in store.games()])
+    return render_template("stats_page.html", lang=str(get_locale()), season=data,
+                           charts=charts(data))
