@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 WHEELS := $(wildcard /opt/wheels)
 PIP    := $(BIN)/pip install -q $(if $(WHEELS),--find-links $(WHEELS))
 
-.PHONY: demo test venv test-venv browser lint bench clean
+.PHONY: demo test venv test-venv browser mosquitto lint bench clean
 
 $(VENV)/.run-installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,15 +34,25 @@ browser:
 	  fi; \
 	fi
 
+# The club link's tests run a real Mosquitto broker; install it when missing and we are root.
+mosquitto:
+	@if [ ! -x /usr/sbin/mosquitto ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -q && apt-get install -y -q mosquitto; \
+	  else \
+	    echo "mosquitto is missing: run 'sudo apt-get install -y mosquitto' (club tests are skipped)"; \
+	  fi; \
+	fi
+
 lint: test-venv
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-test: test-venv browser lint
+test: test-venv browser mosquitto lint
 	$(BIN)/pytest
 
 # Every benchmark: each prints its figures and writes benchmarks/<name>.json.
-bench: test-venv browser
+bench: test-venv browser mosquitto
 	$(BIN)/python benchmarks/scorer.py
 	$(BIN)/belote-table vision bench
 	$(BIN)/python benchmarks/card_size.py
@@ -50,6 +60,7 @@ bench: test-venv browser
 	$(BIN)/python benchmarks/render.py
 	$(BIN)/python benchmarks/pipeline.py
 	$(BIN)/python benchmarks/web.py
+	$(BIN)/python benchmarks/club.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,198 @@
+"""The club's pages in a real browser (Playwright driving Debian's chromium)
+against a real waitress server, club server, Mosquitto broker and a simulated
+table: the organiser sets up a concours by picking players, starts a round,
+the table plays the game the club sent, the club screen shows it live and the
+ranking follows. Also: ``belote-table club demo`` end to end, and the
+exports French Excel opens."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.club import evening
+from companion.club.server import ClubServer
+from companion.club.simtable import SimTable
+from companion.club.store import ClubStore
+from tests.club.conftest import wait_for
+from tests.web.conftest import browser, page  # noqa: F401 - fixtures
+
+ROOT = Path(__file__).resolve().parents[2]
+PIN = "4321"
+
+
+def expect() -> Any:
+    from playwright.sync_api import expect as pw_expect
+
+    return pw_expect
+
+
+@pytest.fixture
+def club(tmp_path: Path, broker_factory: Any) -> Iterator[dict[str, Any]]:
+    from companion.club.app import create_app
+    from web import serve
+
+    broker = broker_factory("club", [1, 2])
+    store = ClubStore(tmp_path / "club.db")
+    server = ClubServer(store, "club", broker.url, broker.passwords["club"])
+    server.add_tables([1, 2])
+    server.connect()
+    web = serve(create_app({"CLUB": server, "ORGANISER_PIN": PIN}), port=0)
+    tables = [SimTable(tmp_path, n, broker.url, broker.passwords[f"table{n}"], "club",
+                       seed=5, pace=0.01).start() for n in (1, 2)]
+    yield {"server": server, "store": store, "web": web, "tables": tables}
+    for t in tables:
+        t.stop()
+    web.close()
+    server.close()
+    store.close()
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_concours_set_up_in_the_browser_is_played_at_the_tables_and_ranked_live(
+        page: Any, club: dict[str, Any], artifacts: Path) -> None:  # noqa: F811
+    url, store = club["web"].url, club["store"]
+    page.goto(url + "/concours")
+    expect()(page.locator("nav.top")).to_contain_text("Statistiques")
+    # Changes need the organiser's PIN.
+    page.click("#organiser-login")
+    page.fill("#pin", "0000")
+    page.click("#login")
+    expect()(page.locator(".flash")).to_have_text("code faux")
+    page.fill("#pin", PIN)
+    page.click("#login")
+    names = ["Amélie Roux", "Bernard Petit", "Chantal Blanc", "Didier Fabre",
+             "Élise Marchand", "Fabrice Noël", "Gisèle Perrin", "Hervé Colin"]
+    page.fill("#new-players", "\n".join(names))
+    page.click("#add-players")
+    for name in names:
+        expect()(page.locator("#players")).to_contain_text(name)
+    page.fill("#c-name", "Concours du vendredi")
+    page.fill("#c-rounds", "2")
+    page.fill("#c-amount", "1")
+    page.click("#c-create")
+    expect()(page.locator("h1")).to_have_text("Concours du vendredi")
+    # Four teams picked from the list, never typed.
+    for i in range(4):
+        page.select_option("#t-p1", label=names[2 * i])
+        page.select_option("#t-p2", label=names[2 * i + 1])
+        page.click("#t-add")
+    expect()(page.locator("#teams li")).to_have_count(4)
+    expect()(page.locator("#teams")).to_contain_text("Amélie Roux – Bernard Petit")
+    page.click("#start-round")
+    expect()(page.locator(".flash")).to_contain_text("Manche 1")
+    cid = store.all_concours()[0]["id"]
+    # The tables start the game the club sent them and play it.
+    wait_for(lambda: all(t.played for t in club["tables"]), 60, "both tables' games")
+    server = club["server"]
+    wait_for(lambda: evening.round_over(evening.standings(store, cid,
+                                                          evening.club_games(server))),
+             60, "the round at the club")
+    page.goto(url + "/")
+    for t in club["tables"]:
+        js = t.service.state.to_json()
+        box = page.locator(f"#table-{t.table}")
+        expect()(box).to_contain_text(js["teams"]["NS"])
+        expect()(page.locator(f"#score-{t.table}-NS")).to_have_text(str(js["scores"]["NS"]))
+        expect()(page.locator(f"#score-{t.table}-EW")).to_have_text(str(js["scores"]["EW"]))
+        assert js["players"]["N"] in names
+    page.screenshot(path=str(artifacts / "club-live.png"), full_page=True)
+    # The ranking: games won, then points; each team's games listed.
+    page.goto(url + f"/concours/{cid}/ranking")
+    data = evening.standings(store, cid, evening.club_games(server))
+    rows = page.locator("#ranking tr")
+    expect()(rows).to_have_count(5)
+    for i, r in enumerate(data["ranking"], start=1):
+        expect()(rows.nth(i).locator(".team-name")).to_have_text(r["team"]["name"])
+        expect()(rows.nth(i).locator(".points")).to_have_text(str(r["points"]))
+    won = [int(rows.nth(i).locator(".won").inner_text()) for i in range(1, 5)]
+    points = [int(rows.nth(i).locator(".points").inner_text()) for i in range(1, 5)]
+    assert list(zip(won, points, strict=True)) == sorted(zip(won, points, strict=True),
+                                                         reverse=True)
+    assert sum(won) == sum(1 for m in data["matches"] if m["result"]["winner"])
+    page.click("#order-points")
+    first = max(data["ranking"], key=lambda r: r["points"])
+    expect()(rows.nth(1).locator(".points")).to_have_text(str(first["points"]))
+    page.emulate_media(media="print")
+    expect()(page.locator("nav.top")).to_be_hidden()
+    page.screenshot(path=str(artifacts / "club-ranking-print.png"), full_page=True)
+    page.emulate_media(media="screen")
+    # The season's charts are drawn on the server.
+    page.goto(url + "/stats")
+    expect()(page.locator("svg.chart").first).to_be_visible()
+    expect()(page.locator("#stats-players")).to_contain_text("Amélie Roux")
+
+
+def test_exports_open_in_french_excel_and_hold_the_whole_evening(tmp_path: Path) -> None:
+    store = ClubStore(tmp_path / "club.db")
+    server = ClubServer(store, "club")
+    server.add_tables([1, 2])
+    players = [store.add_player(n) for n in ("Léa Dupré", "Marc Aubert", "Zoé Hamon",
+                                             "Yann Le Gall")]
+    cid = evening.new_concours(store, "Soirée", 1, hands=2)
+    store.add_team(cid, "Les Pies", players[0], players[1])
+    store.add_team(cid, "Équipe « Ouest »", players[2], players[3])
+    data = evening.standings(store, cid, evening.club_games(server))
+    evening.next_games(store, cid)
+    data = evening.standings(store, cid, evening.club_games(server))
+    body = evening.export_csv(data)
+    assert body.startswith(b"\xef\xbb\xbf")
+    rows = list(csv.reader(io.StringIO(body.decode("utf-8-sig")), delimiter=";"))
+    assert rows[1][:4] == ["Rang", "Équipe", "Joueur 1", "Joueur 2"]
+    assert {rows[2][1], rows[3][1]} == {"Les Pies", "Équipe « Ouest »"}
+    games = rows[rows.index(list(evening.CSV_HEADERS)) + 1:]
+    assert len(games) == 1 and games[0][0] == "1" and games[0][1] in ("1", "2")
+    assert "Léa Dupré et Marc Aubert" in games[0]
+    exported = json.loads(json.dumps(evening.export_json(data)))
+    assert [r["team"] for r in exported["ranking"]] == [r["team"]["name"]
+                                                       for r in data["ranking"]]
+    assert exported["matches"][0]["round"] == 1
+    store.close()
+
+
+@pytest.mark.slow
+def test_club_demo_ends_with_the_club_equal_to_every_table(broker_factory: Any) -> None:
+    out = subprocess.run([sys.executable, "-m", "companion.cli", "club", "demo", "--tables", "3",
+                          "--hands", "2", "--seed", "4", "--port", "0"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=200)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    assert "broker killed" in out.stdout and "broker restarted" in out.stdout
+    assert "cut off" in out.stdout and "back on the network" in out.stdout
+    assert "the club's record equals every table's: OK" in out.stdout
+    ranking = re.findall(r"^\s+\d+\. Équipe \d+ .*gagnée", out.stdout, re.M)
+    assert len(ranking) == 6
+
+
+def test_a_table_shows_its_own_season_statistics_in_french(tmp_path: Path) -> None:
+    from companion.bus import Bus
+    from companion.service import TableService
+    from companion.store import Store
+    from scorer.events import GameStarted
+    from scorer.simulate import simulate_game
+    from web import create_app
+
+    store = Store(tmp_path / "table.db")
+    service = TableService(store, Bus())
+    events = simulate_game(9, hands=3)
+    service.start_game(GameStarted(teams={"NS": "Les Pies", "EW": "Les Geais"},
+                                   players={"N": "Léa", "S": "Marc", "E": "Zoé", "W": "Yann"}))
+    service.submit_many(events[1:], source="simulator")
+    client = create_app({"SERVICE": service, "TESTING": True,
+                         "PIN_FILE": str(tmp_path / "pins.json")}).test_client()
+    html = client.get("/stats").get_data(as_text=True)
+    assert "Statistiques de la saison" in html and "<svg" in html
+    assert "points moyens par donne" in html
+    row = re.search(r"<tr><td>Léa</td><td>(\d+)</td>", html)
+    assert row and int(row.group(1)) == 3
+    assert "Season statistics" in client.get("/stats?lang=en").get_data(as_text=True)
+    store.close()
