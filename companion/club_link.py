@@ -282,3 +282,32 @@ def apply_next_game(service: Any, data: dict[str, Any]) -> int | None:
                           players=dict(players))
     game_id: int = service.start_game(started, source="web", author=author)
     return game_id
+
+
+def link_service(service: Any, db_path: str | Path, url: str, table: int, password: str,
+                 club: str = "club") -> Callable[[], None]:
+    """Publish a running table's store to the club, start the games the club
+    sends, and send each new event at once (the service's bus wakes the
+    link); returns the function that stops it."""
+
+    def on_next(data: dict[str, Any]) -> None:
+        game_id = apply_next_game(service, data)
+        if game_id is not None:
+            log.info("club link: game %s started as the club asked (match %s)", game_id,
+                     data.get("match"))
+
+    link = ClubLink(db_path, url, table, password, club=club, on_next=on_next).start()
+    sub = service.bus.subscribe()
+
+    def follow() -> None:
+        for msg in sub:
+            if msg.topic == "event":
+                link.notify()
+
+    threading.Thread(target=follow, name="club-link-bus", daemon=True).start()
+
+    def close() -> None:
+        sub.close()
+        link.stop()
+
+    return close

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="score display serial port (default: find the Pico by its USB id)")
     p.add_argument("--no-display", action="store_true", help="no score display")
     p.add_argument("--rules", default="ffb", help="rule preset of a new game")
+    p.add_argument("--club", metavar="URL",
+                   help="publish every stored event to the club's broker, mqtt://HOST:PORT")
+    p.add_argument("--table", type=int, metavar="N", help="this table's number at the club")
+    p.add_argument("--club-name", default="club", help="club name in the topics")
+    p.add_argument("--club-password-file", metavar="FILE",
+                   help="this table's broker password (belote-table club setup writes it)")
     return p
 
 
@@ -68,7 +75,25 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = build_parser()
     args = parser.parse_args(argv)
     check_zoom(parser, args)
+    check_club(parser, args)
     return args
+
+
+def check_club(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """``--club`` needs ``--table`` and ``--club-password-file``, and a good address."""
+    if args.club is None:
+        return
+    from companion.club.topics import check_club as club_name
+    from companion.club.topics import check_table, parse_url
+
+    if args.table is None or args.club_password_file is None:
+        parser.error("--club needs --table N and --club-password-file FILE")
+    try:
+        parse_url(args.club)
+        check_table(args.table)
+        club_name(args.club_name)
+    except ValueError as exc:
+        parser.error(str(exc))
 
 
 def check_zoom(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -92,9 +117,28 @@ def main(argv: list[str]) -> int:
         except CalibrationError as exc:
             print(f"belote-table run: {exc}", file=sys.stderr)
             return 2
+    club = None
+    if args.club:
+        try:
+            password = Path(args.club_password_file).read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            print(f"belote-table run: {args.club_password_file}: {exc.strerror}",
+                  file=sys.stderr)
+            return 2
+        if not password:
+            print(f"belote-table run: {args.club_password_file} is empty", file=sys.stderr)
+            return 2
+
+        def club(service: Any) -> Callable[[], None]:
+            from companion.club_link import link_service
+
+            print(f"club: table {args.table} publishes to {args.club}")
+            return link_service(service, args.db, args.club, args.table, password,
+                                args.club_name)
+
     return run_table(Path(args.db), args.rules, lambda: open_source(args), args.model,
                      calibration, args.settle, None if args.no_web else args.port, args.host,
                      display=args.display, search_display=not args.no_display,
                      fail=lambda message: print(f"belote-table run: {message}",
                                                 file=sys.stderr),
-                     live=args.camera is not None or args.picamera)
+                     live=args.camera is not None or args.picamera, club=club)

@@ -82,11 +82,13 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
               calibration: Calibration | None, settle: float, port: int | None,
               host: str = "127.0.0.1", display: str | None = None,
               search_display: bool = True, say: Callable[[str], None] = print,
-              fail: Callable[[str], None] = print, live: bool = False) -> int:
+              fail: Callable[[str], None] = print, live: bool = False,
+              club: Callable[[Any], Callable[[], None]] | None = None) -> int:
     """Run the table on the store ``db`` from the frames of ``open_source()``
     until they end or Ctrl-C; the web page on ``port`` (None: none) and the
     score display on ``display`` (None: found by its USB id when
-    ``search_display``).
+    ``search_display``); ``club`` starts the link to the club server on the
+    service and returns what stops it.
 
     A ``live`` source (a camera) that cannot be opened or stops giving frames
     leaves the table running without it and is looked for again
@@ -112,6 +114,8 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
         return 2
     closers = start_outputs(service, port, host, display=display,
                             search_display=search_display, say=say)
+    if club is not None:
+        closers.insert(0, club(service))
     try:
         reader = CardReader(model)
         source = None if live else open_source()

@@ -239,3 +239,40 @@ def test_a_table_writes_only_its_own_topics_and_strangers_cannot_connect(
             close_client(c)
         server.close()
         store.close()
+
+
+def test_a_running_table_starts_the_game_the_club_sends_once_and_publishes_it(
+        tmp_path: Path, broker_factory: Any) -> None:
+    from companion.club_link import link_service
+
+    broker = broker_factory("club", [1])
+    store, server = _club(tmp_path)
+    server.url, server.password = broker.url, broker.passwords["club"]
+    server.connect()
+    own = Store(tmp_path / "t1.db")
+    service = TableService(own, Bus())
+    close = link_service(service, tmp_path / "t1.db", broker.url, 1, broker.passwords["table1"])
+    try:
+        wait_for(lambda: server.connected, 10, "the club server")
+        game = {"match": 7, "teams": {"NS": "Les Pies", "EW": "Les Geais"},
+                "players": {"N": "Léa", "S": "Marc", "E": "Zoé", "W": "Yann"},
+                "rules": "ffb", "settings": {"target": 500}, "dealer": "N"}
+        server.send_next(1, {"match": "bad"})
+        server.send_next(1, game)
+        wait_for(lambda: service.game_id is not None, 10, "the game started at the table")
+        state = service.state.to_json()
+        assert state["teams"] == game["teams"] and state["players"] == game["players"]
+        assert state["target"] == 500
+        for e in simulate_game(3, hands=1, settings={"target": 500})[1:]:
+            service.submit(e, source="simulator")
+        wait_for(lambda: server.last_seq(1) == len(service.events()), 10, "the club's copy")
+        # The same message again (a reconnection) starts nothing new.
+        server.send_next(1, game)
+        time.sleep(0.5)
+        assert len(own.games()) == 1
+        assert store.games()[0]["author"] == "club:match:7"
+    finally:
+        close()
+        server.close()
+        own.close()
+        store.close()
