@@ -33,6 +33,7 @@ from companion.club.topics import check_club, check_table, parse_url, table_topi
 log = logging.getLogger(__name__)
 
 MATCH_AUTHOR = "club:match:"
+ACK_WAIT = 1.0  # seconds a new connection waits for the club's ack before sending
 
 
 def event_payload(table: int, row: tuple[Any, ...]) -> dict[str, Any]:
@@ -83,6 +84,8 @@ class ClubLink:
         self.published = 0  # how many publishes in all (resends included)
         self._progress = time.monotonic()
         self._paused = False
+        self._ack_seen = False  # the club's ack since this connection began
+        self._connected_at = 0.0
         self._user = user or table_user(table)
         self._password = password
         self._client = self._make_client()
@@ -171,7 +174,8 @@ class ClubLink:
             self.connected = True
             # What was in flight may be lost with the old connection: from the ack again.
             self.sent = self.acked
-            self._progress = time.monotonic()
+            self._progress = self._connected_at = time.monotonic()
+            self._ack_seen = False
         self._wake.set()
 
     def _on_disconnect(self, _client: Any, _userdata: Any, _flags: Any, _reason: Any,
@@ -199,6 +203,7 @@ class ClubLink:
             log.warning("club link: bad ack %r", data)
             return
         with self._lock:
+            self._ack_seen = True
             if seq != self.acked:
                 self._progress = time.monotonic()
             if seq < self.acked or data.get("missing"):
@@ -230,6 +235,10 @@ class ClubLink:
                 if not self.connected or self._paused:
                     return
                 now = time.monotonic()
+                if not self._ack_seen and now - self._connected_at < ACK_WAIT:
+                    # After a reboot the table knows no ack: the club's retained one
+                    # comes within moments and saves sending what it holds already.
+                    return
                 if self.sent > self.acked and now - self._progress > self.resend_after:
                     log.info("club link: no ack for %.0f s, sending again from %d",
                              now - self._progress, self.acked + 1)

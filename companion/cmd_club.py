@@ -33,8 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8100, help="web page port (default: %(default)s)")
     p.add_argument("--host", default="0.0.0.0",
                    help="web page address (default: %(default)s, the club's network)")
-    p.add_argument("--pin", help="organiser PIN (default: read from --pin-file or made up "
+    p.add_argument("--pin", help="organiser PIN (default: read from --pin-file, or made up "
                                  "and printed)")
+    p.add_argument("--pin-file", metavar="FILE", help="a file holding the organiser PIN")
     return p
 
 
@@ -80,7 +81,8 @@ def serve_main(argv: list[str]) -> int:
     server = ClubServer(store, args.club, args.broker, password)
     server.add_tables(list(range(1, args.tables + 1)))
     server.connect()
-    pin = args.pin or secrets.choice(range(1000, 10000)).__str__()
+    pin = args.pin or (_read_secret(args.pin_file, "PIN file") if args.pin_file
+                       else str(secrets.choice(range(1000, 10000))))
     web = serve(create_app({"CLUB": server, "ORGANISER_PIN": pin}), host=args.host,
                 port=args.port)
     print(f"club server: {len(server.tables)} tables, broker {args.broker}, file {args.db}")

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask
-from flask_babel import Babel
+from flask_babel import Babel, gettext
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
 from flask_wtf.csrf import CSRFProtect
 
 HERE = Path(__file__).resolve().parent
@@ -39,6 +41,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         WTF_CSRF_TIME_LIMIT=None,
         MAX_CONTENT_LENGTH=64 * 1024,
         MAX_STREAMS=8,
+        PIN_RATE_LIMIT="10 per minute",
     )
     if config:
         app.config.update(config)
@@ -48,5 +51,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     CSRFProtect(app)
     app.extensions["belote_stop"] = threading.Event()
     app.register_blueprint(pages.bp)
+    limiter = Limiter(get_remote_address, app=app, storage_uri="memory://")
+    # Wrong organiser PINs (403) are counted per address, as the table's PIN;
+    # the wrapper checks the limit, so the app must call it.
+    app.view_functions["club.login"] = limiter.limit(
+        app.config["PIN_RATE_LIMIT"], methods=["POST"],
+        deduct_when=lambda response: response.status_code == 403,
+        error_message=lambda: gettext("too many PIN attempts: wait a minute and try again"),
+    )(app.view_functions["club.login"])
     app.after_request(_security_headers)
     return app

@@ -68,34 +68,42 @@ def draw_round(teams: list[int], tables: list[int], round_no: int, method: str, 
 def match_result(state: GameState | None, hands: int | None, target: int | None,
                  minutes: int | None, started: float, hand_end_ts: list[float],
                  now: float) -> dict[str, Any]:
-    """A match's result so far from its table's game: the hands that count
-    (the first ``hands``; all to the target; those ended within ``minutes``
-    of ``started``), each team's points, whether it is over and who won.
-    ``hand_end_ts`` is when each finished hand's last event was stored."""
+    """A match's result so far from its table's game: the hands that count,
+    each team's points, whether it is over and who won (None on a tie).
+
+    Only hands played count (all passing deals again). ``hands``: the first
+    that many; ``target``: all until the game is won; ``minutes``: the hands
+    begun within that time of ``started`` (the hand in play when time is
+    called is played out). ``hand_end_ts`` is when each finished hand of the
+    game (``state.hands``) ended.
+    """
     if state is None:
         return {"hands": 0, "points": {"NS": 0, "EW": 0}, "over": False, "winner": None}
     finished = state.hands
-    count = len(finished)
-    over = False
+    ends = list(hand_end_ts) + [now] * (len(finished) - len(hand_end_ts))
+    begun = [started] + ends[:-1] if ends else []
+    played = [(h, b) for h, b in zip(finished, begun, strict=False)
+              if h["result"].get("contract") is not None]
+    game_over = state.phase == "over"
     if hands is not None:
-        count = min(count, hands)
-        over = len(finished) >= hands or state.phase == "over"
+        counted = [h for h, _ in played[:hands]]
+        over = len(played) >= hands or game_over
     elif minutes is not None:
         limit = started + 60 * minutes
-        count = sum(1 for ts in hand_end_ts[:len(finished)] if ts <= limit)
-        over = now > limit and (count < len(finished) or state.phase != "play")
-    if target is not None and hands is None and minutes is None:
-        over = state.phase == "over"
+        counted = [h for h, b in played if b <= limit]
+        between_hands = state.phase == "bidding" and not state.bids
+        over = game_over or (now > limit and (any(e > limit for e in ends) or between_hands))
+    else:
+        counted = [h for h, _ in played]
+        over = game_over
     points = {"NS": 0, "EW": 0}
-    for h in finished[:count]:
+    for h in counted:
         for team in points:
             points[team] += int(h["result"]["score"][team])
-    if state.phase == "over" and hands is None and minutes is None:
-        over = True
     winner = None
     if over and points["NS"] != points["EW"]:
         winner = "NS" if points["NS"] > points["EW"] else "EW"
-    return {"hands": count, "points": points, "over": over, "winner": winner}
+    return {"hands": len(counted), "points": points, "over": over, "winner": winner}
 
 
 def ranking(teams: Iterable[dict[str, Any]], results: Iterable[dict[str, Any]],

@@ -82,6 +82,7 @@ def login() -> Any:
             return redirect(target if target.startswith("/") and not target.startswith("//")
                             else url_for("club.concours_list"))
         flash(_("wrong PIN"))
+        return Response(_render("club_login.html"), status=403)
     return _render("club_login.html")
 
 
@@ -111,13 +112,37 @@ def live_tables() -> list[dict[str, Any]]:
 @bp.get("/")
 def live() -> str:
     server = _server()
+    version = server.version
     return _render("club_live.html", tables=live_tables(), refused=list(server.refused)[-5:],
-                   connected=server.connected)
+                   connected=server.connected, version=version)
+
+
+@bp.get("/fragment/tables")
+def fragment_tables() -> str:
+    """The tables' grid alone: what the club screen's script swaps in."""
+    version = _server().version
+    return _render("_club_tables.html", tables=live_tables(), version=version)
+
+
+LONG_POLL_S = 20.0
 
 
 @bp.get("/api/live")
 def api_live() -> Response:
-    return jsonify({"version": _server().version, "tables": live_tables()})
+    """Every table's live state. With ``after=V`` the answer waits (up to
+    20 s) until something changed since version V: the club screen waits here
+    rather than asking again and again."""
+    server = _server()
+    after = request.args.get("after", type=int)
+    if after is not None:
+        stop = current_app.extensions["belote_stop"]
+        deadline = LONG_POLL_S
+        version = server.version
+        while version == after and deadline > 0 and not stop.is_set():
+            version = server.wait_change(after, min(1.0, deadline))
+            deadline -= 1.0
+    version = server.version
+    return jsonify({"version": version, "tables": live_tables()})
 
 
 # -- concours ------------------------------------------------------------------------------

@@ -92,13 +92,15 @@ def test_concours_set_up_in_the_browser_is_played_at_the_tables_and_ranked_live(
     page.click("#start-round")
     expect()(page.locator(".flash")).to_contain_text("Manche 1")
     cid = store.all_concours()[0]["id"]
+    # The club screen follows the tables' play without a reload.
+    page.goto(url + "/")
+    page.evaluate("window.__sameDocument = 'yes'")
     # The tables start the game the club sent them and play it.
     wait_for(lambda: all(t.played for t in club["tables"]), 60, "both tables' games")
     server = club["server"]
     wait_for(lambda: evening.round_over(evening.standings(store, cid,
                                                           evening.club_games(server))),
              60, "the round at the club")
-    page.goto(url + "/")
     for t in club["tables"]:
         js = t.service.state.to_json()
         box = page.locator(f"#table-{t.table}")
@@ -106,6 +108,8 @@ def test_concours_set_up_in_the_browser_is_played_at_the_tables_and_ranked_live(
         expect()(page.locator(f"#score-{t.table}-NS")).to_have_text(str(js["scores"]["NS"]))
         expect()(page.locator(f"#score-{t.table}-EW")).to_have_text(str(js["scores"]["EW"]))
         assert js["players"]["N"] in names
+    assert page.evaluate("window.__sameDocument") == "yes"
+    expect()(page.locator("#live-status")).to_have_class("dot ok")
     page.screenshot(path=str(artifacts / "club-live.png"), full_page=True)
     # The ranking: games won, then points; each team's games listed.
     page.goto(url + f"/concours/{cid}/ranking")
@@ -195,4 +199,31 @@ def test_a_table_shows_its_own_season_statistics_in_french(tmp_path: Path) -> No
     row = re.search(r"<tr><td>Léa</td><td>(\d+)</td>", html)
     assert row and int(row.group(1)) == 3
     assert "Season statistics" in client.get("/stats?lang=en").get_data(as_text=True)
+    store.close()
+
+
+def test_organiser_changes_need_the_pin_and_wrong_pins_are_limited(tmp_path: Path) -> None:
+    from companion.club.app import create_app
+
+    store = ClubStore(tmp_path / "club.db")
+    app = create_app({"CLUB": ClubServer(store, "club"), "ORGANISER_PIN": PIN,
+                      "WTF_CSRF_ENABLED": False, "PIN_RATE_LIMIT": "3 per minute"})
+    client = app.test_client()
+    answer = client.post("/players", data={"names": "Intrus"})
+    assert answer.status_code == 302 and "/login" in answer.headers["Location"]
+    assert client.post("/concours", data={"name": "X", "rounds": "1",
+                                          "amount": "1"}).status_code == 302
+    assert store.players() == [] and store.all_concours() == []
+    assert [client.post("/login", data={"pin": "0"}).status_code for _ in range(4)] == [
+        403, 403, 403, 429]
+    assert "trop d&#39;essais" in client.post("/login", data={"pin": PIN}).get_data(as_text=True)
+    other = app.test_client()
+    other.environ_base["REMOTE_ADDR"] = "10.0.0.9"
+    assert other.post("/login", data={"pin": PIN}).status_code == 302
+    assert other.post("/players", data={"names": "Léa\nMarc\n"}).status_code == 302
+    assert [p["name"] for p in store.players()] == ["Léa", "Marc"]
+    # A concours that makes no sense is refused with the reason, nothing stored.
+    page = other.post("/concours", data={"name": "Soirée", "rounds": "0", "end": "hands",
+                                         "amount": "4"}, follow_redirects=True)
+    assert "rounds 0" in page.get_data(as_text=True) and store.all_concours() == []
     store.close()

@@ -1,0 +1,245 @@
+"""Benchmark of the club server: how many events per second it stores, and the
+delay from a table's store to the club's page with 50 tables at play speed.
+
+1. ``store``: the club server's check-and-store path alone (each event
+   verified against its game by the rules engine, batches of up to 500 in one
+   transaction, ``synchronous=FULL``), fed with 50 tables' recorded games.
+2. ``flood``: 50 tables publish their whole stored games at once through a
+   real Mosquitto broker; events per second until the club holds them all.
+3. ``play``: 50 simulated tables play at the table's pace (one event every
+   ``--pace`` seconds, jittered), each through its own club link; a client
+   follows the club screen as its script does (waits on ``/api/live`` for a
+   change, then fetches the tables' grid), and the delay is from the moment
+   the table stored an event to the first grid that shows it.
+
+    .venv/bin/python benchmarks/club.py [--tables 50] [--seconds 40] [--pace 2]
+
+Prints the figures and writes benchmarks/club.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import re
+import sqlite3
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from companion.bus import Bus  # noqa: E402
+from companion.club.broker import Broker  # noqa: E402
+from companion.club.server import ClubServer  # noqa: E402
+from companion.club.store import ClubStore  # noqa: E402
+from companion.club_link import ClubLink, event_payload, read_events  # noqa: E402
+from companion.service import TableService  # noqa: E402
+from companion.store import Store  # noqa: E402
+from scorer.simulate import simulate_game  # noqa: E402
+
+SEQ = re.compile(r'id="table-(\d+)" data-seq="(\d+)"')
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+def record_tables(folder: Path, tables: int, hands: int) -> dict[int, list[bytes]]:
+    """Each table's store filled with a simulated game; their published forms."""
+    out = {}
+    for n in range(1, tables + 1):
+        store = Store(folder / f"rec{n}.db")
+        service = TableService(store, Bus())
+        events = simulate_game(1000 + n, hands=hands)
+        service.start_game(events[0], source="simulator")
+        for e in events[1:]:
+            service.submit(e, source="simulator")
+        store.close()
+        db = sqlite3.connect(folder / f"rec{n}.db")
+        out[n] = [json.dumps(event_payload(n, r)).encode() for r in read_events(db, 0, 10**9)]
+        db.close()
+    return out
+
+
+def bench_store(folder: Path, recorded: dict[int, list[bytes]]) -> dict[str, Any]:
+    store = ClubStore(folder / "store.db")
+    server = ClubServer(store, "bench")
+    server.add_tables(sorted(recorded))
+    # Interleaved as they would arrive from tables playing at once.
+    stream = [(n, p) for i in range(max(map(len, recorded.values())))
+              for n, ps in recorded.items() if i < len(ps) for p in [ps[i]]]
+    t0 = time.perf_counter()
+    for i in range(0, len(stream), 500):
+        server._process(stream[i:i + 500])
+    elapsed = time.perf_counter() - t0
+    assert server.stored_count == len(stream), (server.stored_count, len(stream))
+    store.close()
+    return {"events": len(stream), "seconds": round(elapsed, 2),
+            "events_per_s": round(len(stream) / elapsed)}
+
+
+def bench_flood(folder: Path, recorded: dict[int, list[bytes]]) -> dict[str, Any]:
+    tables = sorted(recorded)
+    broker = Broker(folder / "broker-flood", "bench", tables).start()
+    store = ClubStore(folder / "flood.db")
+    server = ClubServer(store, "bench", broker.url, broker.passwords["club"])
+    server.add_tables(tables)
+    server.connect()
+    links = []
+    total = sum(len(p) for p in recorded.values())
+    try:
+        while not server.connected:
+            time.sleep(0.05)
+        t0 = time.perf_counter()
+        for n in tables:
+            links.append(ClubLink(folder / f"rec{n}.db", broker.url, n,
+                                  broker.passwords[f"table{n}"], club="bench", poll=0.05
+                                  ).start())
+        while server.stored_count < total:
+            if time.perf_counter() - t0 > 300:
+                raise SystemExit("flood: the club did not get every event in 5 minutes")
+            time.sleep(0.02)
+        elapsed = time.perf_counter() - t0
+    finally:
+        for link in links:
+            link.stop()
+        server.close()
+        store.close()
+        broker.stop()
+    return {"events": total, "seconds": round(elapsed, 2),
+            "events_per_s": round(total / elapsed)}
+
+
+class PlayingTable:
+    def __init__(self, folder: Path, n: int, broker: Broker, pace: float, seed: int) -> None:
+        self.n = n
+        self.db = folder / f"play{n}.db"
+        self.store = Store(self.db)
+        self.service = TableService(self.store, Bus())
+        self.link = ClubLink(self.db, broker.url, n, broker.passwords[f"table{n}"],
+                             club="bench", poll=0.5).start()
+        self.events = simulate_game(seed + n, hands=40)
+        self.pace = pace
+        self.rng = random.Random(seed * 7 + n)
+        self.stored_at: dict[int, float] = {}  # seq -> time.monotonic() once stored
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.play, daemon=True)
+
+    def play(self) -> None:
+        self.service.start_game(self.events[0], source="simulator")
+        self.stored_at[1] = time.monotonic()
+        self.link.notify()
+        seq = 1
+        for e in self.events[1:]:
+            if self.stop.wait(self.pace * self.rng.uniform(0.5, 1.5)):
+                return
+            self.service.submit(e, source="simulator")
+            seq += 1
+            self.stored_at[seq] = time.monotonic()
+            self.link.notify()
+
+
+def bench_play(folder: Path, tables: int, seconds: float, pace: float) -> dict[str, Any]:
+    from companion.club.app import create_app
+    from web import serve
+
+    numbers = list(range(1, tables + 1))
+    broker = Broker(folder / "broker-play", "bench", numbers).start()
+    store = ClubStore(folder / "play.db")
+    server = ClubServer(store, "bench", broker.url, broker.passwords["club"])
+    server.add_tables(numbers)
+    server.connect()
+    web = serve(create_app({"CLUB": server, "ORGANISER_PIN": "0"}), port=0)
+    playing = [PlayingTable(folder, n, broker, pace, 77) for n in numbers]
+    shown: dict[tuple[int, int], float] = {}
+    delays: list[float] = []
+    polls = 0
+    try:
+        while not server.connected:
+            time.sleep(0.05)
+        for t in playing:
+            t.thread.start()
+        t0 = time.monotonic()
+        seen = dict.fromkeys(numbers, 0)
+        version = -1
+        while time.monotonic() - t0 < seconds:
+            # As the club screen's script does: wait for a change, then fetch the
+            # tables as the page shows them.
+            with urllib.request.urlopen(f"{web.url}/api/live?after={version}", timeout=30) as r:
+                version = json.load(r)["version"]
+            with urllib.request.urlopen(web.url + "/fragment/tables", timeout=30) as r:
+                html = r.read().decode()
+            now = time.monotonic()
+            polls += 1
+            for n_text, seq_text in SEQ.findall(html):
+                n, seq = int(n_text), int(seq_text)
+                for s in range(seen[n] + 1, seq + 1):
+                    shown[(n, s)] = now
+                seen[n] = max(seen[n], seq)
+    finally:
+        for t in playing:
+            t.stop.set()
+        for t in playing:
+            t.thread.join(timeout=5)
+    by_table = {t.n: t for t in playing}
+    for (n, s), at in shown.items():
+        stored = by_table[n].stored_at.get(s)
+        if stored is not None:
+            delays.append(at - stored)
+    events = sum(len(t.stored_at) for t in playing)
+    for t in playing:
+        t.link.stop()
+        t.store.close()
+    web.close()
+    server.close()
+    store.close()
+    broker.stop()
+    return {"tables": tables, "seconds": seconds, "pace_s": pace, "events_stored": events,
+            "events_shown": len(delays), "page_updates": polls,
+            "delay_p50_ms": round(statistics.median(delays) * 1000, 1),
+            "delay_p99_ms": round(percentile(delays, 99) * 1000, 1),
+            "delay_max_ms": round(max(delays) * 1000, 1)}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--tables", type=int, default=50)
+    p.add_argument("--hands", type=int, default=4, help="hands per table for store and flood")
+    p.add_argument("--seconds", type=float, default=40.0, help="length of the play run")
+    p.add_argument("--pace", type=float, default=2.0, help="seconds between events at a table")
+    p.add_argument("--out", default=str(ROOT / "benchmarks" / "club.json"))
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory(prefix="belote-club-bench-") as tmp:
+        folder = Path(tmp)
+        recorded = record_tables(folder, args.tables, args.hands)
+        store = bench_store(folder, recorded)
+        print(f"store: {store['events']} events in {store['seconds']} s: "
+              f"{store['events_per_s']} events/s")
+        flood = bench_flood(folder, recorded)
+        print(f"flood through mosquitto: {flood['events']} events from {args.tables} tables in "
+              f"{flood['seconds']} s: {flood['events_per_s']} events/s")
+        play = bench_play(folder, args.tables, args.seconds, args.pace)
+        print(f"play: {args.tables} tables, an event every {args.pace} s each: store -> club "
+              f"page p50 {play['delay_p50_ms']} ms, p99 {play['delay_p99_ms']} ms "
+              f"({play['events_shown']} events)")
+    result = {"machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
+                          "python": platform.python_version()},
+              "store": store, "flood": flood, "play": play}
+    Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
