@@ -89,6 +89,38 @@ def bench_store(folder: Path, recorded: dict[int, list[bytes]]) -> dict[str, Any
             "events_per_s": round(len(stream) / elapsed)}
 
 
+def bench_page(folder: Path, recorded: dict[int, list[bytes]],
+               sizes: tuple[int, ...] = (50, 100, 200, 400)) -> list[dict[str, Any]]:
+    """What the club screen costs the server as the club grows: the time to draw
+    the tables' grid (``/fragment/tables``) with every table in a game, and the
+    most grids per second one core could draw."""
+    from companion.club.app import create_app
+
+    out = []
+    games = list(recorded.values())
+    for size in sizes:
+        store = ClubStore(folder / f"page{size}.db")
+        server = ClubServer(store, "bench")
+        server.add_tables(list(range(1, size + 1)))
+        for n in range(1, size + 1):
+            body = games[(n - 1) % len(games)]
+            server._process([(n, json.dumps({**json.loads(p), "table": n}).encode())
+                             for p in body])
+        client = create_app({"CLUB": server, "ORGANISER_PIN": "0"}).test_client()
+        times = []
+        for _ in range(15):
+            server._touch()  # a change: the grid is drawn again, not served from its cache
+            t0 = time.perf_counter()
+            html = client.get("/fragment/tables").get_data()
+            times.append(time.perf_counter() - t0)
+        assert html.count(b'class="club-table') == size
+        ms = statistics.median(times) * 1000
+        out.append({"tables": size, "grid_ms": round(ms, 1),
+                    "grids_per_s_one_core": round(1000 / ms, 1)})
+        store.close()
+    return out
+
+
 def bench_flood(folder: Path, recorded: dict[int, list[bytes]]) -> dict[str, Any]:
     tables = sorted(recorded)
     broker = Broker(folder / "broker-flood", "bench", tables).start()
@@ -220,6 +252,7 @@ def main() -> int:
     p.add_argument("--pace", type=float, default=2.0, help="seconds between events at a table")
     p.add_argument("--out", default=str(ROOT / "benchmarks" / "club.json"))
     args = p.parse_args()
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="belote-club-bench-") as tmp:
         folder = Path(tmp)
         recorded = record_tables(folder, args.tables, args.hands)
@@ -229,13 +262,19 @@ def main() -> int:
         flood = bench_flood(folder, recorded)
         print(f"flood through mosquitto: {flood['events']} events from {args.tables} tables in "
               f"{flood['seconds']} s: {flood['events_per_s']} events/s")
+        page = bench_page(folder, recorded)
+        for row in page:
+            print(f"club screen with {row['tables']} tables: {row['grid_ms']} ms to draw")
         play = bench_play(folder, args.tables, args.seconds, args.pace)
         print(f"play: {args.tables} tables, an event every {args.pace} s each: store -> club "
               f"page p50 {play['delay_p50_ms']} ms, p99 {play['delay_p99_ms']} ms "
               f"({play['events_shown']} events)")
+    # The delays depend on what else the machine runs: say how loaded it was.
     result = {"machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
-                          "python": platform.python_version()},
-              "store": store, "flood": flood, "play": play}
+                          "python": platform.python_version(),
+                          "load_average_before": round(load_before, 2),
+                          "load_average_after": round(os.getloadavg()[0], 2)},
+              "store": store, "flood": flood, "page": page, "play": play}
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
     return 0

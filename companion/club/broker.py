@@ -45,10 +45,10 @@ def free_port() -> int:
 
 def write_config(folder: Path, club: str, tables: list[int], port: int,
                  passwords: dict[str, str], host: str = "127.0.0.1",
-                 persistence: bool = True) -> Path:
+                 persistence: bool = True, extra: list[str] | None = None) -> Path:
     """Write ``mosquitto.conf``, ``passwords`` (hashed) and ``acl`` in ``folder``;
     return the configuration file. ``passwords`` maps user names (``club``,
-    ``table1``...) to their passwords."""
+    ``table1``...) to their passwords; ``extra`` lines end the settings (a bridge)."""
     passwd = find_passwd()
     folder.mkdir(parents=True, exist_ok=True)
     pw_file = folder / "passwords"
@@ -81,6 +81,7 @@ def write_config(folder: Path, club: str, tables: list[int], port: int,
         # As root mosquitto would switch to the 'mosquitto' user, who cannot read
         # a private temporary folder.
         lines.append("user root")
+    lines += extra or []
     conf.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return conf
 
@@ -105,7 +106,8 @@ class Broker:
     restart (same port, same persistence file)."""
 
     def __init__(self, folder: Path, club: str, tables: list[int], port: int | None = None,
-                 passwords: dict[str, str] | None = None) -> None:
+                 passwords: dict[str, str] | None = None,
+                 extra: list[str] | None = None) -> None:
         program = find_mosquitto()
         if program is None:
             raise BrokerError("mosquitto is missing: install Debian's mosquitto "
@@ -117,7 +119,8 @@ class Broker:
         self.tables = list(tables)
         self.port = port or free_port()
         self.passwords = passwords or make_passwords(self.tables)
-        self.conf = write_config(self.folder, club, self.tables, self.port, self.passwords)
+        self.conf = write_config(self.folder, club, self.tables, self.port, self.passwords,
+                                 extra=extra)
         self._proc: subprocess.Popen[bytes] | None = None
 
     @property

@@ -114,8 +114,9 @@ def ranking(teams: Iterable[dict[str, Any]], results: Iterable[dict[str, Any]],
     games (the team's matches)."""
     if order not in RANKINGS:
         raise ConcoursError(f"ranking {order!r} is not one of {', '.join(RANKINGS)}")
-    rows = {t["id"]: {"team": t, "played": 0, "won": 0, "points": 0, "against": 0,
-                      "games": []} for t in teams}
+    rows: dict[int, dict[str, Any]] = {
+        t["id"]: {"team": t, "played": 0, "won": 0, "points": 0, "against": 0, "games": []}
+        for t in teams}
     for m in results:
         res = m["result"]
         for side, other, team_key, other_key in (("NS", "EW", "team_ns", "team_ew"),

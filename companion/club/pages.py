@@ -96,15 +96,19 @@ def live_tables() -> list[dict[str, Any]]:
         row: dict[str, Any] = {"table": table, "online": server.online.get(table),
                                "seq": server.last_seq(table), "game_id": game_id}
         if state is not None:
-            js = state.to_json()
-            renonces = list(js["renonces"])
-            if js["hands"]:
-                renonces += [{**r, "hand_no": js["hands"][-1]["hand_no"]}
-                             for r in js["hands"][-1]["result"].get("renonces") or []]
-            row.update(teams=js["teams"], players=js["players"], phase=js["phase"],
-                       hand_no=js["hand_no"], contract=js["contract"], scores=js["scores"],
-                       target=js["target"], renonces=renonces, winner=js["winner"],
-                       trick_no=js["trick_no"])
+            # Read the few fields the screen shows (to_json would build every
+            # finished hand of every table, at each refresh).
+            renonces = [dict(r) for r in state.renonces]
+            finished = state.hands
+            if finished:
+                last = finished[-1]
+                renonces += [{**r, "hand_no": last["hand_no"]}
+                             for r in last["result"].get("renonces") or []]
+            row.update(teams=dict(state.teams), players=dict(state.players),
+                       phase=state.phase, hand_no=state.hand_no,
+                       contract=dict(state.contract) if state.contract else None,
+                       scores=dict(state.scores), target=state.rules.target,
+                       renonces=renonces, winner=state.winner, trick_no=state.trick_no)
         out.append(row)
     return out
 
@@ -119,9 +123,18 @@ def live() -> str:
 
 @bp.get("/fragment/tables")
 def fragment_tables() -> str:
-    """The tables' grid alone: what the club screen's script swaps in."""
+    """The tables' grid alone: what the club screen's script swaps in. Every
+    screen asks for it after each change: drawn once per change and language."""
     version = _server().version
-    return _render("_club_tables.html", tables=live_tables(), version=version)
+    key = (version, str(get_locale()))
+    cache: dict[tuple[int, str], str] = current_app.extensions.setdefault("club_grid", {})
+    html = cache.get(key)
+    if html is None:
+        html = _render("_club_tables.html", tables=live_tables(), version=version)
+        if len(cache) > 8:
+            cache.clear()
+        cache[key] = html
+    return html
 
 
 LONG_POLL_S = 20.0

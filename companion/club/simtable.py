@@ -15,6 +15,7 @@ from companion.bus import Bus
 from companion.club_link import ClubLink, apply_next_game, event_payload, read_events
 from companion.service import TableService
 from companion.store import Store
+from scorer.events import GameStarted
 from scorer.simulate import simulate_game
 
 WHOLE_GAME = 60  # hands the simulator may deal when a game is played to its target
@@ -66,6 +67,7 @@ class SimTable:
                 continue  # started already (the retained message again)
             hands = data.get("hands") or WHOLE_GAME
             started = self.store.events(game_id)[0].event
+            assert isinstance(started, GameStarted)
             events = simulate_game(self.seed * 100_003 + int(data["match"]), hands=hands,
                                    rules=started.rules, settings=started.settings,
                                    dealer=started.dealer)

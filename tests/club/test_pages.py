@@ -223,7 +223,7 @@ def test_organiser_changes_need_the_pin_and_wrong_pins_are_limited(tmp_path: Pat
     assert other.post("/players", data={"names": "Léa\nMarc\n"}).status_code == 302
     assert [p["name"] for p in store.players()] == ["Léa", "Marc"]
     # A concours that makes no sense is refused with the reason, nothing stored.
-    page = other.post("/concours", data={"name": "Soirée", "rounds": "0", "end": "hands",
+    answer = other.post("/concours", data={"name": "Soirée", "rounds": "0", "end": "hands",
                                          "amount": "4"}, follow_redirects=True)
-    assert "rounds 0" in page.get_data(as_text=True) and store.all_concours() == []
+    assert "rounds 0" in answer.get_data(as_text=True) and store.all_concours() == []
     store.close()
