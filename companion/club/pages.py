@@ -303,7 +303,7 @@ def charts(season: dict[str, Any]) -> list[str]:
     """The season's charts (inline SVG), in the visitor's language."""
     from web import i18n
 
-    taken_made = [_("taken"), _("made")]
+    taken_made = [_("Contracts taken"), _("Contracts made")]
     out = []
     for key, title in (("players", _("Players")), ("teams", _("Teams"))):
         rows = season[key]

@@ -17,6 +17,7 @@ True
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
@@ -96,9 +97,15 @@ def season(games: Iterable[Sequence[Event]]) -> dict[str, Any]:
                     pair[1] += made
     for row in (*players.values(), *teams.values()):
         row["avg"] = round(row["points"] / row["hands"], 1) if row["hands"] else 0.0
-    return {"players": sorted(players.values(), key=lambda r: r["name"].lower()),
-            "teams": sorted(teams.values(), key=lambda r: r["name"].lower()),
+    return {"players": sorted(players.values(), key=lambda r: name_key(r["name"])),
+            "teams": sorted(teams.values(), key=lambda r: name_key(r["name"])),
             "contracts": club}
+
+
+def name_key(name: str) -> str:
+    """Alphabetical order as a French reader expects it: Élise beside Elise, not after Z."""
+    return "".join(c for c in unicodedata.normalize("NFD", name.casefold())
+                   if not unicodedata.combining(c))
 
 
 def _bump(rows: dict[str, dict[str, Any]], name: str | None, key: str) -> None:
@@ -128,7 +135,9 @@ def bar_chart(title: str, rows: list[tuple[str, list[float]]], series: list[str]
               width: int = 640) -> str:
     """A horizontal bar chart as inline SVG: one group of bars per row, one bar
     per series (each its colour, named in the legend)."""
-    bar, gap, label_w, top = 14, 8, 170, 28 + 18
+    bar, gap, top = 14, 8, 28 + 18
+    # Room for the longest name (about 7 px a character at this size).
+    label_w = int(min(320, max(60, 7 * max([len(lb) for lb, _ in rows] + [4]) + 12)))
     group = bar * len(series) + gap
     height = top + group * max(1, len(rows)) + 10
     scale_max = max([v for _, vals in rows for v in vals] + [1.0])

@@ -38,25 +38,31 @@ def broker_factory(tmp_path: Path) -> Iterator[Callable[..., Broker]]:
         b.kill()
 
 
-def mqtt_client(broker: Broker, user: str, password: str | None = None) -> Any:
-    """A connected paho client as ``user`` (its own password unless given);
-    ``client.refused`` is set when the broker refuses it."""
+def mqtt_client(port: int, user: str, password: str) -> Any:
+    """A paho client as ``user`` on the broker at 127.0.0.1:``port``, once the
+    broker answered; ``client.result`` is its answer (``is_failure`` if refused)."""
     import paho.mqtt.client as mqtt
 
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"test-{user}-{time.time()}")
     if user:
-        client.username_pw_set(user, password if password is not None
-                               else broker.passwords[user])
+        client.username_pw_set(user, password)
     client.result = None
 
     def on_connect(_c: Any, _u: Any, _f: Any, reason: Any, _p: Any) -> None:
         client.result = reason
 
     client.on_connect = on_connect
-    client.connect(host="127.0.0.1", port=broker.port)
+    client.connect(host="127.0.0.1", port=port)
     client.loop_start()
     wait_for(lambda: client.result is not None, 10, "the broker's answer")
     return client
+
+
+def listening(port: int) -> bool:
+    import socket
+
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 def close_client(client: Any) -> None:

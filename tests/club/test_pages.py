@@ -135,6 +135,7 @@ def test_concours_set_up_in_the_browser_is_played_at_the_tables_and_ranked_live(
     page.goto(url + "/stats")
     expect()(page.locator("svg.chart").first).to_be_visible()
     expect()(page.locator("#stats-players")).to_contain_text("Amélie Roux")
+    page.screenshot(path=str(artifacts / "club-stats.png"), full_page=True)
 
 
 def test_exports_open_in_french_excel_and_hold_the_whole_evening(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from companion.service import TableService
 from companion.store import Store
 from scorer.events import CardPlayed, GameStarted
 from scorer.simulate import simulate_game
-from tests.club.conftest import close_client, mqtt_client, wait_for
+from tests.club.conftest import close_client, listening, mqtt_client, wait_for
 
 
 class Table:
@@ -220,12 +220,12 @@ def test_a_table_writes_only_its_own_topics_and_strangers_cannot_connect(
     try:
         wait_for(lambda: server.connected, 10, "the club server's connection")
         # No password, a wrong one, a table the club does not have: refused.
-        for user, password in (("", None), ("table1", "guess"), ("table9", "anything")):
-            clients.append(mqtt_client(broker, user, password))
+        for user, password in (("", ""), ("table1", "guess"), ("table9", "anything")):
+            clients.append(mqtt_client(broker.port, user, password))
             assert clients[-1].result.is_failure, user
         # Table 1 with its own credentials writes table 2's events: dropped by
         # the broker; then a message on its own topic arrives (in order after it).
-        intruder = mqtt_client(broker, "table1")
+        intruder = mqtt_client(broker.port, "table1", broker.passwords["table1"])
         clients.append(intruder)
         assert not intruder.result.is_failure
         intruder.publish("belote/club/table/2/events", payloads[0], qos=1).wait_for_publish(5)
@@ -276,3 +276,39 @@ def test_a_running_table_starts_the_game_the_club_sends_once_and_publishes_it(
         server.close()
         own.close()
         store.close()
+
+
+def test_club_setup_writes_settings_mosquitto_runs_with(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from companion.club.broker import find_mosquitto, free_port
+
+    if find_mosquitto() is None:
+        pytest.skip("Debian's mosquitto is missing: 'sudo apt-get install -y mosquitto'")
+    port = free_port()
+    out = subprocess.run([sys.executable, "-m", "companion.cli", "club", "setup", "--tables", "3",
+                          "--out", str(tmp_path / "conf"), "--port", str(port),
+                          "--listen", "127.0.0.1"], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[2], timeout=60)
+    assert out.returncode == 0, out.stderr
+    conf = (tmp_path / "conf" / "mosquitto.conf").read_text()
+    assert "allow_anonymous false" in conf and "password_file" in conf and "acl_file" in conf
+    hashed = (tmp_path / "conf" / "passwords").read_text()
+    secret = (tmp_path / "conf" / "secrets" / "table2.pw").read_text().strip()
+    assert "table2:$7$" in hashed and secret not in hashed
+    proc = subprocess.Popen([find_mosquitto() or "", "-c", str(tmp_path / "conf" /
+                                                              "mosquitto.conf")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    clients: list[Any] = []
+    try:
+        wait_for(lambda: listening(port), 10, "mosquitto with the written settings")
+        clients.append(mqtt_client(port, "table2", secret))
+        assert not clients[-1].result.is_failure
+        clients.append(mqtt_client(port, "table2", "wrong"))
+        assert clients[-1].result.is_failure
+    finally:
+        for c in clients:
+            close_client(c)
+        proc.kill()
+        proc.wait()
