@@ -94,7 +94,7 @@ def bench_page(folder: Path, recorded: dict[int, list[bytes]],
     """What the club screen costs the server as the club grows: the time to draw
     the tables' grid (``/fragment/tables``) with every table in a game, and the
     most grids per second one core could draw."""
-    from companion.club.app import create_app
+    from web.club.app import create_app
 
     out = []
     games = list(recorded.values())
@@ -106,7 +106,7 @@ def bench_page(folder: Path, recorded: dict[int, list[bytes]],
             body = games[(n - 1) % len(games)]
             server._process([(n, json.dumps({**json.loads(p), "table": n}).encode())
                              for p in body])
-        client = create_app({"CLUB": server, "ORGANISER_PIN": "0"}).test_client()
+        client = create_app(server, {"ORGANISER_PIN": "0"}).test_client()
         times = []
         for _ in range(15):
             server._touch()  # a change: the grid is drawn again, not served from its cache
@@ -183,8 +183,8 @@ class PlayingTable:
 
 
 def bench_play(folder: Path, tables: int, seconds: float, pace: float) -> dict[str, Any]:
-    from companion.club.app import create_app
     from web import serve
+    from web.club.app import create_app
 
     numbers = list(range(1, tables + 1))
     broker = Broker(folder / "broker-play", "bench", numbers).start()
@@ -192,7 +192,7 @@ def bench_play(folder: Path, tables: int, seconds: float, pace: float) -> dict[s
     server = ClubServer(store, "bench", broker.url, broker.passwords["club"])
     server.add_tables(numbers)
     server.connect()
-    web = serve(create_app({"CLUB": server, "ORGANISER_PIN": "0"}), port=0)
+    web = serve(create_app(server, {"ORGANISER_PIN": "0"}), port=0)
     playing = [PlayingTable(folder, n, broker, pace, 77) for n in numbers]
     shown: dict[tuple[int, int], float] = {}
     delays: list[float] = []

@@ -63,11 +63,11 @@ def serve_main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     import secrets
 
-    from companion.club.app import create_app
     from companion.club.server import ClubServer
     from companion.club.store import ClubStore, ClubStoreError
     from companion.club.topics import check_club, parse_url
     from web import serve
+    from web.club.app import create_app
 
     try:
         parse_url(args.broker)
@@ -83,7 +83,7 @@ def serve_main(argv: list[str]) -> int:
     server.connect()
     pin = args.pin or (_read_secret(args.pin_file, "PIN file") if args.pin_file
                        else str(secrets.choice(range(1000, 10000))))
-    web = serve(create_app({"CLUB": server, "ORGANISER_PIN": pin}), host=args.host,
+    web = serve(create_app(server, {"ORGANISER_PIN": pin}), host=args.host,
                 port=args.port)
     print(f"club server: {len(server.tables)} tables, broker {args.broker}, file {args.db}")
     print(f"club pages: {web.url}  (organiser PIN {pin})")
@@ -200,10 +200,10 @@ def run_evening(folder: Path, broker: Any, tables: list[int], hands: int, rounds
     server.connect()
     web = None
     if web_port is not None:
-        from companion.club.app import create_app
         from web import serve
+        from web.club.app import create_app
 
-        web = serve(create_app({"CLUB": server, "ORGANISER_PIN": "0000"}), port=web_port)
+        web = serve(create_app(server, {"ORGANISER_PIN": "0000"}), port=web_port)
         say(f"club pages: {web.url}")
     sims = {n: SimTable(folder, n, broker.url, broker.passwords[f"table{n}"], broker.club,
                         seed=seed, pace=pace).start() for n in tables}

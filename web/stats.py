@@ -11,13 +11,13 @@ from flask_babel import get_locale
 from companion.club import stats
 
 # The page's template is the club server's: one page, two servers.
-bp = Blueprint("stats", __name__, template_folder=str(
-    Path(__file__).resolve().parent.parent / "companion" / "club" / "templates"))
+bp = Blueprint("stats", __name__,
+               template_folder=str(Path(__file__).resolve().parent / "club" / "templates"))
 
 
 @bp.get("/stats")
 def season() -> str:
-    from companion.club.pages import charts
+    from web.club.pages import charts
 
     store = current_app.config["SERVICE"].store
     data = stats.season([[e.event for e in store.events(g["id"])] for g in store.games()])

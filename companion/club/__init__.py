@@ -4,6 +4,7 @@ the season's statistics.
 ``topics`` names the MQTT topics both sides use; ``broker`` runs a Mosquitto
 broker with per-table credentials (demo, tests, benchmark); ``store`` is the
 club's own SQLite file; ``server`` receives the tables' events and sends each
-table its next game; ``concours`` draws the rounds and ranks the teams;
-``stats`` counts a season; ``app`` is the club's web pages.
+table its next game; ``concours`` draws the rounds and ranks the teams; ``evening`` runs a
+concours and exports it; ``stats`` counts a season. The club's web pages are
+``web.club`` (they read these, as the table's pages read the service).
 """

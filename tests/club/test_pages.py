@@ -38,15 +38,15 @@ def expect() -> Any:
 
 @pytest.fixture
 def club(tmp_path: Path, broker_factory: Any) -> Iterator[dict[str, Any]]:
-    from companion.club.app import create_app
     from web import serve
+    from web.club.app import create_app
 
     broker = broker_factory("club", [1, 2])
     store = ClubStore(tmp_path / "club.db")
     server = ClubServer(store, "club", broker.url, broker.passwords["club"])
     server.add_tables([1, 2])
     server.connect()
-    web = serve(create_app({"CLUB": server, "ORGANISER_PIN": PIN}), port=0)
+    web = serve(create_app(server, {"ORGANISER_PIN": PIN}), port=0)
     tables = [SimTable(tmp_path, n, broker.url, broker.passwords[f"table{n}"], "club",
                        seed=5, pace=0.01).start() for n in (1, 2)]
     yield {"server": server, "store": store, "web": web, "tables": tables}
@@ -192,7 +192,7 @@ def test_a_table_shows_its_own_season_statistics_in_french(tmp_path: Path) -> No
     service.start_game(GameStarted(teams={"NS": "Les Pies", "EW": "Les Geais"},
                                    players={"N": "Léa", "S": "Marc", "E": "Zoé", "W": "Yann"}))
     service.submit_many(events[1:], source="simulator")
-    client = create_app({"SERVICE": service, "TESTING": True,
+    client = create_app(service, {"TESTING": True,
                          "PIN_FILE": str(tmp_path / "pins.json")}).test_client()
     html = client.get("/stats").get_data(as_text=True)
     assert "Statistiques de la saison" in html and "<svg" in html
@@ -204,10 +204,10 @@ def test_a_table_shows_its_own_season_statistics_in_french(tmp_path: Path) -> No
 
 
 def test_organiser_changes_need_the_pin_and_wrong_pins_are_limited(tmp_path: Path) -> None:
-    from companion.club.app import create_app
+    from web.club.app import create_app
 
     store = ClubStore(tmp_path / "club.db")
-    app = create_app({"CLUB": ClubServer(store, "club"), "ORGANISER_PIN": PIN,
+    app = create_app(ClubServer(store, "club"), {"ORGANISER_PIN": PIN,
                       "WTF_CSRF_ENABLED": False, "PIN_RATE_LIMIT": "3 per minute"})
     client = app.test_client()
     answer = client.post("/players", data={"names": "Intrus"})

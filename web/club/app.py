@@ -3,7 +3,7 @@
 table's), everything served from here (no CDN, no inline script), CSRF on
 every form, the organiser's changes behind a PIN.
 
-``create_app({"CLUB": ClubServer, "ORGANISER_PIN": "1234"})``; serve it with
+``create_app(club_server, {"ORGANISER_PIN": "1234"})``; serve it with
 ``web.serve``.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Flask
 from flask_babel import Babel, gettext
@@ -19,15 +19,22 @@ from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from flask_wtf.csrf import CSRFProtect
 
+if TYPE_CHECKING:
+    from companion.club.server import ClubServer
+
 HERE = Path(__file__).resolve().parent
-WEB = HERE.parent.parent / "web"
+WEB = HERE.parent
 
 
-def create_app(config: dict[str, Any] | None = None) -> Flask:
+def create_app(club: ClubServer, config: dict[str, Any] | None = None) -> Flask:
+    """The club's pages around ``club``, the running club server; the views find
+    it as ``config["CLUB"]``. ``config``: ``ORGANISER_PIN`` (the organiser's
+    changes need it), ``PIN_RATE_LIMIT`` (wrong PINs allowed per address,
+    default ``"10 per minute"``), ``SECRET_KEY`` (random per start when absent)."""
     import threading
 
-    from companion.club import pages
     from web import _security_headers, _select_locale
+    from web.club import pages
 
     app = Flask(__name__, template_folder=str(HERE / "templates"),
                 static_folder=str(WEB / "static"), static_url_path="/static")
@@ -44,9 +51,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         PIN_RATE_LIMIT="10 per minute",
     )
     if config:
+        if "CLUB" in config:
+            raise TypeError("create_app: the club server is its first argument, "
+                            "not config['CLUB']")
         app.config.update(config)
-    if app.config.get("CLUB") is None:
-        raise ValueError("create_app: config['CLUB'] must be the club server")
+    app.config["CLUB"] = club
     Babel(app, locale_selector=_select_locale)
     CSRFProtect(app)
     app.extensions["belote_stop"] = threading.Event()
