@@ -127,6 +127,9 @@ def test_concours_set_up_in_the_browser_is_played_at_the_tables_and_ranked_live(
     page.click("#order-points")
     first = max(data["ranking"], key=lambda r: r["points"])
     expect()(rows.nth(1).locator(".points")).to_have_text(str(first["points"]))
+    page.click("#keep-order-button")
+    expect()(page.locator("#keep-order")).to_have_count(0)
+    assert store.concours(cid)["ranking"] == "points"
     page.emulate_media(media="print")
     expect()(page.locator("nav.top")).to_be_hidden()
     page.screenshot(path=str(artifacts / "club-ranking-print.png"), full_page=True)
