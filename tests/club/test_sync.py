@@ -312,3 +312,57 @@ def test_club_setup_writes_settings_mosquitto_runs_with(tmp_path: Path) -> None:
             close_client(c)
         proc.kill()
         proc.wait()
+
+
+def test_a_rebooted_table_and_a_restarted_club_server_go_on_from_the_club_s_ack(
+        tmp_path: Path, broker_factory: Any) -> None:
+    broker = broker_factory("club", [1])
+    store = ClubStore(tmp_path / "club.db")
+
+    def club_server() -> ClubServer:
+        server = ClubServer(store, "club", broker.url, broker.passwords["club"])
+        server.add_tables([1])
+        return server.connect()
+
+    server = club_server()
+    own = Store(tmp_path / "t1.db")
+    service = TableService(own, Bus())
+    events = simulate_game(12, hands=3)
+    thirds = [events[: len(events) // 3], events[len(events) // 3: 2 * len(events) // 3],
+              events[2 * len(events) // 3:]]
+
+    def link() -> ClubLink:
+        return ClubLink(tmp_path / "t1.db", broker.url, 1, broker.passwords["table1"],
+                        poll=0.1, resend_after=1.0).start()
+
+    def play(part: list[Any], table_link: ClubLink | None) -> None:
+        for e in part:
+            if isinstance(e, GameStarted):
+                service.start_game(e, source="simulator")
+            else:
+                service.submit(e, source="simulator")
+            if table_link is not None:
+                table_link.notify()
+
+    first = link()
+    try:
+        play(thirds[0], first)
+        wait_for(lambda: server.last_seq(1) == len(thirds[0]), 20, "the first third")
+        first.stop()  # the Pi goes off; the game goes on in its store
+        play(thirds[1], None)
+        # The club server restarts too, while the table is away.
+        server.close()
+        server = club_server()
+        second = link()  # the Pi back: a new link knows nothing but the club's ack
+        play(thirds[2], second)
+        wait_for(lambda: server.last_seq(1) == len(events), 30, "every event")
+        time.sleep(0.3)
+        # It sent from the ack on, not the whole store again.
+        assert second.status()["published"] < len(events) - len(thirds[0]) + 20
+        assert [e.to_json()["event"] for e in store.table_events(1)] == [
+            e.to_json() for e in events]
+        second.stop()
+    finally:
+        server.close()
+        own.close()
+        store.close()
