@@ -22,7 +22,11 @@ from typing import Any
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="belote-table club", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog="belote-table club", description="the club server: every table's events over "
+        "MQTT, the concours, the ranking, the season's statistics",
+        epilog="also: 'belote-table club setup --help' (Mosquitto's files and the tables' "
+               "passwords), 'belote-table club demo --help' (a whole evening, simulated)")
     p.add_argument("--db", default="belote-club.db", help="club file (default: %(default)s)")
     p.add_argument("--broker", default="mqtt://127.0.0.1:1883",
                    help="the club's Mosquitto broker (default: %(default)s)")
@@ -83,8 +87,15 @@ def serve_main(argv: list[str]) -> int:
     server.connect()
     pin = args.pin or (_read_secret(args.pin_file, "PIN file") if args.pin_file
                        else str(secrets.choice(range(1000, 10000))))
-    web = serve(create_app(server, {"ORGANISER_PIN": pin}), host=args.host,
-                port=args.port)
+    try:
+        web = serve(create_app(server, {"ORGANISER_PIN": pin}), host=args.host,
+                    port=args.port)
+    except OSError as exc:
+        print(f"belote-table club: web page on {args.host}:{args.port}: {exc.strerror}",
+              file=sys.stderr)
+        server.close()
+        store.close()
+        return 2
     print(f"club server: {len(server.tables)} tables, broker {args.broker}, file {args.db}")
     print(f"club pages: {web.url}  (organiser PIN {pin})")
     try:

@@ -231,3 +231,37 @@ def test_organiser_changes_need_the_pin_and_wrong_pins_are_limited(tmp_path: Pat
                                          "amount": "4"}, follow_redirects=True)
     assert "rounds 0" in answer.get_data(as_text=True) and store.all_concours() == []
     store.close()
+
+
+def test_the_club_server_command_serves_the_tables_from_its_broker(
+        tmp_path: Path, broker_factory: Any) -> None:
+    import signal
+    import urllib.request
+
+    broker = broker_factory("club", [1, 2, 3])
+    secret = tmp_path / "club.pw"
+    secret.write_text(broker.passwords["club"] + "\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion.cli", "club", "--tables", "3", "--db",
+         str(tmp_path / "club.db"), "--broker", broker.url, "--password-file", str(secret),
+         "--port", "0", "--host", "127.0.0.1", "--pin", PIN],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        lines: list[str] = []
+        while not any("club pages:" in line for line in lines) and len(lines) < 10:
+            lines.append(proc.stdout.readline())
+        url = re.search(r"club pages: (http://\S+)", "".join(lines))
+        assert url, lines
+        assert f"organiser PIN {PIN}" in lines[-1]
+        html = urllib.request.urlopen(url.group(1) + "/", timeout=10).read().decode()
+        assert html.count('class="club-table') == 3 and "Toutes les tables" in html
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=20)
+        if proc.stdout:
+            proc.stdout.close()
+    assert proc.returncode == 0
+    kept = ClubStore(tmp_path / "club.db")
+    assert kept.tables() == {1: 0, 2: 0, 3: 0}
+    kept.close()
