@@ -85,6 +85,7 @@ class ClubLink:
         self._progress = time.monotonic()
         self._paused = False
         self._ack_seen = False  # the club's ack since this connection began
+        self._warned_ahead = False
         self._connected_at = 0.0
         self._user = user or table_user(table)
         self._password = password
@@ -216,6 +217,16 @@ class ClubLink:
 
     # -- the publisher --------------------------------------------------------------------
 
+    def _check_ahead(self, db: sqlite3.Connection, start: int) -> None:
+        """Say it once when the club holds more of this table than its store does
+        (a new store file on a table the club knew): what it stores now would
+        be refused as a different copy of events the club has."""
+        if start > 0 and not self._warned_ahead and _stored_max(db) < start:
+            self._warned_ahead = True
+            log.error("club link: the club holds %d events of table %d, this store fewer: "
+                      "a new store needs a new table number (or a new club file)", start,
+                      self.table)
+
     def _run(self) -> None:
         db = sqlite3.connect(self.db_path, timeout=5)
         try:
@@ -239,7 +250,9 @@ class ClubLink:
                     # After a reboot the table knows no ack: the club's retained one
                     # comes within moments and saves sending what it holds already.
                     return
-                if self.sent > self.acked and now - self._progress > self.resend_after:
+                if self.sent == self.acked:
+                    self._progress = now  # nothing in flight: the ack clock starts now
+                elif now - self._progress > self.resend_after:
                     log.info("club link: no ack for %.0f s, sending again from %d",
                              now - self._progress, self.acked + 1)
                     self.sent = self.acked
@@ -249,6 +262,7 @@ class ClubLink:
                 return
             rows = read_events(db, start, room)
             if not rows:
+                self._check_ahead(db, start)
                 return
             for row in rows:
                 payload = json.dumps(event_payload(self.table, row), separators=(",", ":"))
@@ -260,6 +274,10 @@ class ClubLink:
                         self.sent = row[0]
                     start = self.sent
                     self.published += 1
+
+
+def _stored_max(db: sqlite3.Connection) -> int:
+    return int(db.execute("SELECT COALESCE(MAX(rowid), 0) FROM events").fetchone()[0])
 
 
 def apply_next_game(service: Any, data: dict[str, Any]) -> int | None:
