@@ -200,7 +200,7 @@ class ClubServer:
                     continue
                 key = (table, item.game_id)
                 event = event_from_json(item.event)
-                state = states.get(key) or self._state_of(*key)
+                state = states[key] if key in states else self._state_of(*key)
                 try:
                     if item.game_seq == 0:
                         if state is not None:
@@ -230,9 +230,18 @@ class ClubServer:
                 self._states.update(states)
                 for e in new:
                     self._current[e.table] = max(self._current.get(e.table, 0), e.game_id)
+                self._forget_old_games()
                 self.stored_count += len(new)
                 self._touch()
         return outcomes, acks
+
+    def _forget_old_games(self) -> None:
+        """Keep the states of the games in play; a season's finished games are
+        replayed from the file when a page asks for them."""
+        if len(self._states) > 2 * len(self._last) + 64:
+            current = {(t, g) for t, g in self._current.items()}
+            for key in [k for k in self._states if k not in current]:
+                del self._states[key]
 
     def _touch(self) -> None:
         with self._changed:

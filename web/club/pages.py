@@ -293,10 +293,20 @@ def export_json(cid: int) -> Response:
 # -- the season ----------------------------------------------------------------------------
 
 def club_season() -> dict[str, Any]:
-    store = _server().store
+    """The season from every game the club holds, counted again only after a change
+    (a season is many games to replay)."""
+    server = _server()
+    version = server.version
+    cached = current_app.extensions.get("club_season")
+    if cached is not None and cached[0] == version:
+        season: dict[str, Any] = cached[1]
+        return season
+    store = server.store
     games = [[event_from_json(e.event) for e in store.game_events(g["table"], g["game_id"])]
              for g in store.games()]
-    return stats.season(games)
+    season = stats.season(games)
+    current_app.extensions["club_season"] = (version, season)
+    return season
 
 
 def charts(season: dict[str, Any]) -> list[str]:
