@@ -116,25 +116,37 @@ def setup_main(argv: list[str]) -> int:
                                             "settings, and each table's password")
     p.add_argument("--tables", type=_count, required=True, help="tables of the club (1..N)")
     p.add_argument("--club", default="club", help="club name in the topics")
-    p.add_argument("--out", required=True, metavar="DIR", help="folder to write into")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="folder to write into (e.g. /etc/mosquitto/belote)")
     p.add_argument("--port", type=int, default=1883, help="broker port (default: %(default)s)")
     p.add_argument("--listen", default="0.0.0.0", help="broker address (default: %(default)s)")
     args = p.parse_args(argv)
-    from companion.club.broker import BrokerError, make_passwords, write_config
+    from companion.club.broker import (
+        BrokerError,
+        give_to_service,
+        make_passwords,
+        service_settings,
+        write_files,
+    )
     from companion.club.topics import check_club
 
     try:
         check_club(args.club)
     except ValueError as exc:
         p.error(str(exc))
-    out = Path(args.out)
+    out = Path(args.out).resolve()
     tables = list(range(1, args.tables + 1))
     passwords = make_passwords(tables)
     try:
-        conf = write_config(out, args.club, tables, args.port, passwords, host=args.listen)
-    except BrokerError as exc:
+        pw_file, acl_file = write_files(out, args.club, tables, passwords)
+    except (BrokerError, OSError) as exc:
         print(f"belote-table club setup: {exc}", file=sys.stderr)
         return 2
+    give_to_service(pw_file, acl_file)
+    conf = out / "belote.conf"
+    conf.write_text("# The belote club's broker (belote-table club setup).\n"
+                    + "\n".join(service_settings(pw_file, acl_file, args.port, args.listen))
+                    + "\n", encoding="utf-8")
     secrets_dir = out / "secrets"
     secrets_dir.mkdir(exist_ok=True)
     secrets_dir.chmod(0o700)
@@ -142,9 +154,11 @@ def setup_main(argv: list[str]) -> int:
         f = secrets_dir / f"{user}.pw"
         f.write_text(pw + "\n", encoding="utf-8")
         f.chmod(0o600)
-    print(f"wrote {conf}, {out / 'passwords'}, {out / 'acl'}")
+    print(f"wrote {conf}, {pw_file} (hashed), {acl_file}")
     print(f"passwords: {secrets_dir}/club.pw for the club server, "
           f"{secrets_dir}/tableN.pw for table N")
+    print(f"Debian's mosquitto: sudo ln -s {conf} /etc/mosquitto/conf.d/belote.conf && "
+          "sudo systemctl restart mosquitto")
     return 0
 
 

@@ -43,12 +43,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def write_config(folder: Path, club: str, tables: list[int], port: int,
-                 passwords: dict[str, str], host: str = "127.0.0.1",
-                 persistence: bool = True, extra: list[str] | None = None) -> Path:
-    """Write ``mosquitto.conf``, ``passwords`` (hashed) and ``acl`` in ``folder``;
-    return the configuration file. ``passwords`` maps user names (``club``,
-    ``table1``...) to their passwords; ``extra`` lines end the settings (a bridge)."""
+def write_files(folder: Path, club: str, tables: list[int],
+                passwords: dict[str, str]) -> tuple[Path, Path]:
+    """Write the hashed ``passwords`` file and the ``acl`` in ``folder``; return
+    both. ``passwords`` maps user names (``club``, ``table1``...) to passwords."""
     passwd = find_passwd()
     folder.mkdir(parents=True, exist_ok=True)
     pw_file = folder / "passwords"
@@ -60,18 +58,52 @@ def write_config(folder: Path, club: str, tables: list[int], port: int,
                           check=False)
     if done.returncode != 0:
         raise BrokerError(f"mosquitto_passwd: {done.stderr.strip() or done.stdout.strip()}")
-    (folder / "acl").write_text(acl(club, tables), encoding="utf-8")
-    conf = folder / "mosquitto.conf"
-    lines = [
+    acl_file = folder / "acl"
+    acl_file.write_text(acl(club, tables), encoding="utf-8")
+    acl_file.chmod(0o600)
+    return pw_file, acl_file
+
+
+def service_settings(pw_file: Path, acl_file: Path, port: int, host: str) -> list[str]:
+    """The club's settings for a Mosquitto that already has its own (Debian's
+    service: its persistence and logs stay as they are)."""
+    return [
         f"listener {port} {host}",
         "allow_anonymous false",
         f"password_file {pw_file}",
-        f"acl_file {folder / 'acl'}",
-        f"persistence {'true' if persistence else 'false'}",
-        f"persistence_location {folder}/",
-        # A table cut off for an evening must not fill the club server's memory:
+        f"acl_file {acl_file}",
+        # A table cut off for an evening must not fill the broker's memory:
         # what is dropped is sent again from the last acknowledged event.
         "max_queued_messages 10000",
+    ]
+
+
+def give_to_service(*paths: Path) -> None:
+    """Debian's mosquitto reads its files as the 'mosquitto' user: when we are
+    root and that user exists, the files are its own (still private)."""
+    if os.geteuid() != 0:
+        return
+    try:
+        import pwd
+
+        user = pwd.getpwnam("mosquitto")
+    except KeyError:
+        return
+    for path in paths:
+        os.chown(path, user.pw_uid, user.pw_gid)
+
+
+def write_config(folder: Path, club: str, tables: list[int], port: int,
+                 passwords: dict[str, str], host: str = "127.0.0.1",
+                 persistence: bool = True, extra: list[str] | None = None) -> Path:
+    """A whole broker of its own in ``folder`` (demo, tests, benchmark):
+    ``mosquitto.conf`` with the club's settings, its persistence file and log
+    there too; ``extra`` lines end the settings (a bridge)."""
+    pw_file, acl_file = write_files(folder, club, tables, passwords)
+    conf = folder / "mosquitto.conf"
+    lines = service_settings(pw_file, acl_file, port, host) + [
+        f"persistence {'true' if persistence else 'false'}",
+        f"persistence_location {folder}/",
         "log_type error",
         "log_type warning",
         "log_type notice",

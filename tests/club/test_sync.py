@@ -280,30 +280,40 @@ def test_a_running_table_starts_the_game_the_club_sends_once_and_publishes_it(
         store.close()
 
 
-def test_club_setup_writes_settings_mosquitto_runs_with(tmp_path: Path) -> None:
+def test_club_setup_writes_settings_mosquitto_runs_with() -> None:
+    import shutil
     import subprocess
     import sys
+    import tempfile
 
     from companion.club.broker import find_mosquitto, free_port
 
     if find_mosquitto() is None:
         pytest.skip("Debian's mosquitto is missing: 'sudo apt-get install -y mosquitto'")
+    # A folder the 'mosquitto' user can reach, as /etc/mosquitto is (pytest's own
+    # temporary folders are private to us).
+    base = Path(tempfile.mkdtemp(prefix="belote-setup-"))
+    base.chmod(0o755)
     port = free_port()
-    out = subprocess.run([sys.executable, "-m", "companion.cli", "club", "setup", "--tables", "3",
-                          "--out", str(tmp_path / "conf"), "--port", str(port),
-                          "--listen", "127.0.0.1"], capture_output=True, text=True,
-                         cwd=Path(__file__).resolve().parents[2], timeout=60)
-    assert out.returncode == 0, out.stderr
-    conf = (tmp_path / "conf" / "mosquitto.conf").read_text()
-    assert "allow_anonymous false" in conf and "password_file" in conf and "acl_file" in conf
-    hashed = (tmp_path / "conf" / "passwords").read_text()
-    secret = (tmp_path / "conf" / "secrets" / "table2.pw").read_text().strip()
-    assert "table2:$7$" in hashed and secret not in hashed
-    proc = subprocess.Popen([find_mosquitto() or "", "-c", str(tmp_path / "conf" /
-                                                              "mosquitto.conf")],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     clients: list[Any] = []
+    proc = None
     try:
+        out = subprocess.run([sys.executable, "-m", "companion.cli", "club", "setup",
+                              "--tables", "3", "--out", str(base / "conf"), "--port", str(port),
+                              "--listen", "127.0.0.1"], capture_output=True, text=True,
+                             cwd=Path(__file__).resolve().parents[2], timeout=60)
+        assert out.returncode == 0, out.stderr
+        conf = (base / "conf" / "belote.conf").read_text()
+        assert "allow_anonymous false" in conf and "password_file" in conf
+        assert "acl_file" in conf
+        hashed = (base / "conf" / "passwords").read_text()
+        secret = (base / "conf" / "secrets" / "table2.pw").read_text().strip()
+        assert "table2:$7$" in hashed and secret not in hashed
+        # Mosquitto as the service runs it, on the settings file alone (as root it
+        # reads the files as the 'mosquitto' user).
+        proc = subprocess.Popen([find_mosquitto() or "", "-c", str(base / "conf" /
+                                                                  "belote.conf")],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for(lambda: listening(port), 10, "mosquitto with the written settings")
         clients.append(mqtt_client(port, "table2", secret))
         assert not clients[-1].result.is_failure
@@ -312,8 +322,10 @@ def test_club_setup_writes_settings_mosquitto_runs_with(tmp_path: Path) -> None:
     finally:
         for c in clients:
             close_client(c)
-        proc.kill()
-        proc.wait()
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def test_a_rebooted_table_and_a_restarted_club_server_go_on_from_the_club_s_ack(
