@@ -82,6 +82,7 @@ def test_concours_set_up_in_the_browser_is_played_at_the_tables_and_ranked_live(
     page.fill("#c-amount", "1")
     page.click("#c-create")
     expect()(page.locator("h1")).to_have_text("Concours du vendredi")
+    expect()(page.locator("main")).to_contain_text("1 donne par manche")
     # Four teams picked from the list, never typed.
     for i in range(4):
         page.select_option("#t-p1", label=names[2 * i])
@@ -91,6 +92,8 @@ def test_concours_set_up_in_the_browser_is_played_at_the_tables_and_ranked_live(
     expect()(page.locator("#teams")).to_contain_text("Amélie Roux – Bernard Petit")
     page.click("#start-round")
     expect()(page.locator(".flash")).to_contain_text("Manche 1")
+    expect()(page.locator("#round-1 tr")).to_have_count(3)
+    page.screenshot(path=str(artifacts / "club-concours.png"), full_page=True)
     cid = store.all_concours()[0]["id"]
     # The club screen follows the tables' play without a reload.
     page.goto(url + "/")
