@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 
 MATCH_AUTHOR = "club:match:"
 ACK_WAIT = 1.0  # seconds a new connection waits for the club's ack before sending
+CLOSING_FLUSH = 3.0  # seconds a closing table gives the club to confirm its last events
 
 
 def event_payload(table: int, row: tuple[Any, ...]) -> dict[str, Any]:
@@ -128,7 +129,11 @@ class ClubLink:
         self._thread.start()
         return self
 
-    def stop(self) -> None:
+    def stop(self, flush: float = 0.0) -> None:
+        """Stop; with ``flush``, first wait up to that many seconds for the club to
+        confirm what the store holds (the evening's last events, at closing time)."""
+        if flush > 0:
+            self._flush(flush)
         self._stop.set()
         self._wake.set()
         self._thread.join(timeout=5)
@@ -136,6 +141,23 @@ class ClubLink:
             paused = self._paused
         if not paused:
             self._drop_client()
+
+    def _flush(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        try:
+            db = sqlite3.connect(self.db_path, timeout=1)
+            try:
+                stored = _stored_max(db)
+            finally:
+                db.close()
+        except sqlite3.Error:
+            return
+        while time.monotonic() < deadline:
+            with self._lock:
+                if self.acked >= stored or self._paused:
+                    return
+            self._wake.set()
+            time.sleep(0.05)
 
     def notify(self) -> None:
         """A new event is stored: send it now."""
@@ -335,6 +357,6 @@ def link_service(service: Any, db_path: str | Path, url: str, table: int, passwo
 
     def close() -> None:
         sub.close()
-        link.stop()
+        link.stop(flush=CLOSING_FLUSH)
 
     return close
