@@ -121,6 +121,68 @@ def bench_page(folder: Path, recorded: dict[int, list[bytes]],
     return out
 
 
+TABLES_PER_PROCESS = 50  # paho waits on select(): under 1024 sockets per process
+
+
+def _groups(numbers: list[int]) -> list[list[int]]:
+    return [numbers[i:i + TABLES_PER_PROCESS]
+            for i in range(0, len(numbers), TABLES_PER_PROCESS)]
+
+
+def _tables_worker(kind: str, folder: str, numbers: list[int], url: str,
+                   passwords: dict[str, str], pace: float, seed: int, stop: Any,
+                   results: Any) -> None:
+    """Some of the simulated tables, in a process of their own (each is a Pi of
+    its own at a real club): ``flood`` links the recorded stores, ``play``
+    plays games at ``pace``; at ``stop`` each table's store times go back."""
+    if kind == "flood":
+        links = [ClubLink(Path(folder) / f"rec{n}.db", url, n, passwords[f"table{n}"],
+                          club="bench", poll=0.05).start() for n in numbers]
+        stop.wait()
+        for link in links:
+            link.stop()
+        results.put({})
+        return
+    playing = [PlayingTable(Path(folder), n, url, passwords[f"table{n}"], pace, seed)
+               for n in numbers]
+    for t in playing:
+        t.thread.start()
+    stop.wait()
+    for t in playing:
+        t.stop.set()
+    for t in playing:
+        t.thread.join(timeout=5)
+    out = {t.n: dict(t.stored_at) for t in playing}
+    for t in playing:
+        t.link.stop()
+        t.store.close()
+    results.put(out)
+
+
+def _start_workers(kind: str, folder: Path, numbers: list[int], broker: Broker,
+                   pace: float = 0.0, seed: int = 0) -> tuple[Any, Any, list[Any]]:
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    stop, results = ctx.Event(), ctx.Queue()
+    workers = [ctx.Process(target=_tables_worker, daemon=True,
+                           args=(kind, str(folder), group, broker.url, broker.passwords, pace,
+                                 seed, stop, results)) for group in _groups(numbers)]
+    for w in workers:
+        w.start()
+    return stop, results, workers
+
+
+def _end_workers(stop: Any, results: Any, workers: list[Any]) -> dict[int, dict[int, float]]:
+    stop.set()
+    merged: dict[int, dict[int, float]] = {}
+    for _ in workers:
+        merged.update(results.get(timeout=120))
+    for w in workers:
+        w.join(timeout=30)
+    return merged
+
+
 def bench_flood(folder: Path, recorded: dict[int, list[bytes]]) -> dict[str, Any]:
     tables = sorted(recorded)
     broker = Broker(folder / "broker-flood", "bench", tables).start()
@@ -128,24 +190,21 @@ def bench_flood(folder: Path, recorded: dict[int, list[bytes]]) -> dict[str, Any
     server = ClubServer(store, "bench", broker.url, broker.passwords["club"])
     server.add_tables(tables)
     server.connect()
-    links = []
     total = sum(len(p) for p in recorded.values())
+    workers = None
     try:
         while not server.connected:
             time.sleep(0.05)
         t0 = time.perf_counter()
-        for n in tables:
-            links.append(ClubLink(folder / f"rec{n}.db", broker.url, n,
-                                  broker.passwords[f"table{n}"], club="bench", poll=0.05
-                                  ).start())
+        workers = _start_workers("flood", folder, tables, broker)
         while server.stored_count < total:
             if time.perf_counter() - t0 > 300:
                 raise SystemExit("flood: the club did not get every event in 5 minutes")
             time.sleep(0.02)
         elapsed = time.perf_counter() - t0
     finally:
-        for link in links:
-            link.stop()
+        if workers is not None:
+            _end_workers(*workers)
         server.close()
         store.close()
         broker.stop()
@@ -154,13 +213,13 @@ def bench_flood(folder: Path, recorded: dict[int, list[bytes]]) -> dict[str, Any
 
 
 class PlayingTable:
-    def __init__(self, folder: Path, n: int, broker: Broker, pace: float, seed: int) -> None:
+    def __init__(self, folder: Path, n: int, url: str, password: str, pace: float,
+                 seed: int) -> None:
         self.n = n
         self.db = folder / f"play{n}.db"
         self.store = Store(self.db)
         self.service = TableService(self.store, Bus())
-        self.link = ClubLink(self.db, broker.url, n, broker.passwords[f"table{n}"],
-                             club="bench", poll=0.5).start()
+        self.link = ClubLink(self.db, url, n, password, club="bench", poll=0.5).start()
         self.events = simulate_game(seed + n, hands=40)
         self.pace = pace
         self.rng = random.Random(seed * 7 + n)
@@ -193,15 +252,15 @@ def bench_play(folder: Path, tables: int, seconds: float, pace: float) -> dict[s
     server.add_tables(numbers)
     server.connect()
     web = serve(create_app(server, {"ORGANISER_PIN": "0"}), port=0)
-    playing = [PlayingTable(folder, n, broker, pace, 77) for n in numbers]
     shown: dict[tuple[int, int], float] = {}
     delays: list[float] = []
     polls = 0
+    workers = None
     try:
         while not server.connected:
             time.sleep(0.05)
-        for t in playing:
-            t.thread.start()
+        # Each table's clock: time.monotonic() is the machine's, the same in every process.
+        workers = _start_workers("play", folder, numbers, broker, pace, 77)
         t0 = time.monotonic()
         seen = dict.fromkeys(numbers, 0)
         version = -1
@@ -220,19 +279,12 @@ def bench_play(folder: Path, tables: int, seconds: float, pace: float) -> dict[s
                     shown[(n, s)] = now
                 seen[n] = max(seen[n], seq)
     finally:
-        for t in playing:
-            t.stop.set()
-        for t in playing:
-            t.thread.join(timeout=5)
-    by_table = {t.n: t for t in playing}
+        stored_at = _end_workers(*workers) if workers is not None else {}
     for (n, s), at in shown.items():
-        stored = by_table[n].stored_at.get(s)
+        stored = stored_at.get(n, {}).get(s)
         if stored is not None:
             delays.append(at - stored)
-    events = sum(len(t.stored_at) for t in playing)
-    for t in playing:
-        t.link.stop()
-        t.store.close()
+    events = sum(len(v) for v in stored_at.values())
     web.close()
     server.close()
     store.close()
