@@ -11,8 +11,9 @@ delay from a table's store to the club's page with 50 tables at play speed.
    follows the club screen as its script does (waits on ``/api/live`` for a
    change, then fetches the tables' grid), and the delay is from the moment
    the table stored an event to the first grid that shows it.
+4. ``scale``: the flood and the play again with ``--scale`` tables (200).
 
-    .venv/bin/python benchmarks/club.py [--tables 50] [--seconds 40] [--pace 2]
+    .venv/bin/python benchmarks/club.py [--tables 50] [--seconds 40] [--pace 2] [--scale 200]
 
 Prints the figures and writes benchmarks/club.json.
 """
@@ -302,6 +303,9 @@ def main() -> int:
     p.add_argument("--hands", type=int, default=4, help="hands per table for store and flood")
     p.add_argument("--seconds", type=float, default=40.0, help="length of the play run")
     p.add_argument("--pace", type=float, default=2.0, help="seconds between events at a table")
+    p.add_argument("--scale", type=int, default=200,
+                   help="then the same with this many tables, to see where it stops scaling "
+                        "(0: not)")
     p.add_argument("--out", default=str(ROOT / "benchmarks" / "club.json"))
     args = p.parse_args()
     load_before = os.getloadavg()[0]
@@ -322,11 +326,24 @@ def main() -> int:
               f"page p50 {play['delay_p50_ms']} ms, p99 {play['delay_p99_ms']} ms "
               f"({play['events_shown']} events)")
     # The delays depend on what else the machine runs: say how loaded it was.
+    scale = None
+    if args.scale:
+        with tempfile.TemporaryDirectory(prefix="belote-club-bench-") as tmp:
+            folder = Path(tmp)
+            recorded = record_tables(folder, args.scale, 2)
+            scale = {"flood": bench_flood(folder, recorded),
+                     "play": bench_play(folder, args.scale, args.seconds, args.pace)}
+            print(f"{args.scale} tables: flood {scale['flood']['events_per_s']} events/s; "
+                  f"play: p50 {scale['play']['delay_p50_ms']} ms, "
+                  f"p99 {scale['play']['delay_p99_ms']} ms")
     result = {"machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
                           "python": platform.python_version(),
                           "load_average_before": round(load_before, 2),
                           "load_average_after": round(os.getloadavg()[0], 2)},
-              "store": store, "flood": flood, "page": page, "play": play}
+              "store": store, "flood": flood, "page": page, "play": play,
+              # The simulated tables run on the same machine as the club server here
+              # (each is a Pi of its own at a club): the scale run measures both.
+              "scale": scale}
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
     return 0

@@ -64,7 +64,7 @@ class ClubLink:
     def __init__(self, db_path: str | Path, url: str, table: int, password: str,
                  club: str = "club", user: str | None = None,
                  on_next: Callable[[dict[str, Any]], None] | None = None,
-                 window: int = 200, resend_after: float = 5.0, poll: float = 0.5,
+                 window: int = 50, resend_after: float = 5.0, poll: float = 0.5,
                  keepalive: int = 10) -> None:
         self.address = parse_url(url)
         self.table = check_table(table)
