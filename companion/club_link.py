@@ -96,14 +96,15 @@ class ClubLink:
 
     def _make_client(self) -> Any:
         import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
 
-        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
+        client = mqtt.Client(CallbackAPIVersion.VERSION2,
                              client_id=f"belote-{self.club}-table{self.table}",
                              clean_session=True)
         client.username_pw_set(self._user, self._password)
         client.will_set(table_topic(self.club, self.table, "status"), "offline", qos=1,
                         retain=True)
-        client.reconnect_delay_set(min_delay=0.2, max_delay=3)
+        client.reconnect_delay_set(min_delay=1, max_delay=3)
         client.max_inflight_messages_set(min(self.window, 100))
         client.max_queued_messages_set(self.window)
         client.on_connect = self._on_connect

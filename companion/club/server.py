@@ -273,16 +273,17 @@ class ClubServer:
         """Connect to the broker, subscribe to every table's events and status,
         and start the writer thread."""
         import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
 
         if self.url is None or self.password is None:
             raise ValueError("the club server needs the broker's address and its password")
         address = parse_url(self.url)
         # A session kept by the broker: what tables send while the server
         # restarts waits for it there (and is sent again from the ack otherwise).
-        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
+        client = mqtt.Client(CallbackAPIVersion.VERSION2,
                              client_id=f"belote-{self.club}-server", clean_session=False)
         client.username_pw_set(CLUB_USER, self.password)
-        client.reconnect_delay_set(min_delay=0.2, max_delay=3)
+        client.reconnect_delay_set(min_delay=1, max_delay=3)
         client.max_inflight_messages_set(1000)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect

@@ -279,7 +279,7 @@ class ClubStore:
 def _clean_name(name: Any, what: str) -> str:
     if not isinstance(name, str) or not name.strip():
         raise ClubStoreError(f"a {what} needs a name")
-    name = " ".join(name.split())
-    if len(name) > 60:
-        raise ClubStoreError(f"{what} name {name[:20]!r}...: 60 characters at most")
-    return name
+    text = " ".join(name.split())
+    if len(text) > 60:
+        raise ClubStoreError(f"{what} name {text[:20]!r}...: 60 characters at most")
+    return text

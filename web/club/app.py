@@ -63,10 +63,11 @@ def create_app(club: ClubServer, config: dict[str, Any] | None = None) -> Flask:
     limiter = Limiter(get_remote_address, app=app, storage_uri="memory://")
     # Wrong organiser PINs (403) are counted per address, as the table's PIN;
     # the wrapper checks the limit, so the app must call it.
-    app.view_functions["club.login"] = limiter.limit(
+    limited: Any = limiter.limit(
         app.config["PIN_RATE_LIMIT"], methods=["POST"],
         deduct_when=lambda response: response.status_code == 403,
         error_message=lambda: gettext("too many PIN attempts: wait a minute and try again"),
     )(app.view_functions["club.login"])
+    app.view_functions["club.login"] = limited
     app.after_request(_security_headers)
     return app

@@ -23,10 +23,10 @@ from companion.club import evening
 from companion.club.server import ClubServer
 from companion.club.simtable import SimTable
 from companion.club.store import ClubStore
-from tests.club.conftest import wait_for
+from tests.companion.club.conftest import wait_for
 from tests.web.conftest import browser, page  # noqa: F401 - fixtures
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PIN = "4321"
 
 

@@ -18,7 +18,7 @@ from companion.service import TableService
 from companion.store import Store
 from scorer.events import CardPlayed
 from scorer.simulate import simulate_game
-from tests.club.conftest import wait_for
+from tests.companion.club.conftest import wait_for
 
 
 @pytest.mark.slow

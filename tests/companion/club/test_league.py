@@ -20,7 +20,7 @@ from companion.club_link import ClubLink
 from companion.service import TableService
 from companion.store import Store
 from scorer.simulate import simulate_game
-from tests.club.conftest import wait_for
+from tests.companion.club.conftest import wait_for
 
 
 @pytest.mark.slow

@@ -24,7 +24,7 @@ from companion.service import TableService
 from companion.store import Store
 from scorer.events import CardPlayed, GameStarted
 from scorer.simulate import simulate_game
-from tests.club.conftest import close_client, listening, mqtt_client, wait_for
+from tests.companion.club.conftest import close_client, listening, mqtt_client, wait_for
 
 
 class Table:
@@ -301,7 +301,7 @@ def test_club_setup_writes_settings_mosquitto_runs_with() -> None:
         out = subprocess.run([sys.executable, "-m", "companion.cli", "club", "setup",
                               "--tables", "3", "--out", str(base / "conf"), "--port", str(port),
                               "--listen", "127.0.0.1"], capture_output=True, text=True,
-                             cwd=Path(__file__).resolve().parents[2], timeout=60)
+                             cwd=Path(__file__).resolve().parents[3], timeout=60)
         assert out.returncode == 0, out.stderr
         conf = (base / "conf" / "belote.conf").read_text()
         assert "allow_anonymous false" in conf and "password_file" in conf
