@@ -220,6 +220,8 @@ class ClubLink:
                 self.on_next(data)
             except ValueError as exc:
                 log.warning("club link: next game refused: %s", exc)
+            except Exception:  # noqa: BLE001 - the link must outlive a failed start
+                log.exception("club link: the club's next game could not be started")
 
     def _on_ack(self, data: Any) -> None:
         seq = data.get("seq") if isinstance(data, dict) else None

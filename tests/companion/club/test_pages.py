@@ -268,3 +268,35 @@ def test_the_club_server_command_serves_the_tables_from_its_broker(
     kept = ClubStore(tmp_path / "club.db")
     assert kept.tables() == {1: 0, 2: 0, 3: 0}
     kept.close()
+
+
+@pytest.mark.browser
+def test_the_table_s_statistics_page_in_the_browser(page: Any, tmp_path: Path,  # noqa: F811
+                                                    artifacts: Path) -> None:
+    from companion.bus import Bus
+    from companion.service import TableService
+    from companion.store import Store
+    from scorer.events import GameStarted
+    from scorer.simulate import simulate_game
+    from web import create_app, serve
+
+    store = Store(tmp_path / "table.db")
+    service = TableService(store, Bus())
+    service.start_game(GameStarted(teams={"NS": "Les Pies", "EW": "Les Geais"},
+                                   players={"N": "Léa", "S": "Marc", "E": "Zoé", "W": "Yann"}))
+    service.submit_many(simulate_game(9, hands=4)[1:], source="simulator")
+    server = serve(create_app(service, {"PIN_FILE": str(tmp_path / "pins.json")}), port=0)
+    try:
+        page.goto(server.url + "/")
+        page.click("nav.top >> text=Statistiques")
+        expect()(page.locator("h1")).to_have_text("Statistiques de la saison")
+        expect()(page.locator("svg.chart")).to_have_count(6)
+        expect()(page.locator("#stats-teams")).to_contain_text("Les Geais")
+        # The charts' styles came with the page (a rounded dark panel behind each).
+        radius = page.locator("svg.chart").first.evaluate(
+            "e => getComputedStyle(e).borderTopLeftRadius")
+        assert radius not in ("", "0px")
+        page.screenshot(path=str(artifacts / "table-stats.png"), full_page=True)
+    finally:
+        server.close()
+        store.close()
