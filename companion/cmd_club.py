@@ -280,9 +280,9 @@ def run_evening(folder: Path, broker: Any, tables: list[int], hands: int, rounds
             f"{len(tables)} tables, {server.refused_count} refused")
         say("ranking:")
         for row in club_rank["ranking"]:
-            names = " et ".join(p["name"] for p in row["team"]["players"])
+            names = " & ".join(p["name"] for p in row["team"]["players"])
             say(f"  {row['rank']:>2}. {row['team']['name']:<10} ({names}): "
-                f"{row['won']} gagnée(s), {row['points']} points")
+                f"{row['won']} won, {row['points']} points")
         say("the club's record equals every table's: OK" if ok else "MISMATCH")
         if keep and web is not None:
             say("Ctrl-C to stop")

@@ -180,7 +180,7 @@ def test_club_demo_ends_with_the_club_equal_to_every_table(broker_factory: Any) 
     assert "broker killed" in out.stdout and "broker restarted" in out.stdout
     assert "cut off" in out.stdout and "back on the network" in out.stdout
     assert "the club's record equals every table's: OK" in out.stdout
-    ranking = re.findall(r"^\s+\d+\. Équipe \d+ .*gagnée", out.stdout, re.M)
+    ranking = re.findall(r"^\s+\d+\. Équipe \d+ .*: \d+ won, -?\d+ points$", out.stdout, re.M)
     assert len(ranking) == 6
 
 
