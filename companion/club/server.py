@@ -118,6 +118,7 @@ class ClubServer:
         self.version = 0  # goes up with every change the pages show
         self._changed = threading.Condition(self._lock)
         self._queue: queue.Queue[tuple[int, bytes] | None] = queue.Queue(maxsize=20_000)
+        self._next: dict[int, dict[str, Any]] = {}  # the game last sent to each table
         self._client: Any = None
         self._writer: threading.Thread | None = None
         self.connected = False
@@ -313,9 +314,15 @@ class ClubServer:
         self.connected = True
         client.subscribe([(f"belote/{self.club}/table/+/events", 1),
                           (f"belote/{self.club}/table/+/status", 1)])
-        # Each table learns where to send from, even if its last ack was lost.
+        # Each table learns where to send from, even if its last ack was lost,
+        # and its game of the round, even if a broker crash lost the retained one.
         for table in self.tables:
             self._ack(table, False)
+        with self._lock:
+            games = dict(self._next)
+        for table, game in games.items():
+            client.publish(table_topic(self.club, table, "next"), json.dumps(game), qos=1,
+                           retain=True)
 
     def _on_disconnect(self, *_args: Any) -> None:
         self.connected = False
@@ -376,5 +383,7 @@ class ClubServer:
         """Send table ``table`` its next game (retained: a table that joins later gets it)."""
         if self._client is None:
             raise ValueError("the club server is not connected to the broker")
+        with self._lock:
+            self._next[table] = game
         self._client.publish(table_topic(self.club, table, "next"), json.dumps(game), qos=1,
                              retain=True)

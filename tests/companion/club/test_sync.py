@@ -380,3 +380,38 @@ def test_a_rebooted_table_and_a_restarted_club_server_go_on_from_the_club_s_ack(
         server.close()
         own.close()
         store.close()
+
+
+def test_a_table_away_when_its_game_was_sent_gets_it_after_a_broker_crash(
+        tmp_path: Path, broker_factory: Any) -> None:
+    from companion.club_link import link_service
+
+    broker = broker_factory("club", [1])
+    store, server = _club(tmp_path)
+    server.url, server.password = broker.url, broker.passwords["club"]
+    server.connect()
+    own = Store(tmp_path / "t1.db")
+    service = TableService(own, Bus())
+    close = None
+    try:
+        wait_for(lambda: server.connected, 10, "the club server")
+        game = {"match": 3, "teams": {"NS": "Les Pies", "EW": "Les Geais"},
+                "players": {"N": "Léa", "S": "Marc", "E": "Zoé", "W": "Yann"},
+                "rules": "ffb", "settings": {}, "dealer": "N"}
+        server.send_next(1, game)
+        time.sleep(0.3)
+        # The broker dies before saving its retained messages, then comes back.
+        broker.kill()
+        wait_for(lambda: not server.connected, 10, "the club server to see the crash")
+        broker.start()
+        wait_for(lambda: server.connected, 20, "the club server back")
+        close = link_service(service, tmp_path / "t1.db", broker.url, 1,
+                             broker.passwords["table1"])
+        wait_for(lambda: service.game_id is not None, 10, "the game at the table")
+        assert service.state.to_json()["teams"] == game["teams"]
+    finally:
+        if close is not None:
+            close()
+        server.close()
+        own.close()
+        store.close()
