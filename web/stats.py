@@ -18,10 +18,10 @@ bp = Blueprint("stats", __name__, template_folder=str(CLUB / "templates"),
 
 @bp.get("/stats")
 def season() -> str:
-    from web.club.pages import charts
+    from web.club.pages import by_kind, charts
 
     store = current_app.config["SERVICE"].store
     data = stats.season([[e.event for e in store.events(g["id"])] for g in store.games()])
     return render_template("stats_page.html", lang=str(get_locale()), season=data,
-                           charts=charts(data),
+                           charts=charts(data), by_kind=by_kind,
                            stylesheet=url_for("stats.static", filename="club.css"))

@@ -335,7 +335,26 @@ def charts(season: dict[str, Any]) -> list[str]:
     return out
 
 
+def by_kind(row: dict[str, Any]) -> dict[str, str]:
+    """A player's or team's contracts by trump and by value, taken/made, as the
+    statistics tables show them: ``{"trump": "♥ 2/1 · SA 1/0", "value": "80 2/1"}``."""
+    from scorer.cards import SUIT_SYMBOLS
+    from web import i18n
+
+    names = i18n.trump_names()
+
+    def label(trump: str) -> str:
+        return SUIT_SYMBOLS.get(trump) or names.get(trump, trump)
+
+    trumps = " · ".join(f"{label(t)} {row['by_trump'][t][0]}/{row['by_trump'][t][1]}"
+                        for t in stats.TRUMPS if t in row["by_trump"])
+    values = " · ".join(f"{v} {tm[0]}/{tm[1]}" for v, tm in
+                        ((v, [int(x) for x in vals]) for v, vals in
+                         stats.value_rows(row["by_value"])))
+    return {"trump": trumps, "value": values}
+
+
 @bp.get("/stats")
 def season_stats() -> str:
     season = club_season()
-    return _render("stats_page.html", season=season, charts=charts(season))
+    return _render("stats_page.html", season=season, charts=charts(season), by_kind=by_kind)

@@ -205,6 +205,14 @@ def test_a_table_shows_its_own_season_statistics_in_french(tmp_path: Path) -> No
     assert "points moyens par donne" in html
     row = re.search(r"<tr><td>Léa</td><td>(\d+)</td>", html)
     assert row and int(row.group(1)) == 3
+    # Contracts by trump and by value, taken/made, for each player and team.
+    assert "Par atout (pris/réussis)" in html
+    state = service.state
+    taken = [h["result"]["contract"] for h in state.hands if h["result"]["contract"]]
+    by_trump = re.findall(r'class="by-trump">([^<]*)<', html)
+    assert len(by_trump) == 6  # four players, two teams
+    counted = sum(int(n) for cell in by_trump[:4] for n in re.findall(r" (\d+)/", cell))
+    assert counted == len(taken)
     assert "Season statistics" in client.get("/stats?lang=en").get_data(as_text=True)
     store.close()
 
