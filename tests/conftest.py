@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
+CHROMIUM = Path("/usr/bin/chromium")
 
 
 @pytest.fixture(scope="session")
@@ -25,3 +28,21 @@ def artifacts() -> Path:
     path = ROOT / "tests" / "artifacts"
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's chromium through Playwright, one for the whole run: every part's
+    browser tests share it (two Playwrights cannot share the tests' thread)."""
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is missing (/usr/bin/chromium): "
+                    "run 'make browser' or 'sudo apt-get install -y chromium'")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--headless", "--no-sandbox", "--disable-gpu",
+                  "--disable-background-networking"])
+        yield chromium
+        chromium.close()

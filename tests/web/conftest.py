@@ -92,22 +92,6 @@ def start_body(started: GameStarted, pin: str = PIN) -> dict[str, Any]:
             "settings": started.settings, "dealer": started.dealer, "pin": pin}
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is missing (/usr/bin/chromium): "
-                    "run 'make browser' or 'sudo apt-get install -y chromium'")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu",
-                  "--disable-background-networking"])
-        yield chromium
-        chromium.close()
-
-
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
     """A fresh browser tab; script errors and content-policy refusals fail the test."""

@@ -24,7 +24,6 @@ from companion.club.server import ClubServer
 from companion.club.simtable import SimTable
 from companion.club.store import ClubStore
 from tests.companion.club.conftest import wait_for
-from tests.web.conftest import browser, page  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parents[3]
 PIN = "4321"
@@ -60,7 +59,8 @@ def club(tmp_path: Path, broker_factory: Any) -> Iterator[dict[str, Any]]:
 @pytest.mark.browser
 @pytest.mark.slow
 def test_concours_set_up_in_the_browser_is_played_at_the_tables_and_ranked_live(
-        page: Any, club: dict[str, Any], artifacts: Path) -> None:  # noqa: F811
+        club_page: Any, club: dict[str, Any], artifacts: Path) -> None:
+    page = club_page
     url, store = club["web"].url, club["store"]
     page.goto(url + "/concours")
     expect()(page.locator("nav.top")).to_contain_text("Statistiques")
@@ -279,8 +279,9 @@ def test_the_club_server_command_serves_the_tables_from_its_broker(
 
 
 @pytest.mark.browser
-def test_the_table_s_statistics_page_in_the_browser(page: Any, tmp_path: Path,  # noqa: F811
+def test_the_table_s_statistics_page_in_the_browser(club_page: Any, tmp_path: Path,
                                                     artifacts: Path) -> None:
+    page = club_page
     from companion.bus import Bus
     from companion.service import TableService
     from companion.store import Store
