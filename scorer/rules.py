@@ -87,6 +87,12 @@ class Rules:
     # or "half": at least 82 of the 162 (the other classic text).
     classic_taker_wins: str = "more"
     litige_held_over: bool = True
+    # Game length besides the target: a fixed number of hands (0: none), after
+    # which the higher total wins (equal totals: another hand, as FFB 10.4).
+    hands: int = 0
+    # A time limit in minutes (0: none). The engine has no clock: the table
+    # service ends the game (GameEnded, reason "time") once a hand finishes past it.
+    minutes: int = 0
 
     @classmethod
     def from_preset(cls, name: str | None = "ffb", overrides: dict[str, Any] | None = None
