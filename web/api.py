@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
+from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
@@ -21,7 +22,7 @@ from companion.store import StoreError
 from scorer.bidding import DOUBLES
 from scorer.cards import CARD_PATTERN, SEATS, TEAMS, TRUMPS
 from scorer.events import Event
-from web import access, entries, gamebook
+from web import access, entries, gamebook, messages
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -70,7 +71,9 @@ def doc(method: str, summary: str, body: dict[str, Any] | None = None,
 
 
 def _error(status: int, message: str, field: str | None = None) -> tuple[Response, int]:
-    body: dict[str, Any] = {"error": message}
+    # People read these on the organiser's page: in their language, codes as
+    # the page shows them; programs read ``field``.
+    body: dict[str, Any] = {"error": messages.human(message, field)}
     if field:
         body["field"] = field
     return jsonify(body), status
@@ -88,12 +91,13 @@ def _denied(exc: access.AccessDenied) -> tuple[Response, int]:
 
 @bp.errorhandler(CSRFError)
 def _csrf(exc: CSRFError) -> tuple[Response, int]:
-    return _error(400, f"CSRF: {exc.description}")
+    return _error(400, _("CSRF: the page is out of date, reload it (%(why)s)")
+                  % {"why": exc.description})
 
 
 @bp.errorhandler(HTTPException)
 def _http(exc: HTTPException) -> tuple[Response, int]:
-    return _error(exc.code or 500, exc.description or exc.name)
+    return _error(exc.code or 500, messages.http_reason(exc.code))
 
 
 def _service() -> Any:

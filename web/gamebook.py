@@ -14,7 +14,12 @@ from typing import Any
 from companion import export
 from scorer import scoring
 from scorer.events import BidMade, CardCorrected, EntryUndone
-from web.entries import describe
+from web.i18n import entry_sentence
+
+
+def _sentence(stored: Any) -> str:
+    """A stored entry as the pages say it ("South plays the 10♠, camera 0.98")."""
+    return entry_sentence(stored.event.to_json(), stored.source, stored.confidence)
 
 
 def _game_state(service: Any, game_id: int) -> dict[str, Any]:
@@ -93,7 +98,7 @@ def hand(service: Any, game_id: int, hand_no: int) -> dict[str, Any]:
                                 "source": s.source, "ts": s.ts})
         elif isinstance(e, EntryUndone) and s.hand_no == hand_no:
             corrections.append({"seq": s.seq, "kind": "undo", "index": e.index,
-                                "undone": describe(stored[e.index].event)
+                                "undone": _sentence(stored[e.index])
                                 if 0 <= e.index < len(stored) else None,
                                 "author": s.author, "source": s.source, "ts": s.ts})
     undone = {s.event.index for s in stored if isinstance(s.event, EntryUndone)}
@@ -113,7 +118,7 @@ def hand(service: Any, game_id: int, hand_no: int) -> dict[str, Any]:
         "steps": steps(result, state.get("rules") or {}),
         "renonces": result.get("renonces") or [],
         "corrections": corrections,
-        "entries": [{"seq": s.seq, "entry": describe(s.event), "source": s.source,
+        "entries": [{"seq": s.seq, "entry": _sentence(s), "source": s.source,
                      "author": s.author, "ts": s.ts, "confidence": s.confidence}
                     for s in entries],
     }

@@ -18,10 +18,20 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, redirect, render_template, request, session
 from flask_babel import get_locale
+from werkzeug.exceptions import HTTPException
 
-from web import i18n
+from web import i18n, messages
 
 bp = Blueprint("live", __name__)
+
+
+@bp.app_context_processor
+def _helpers() -> dict[str, Any]:
+    """What every template uses to show codes in the visitor's language."""
+    return {"team_name": i18n.team_name, "team_code": i18n.team_code,
+            "preset_label": i18n.preset_label, "status_value": i18n.status_value,
+            "entry_sentence": i18n.entry_sentence, "source_label": i18n.source_label,
+            "number": i18n.number, "choices": i18n.choice_labels()}
 
 # Topics forwarded to browsers; the display's own topic (the PIN) is not.
 TOPICS = ("state", "status", "alert", "event")
@@ -43,6 +53,15 @@ def _last_event_id() -> int:
     if boot != current_app.extensions["belote_boot"] or not seq.isdigit():
         return 0
     return int(seq)
+
+
+@bp.app_errorhandler(HTTPException)
+def _page_error(exc: HTTPException) -> Any:
+    """A refused page in the visitor's language (the API answers JSON itself)."""
+    if request.path.startswith("/api/"):
+        return exc
+    return render_template("error.html", message=messages.http_reason(exc.code),
+                           lang=str(get_locale())), exc.code or 500
 
 
 @bp.get("/")

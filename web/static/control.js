@@ -82,7 +82,25 @@ function renderPlayed(s) {
 }
 
 document.addEventListener("belote:state", e => renderPlayed(e.detail));
-document.addEventListener("belote:alert", e => { if (e.detail.message) say(e.detail.message, e.detail.kind === "renonce"); });
+/* An alert said in the page's words (the service's own message is for logs). */
+function alertText(a) {
+  const seat = W.seats[a.seat] || a.seat || "?";
+  if (a.kind === "renonce") {
+    return W.renonce + " ! " + fmt(W.renonce_by, {seat: seat, trick: a.trick,
+      rule: W.rules[a.rule] || a.rule, card: cardLabel((a.proof || {}).card),
+      proof: (a.proof || {}).trick});
+  }
+  if (a.kind === "unknown_card") return fmt(W.unknown, {seat: seat, trick: a.trick});
+  if (a.kind === "out_of_turn") {
+    return fmt(W.out_of_turn, {card: cardLabel(a.card), seat: seat,
+      to_play: W.seats[a.to_play] || a.to_play || "?"});
+  }
+  return "";
+}
+document.addEventListener("belote:alert", e => {
+  const text = alertText(e.detail);
+  if (text) say(text, e.detail.kind === "renonce");
+});
 
 for (const b of document.querySelectorAll("#picker button")) {
   b.addEventListener("click", () => pickCard(b.dataset.card));

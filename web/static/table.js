@@ -63,12 +63,23 @@ function renderStatus(status) {
     const el = document.getElementById(part + "-status");
     if (!el) continue;
     el.querySelector(".dot").className = "dot " + (value === "ok" ? "ok" : value === "off" ? "off" : "error");
-    el.querySelector(".value").textContent = W[part] + ": " + value;
+    el.querySelector(".value").textContent = fmt(W.status_line, {part: W[part],
+      value: W.status_values[value] || value});
   }
 }
 
+/* A team left unnamed keeps its code, written the visitor's way (EO in French). */
+function teamNames(s) {
+  const out = {};
+  for (const t of ["NS", "EW"]) {
+    const name = (s.teams || {})[t] || t;
+    out[t] = name === t ? W.team_codes[t] : name;
+  }
+  return out;
+}
+
 function renderTable(s) {
-  const teams = s.teams || {NS: "NS", EW: "EW"};
+  const teams = teamNames(s);
   for (const t of ["NS", "EW"]) {
     setText("team-" + t, teams[t] || t);
     setText("score-" + t, (s.scores || {})[t] ?? 0);
