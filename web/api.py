@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request, session
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
@@ -21,8 +21,8 @@ from werkzeug.exceptions import HTTPException
 from companion.store import StoreError
 from scorer.bidding import DOUBLES
 from scorer.cards import CARD_PATTERN, SEATS, TEAMS, TRUMPS
-from scorer.events import Event
-from web import access, entries, gamebook, messages
+from scorer.events import EntryUndone, Event
+from web import access, entries, gamebook, i18n, messages
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -128,7 +128,12 @@ def _submit(build: Callable[[dict[str, Any], dict[str, Any]], Event]) -> tuple[R
         stored = service.submit(event, source="web", author=author)
     except ValueError as exc:
         return _error(409, str(exc))
-    return jsonify({"seq": stored.seq, "event": event.to_json(),
+    said = i18n.entry_sentence(event.to_json(), stored.source, stored.confidence)
+    if isinstance(event, EntryUndone):
+        target = service.events()[event.index]
+        said = _("Undone: %(entry)s") % {"entry": i18n.entry_sentence(
+            target.event.to_json(), target.source, target.confidence)}
+    return jsonify({"seq": stored.seq, "event": event.to_json(), "message": said,
                     "state": service.state_json()}), 200
 
 
@@ -301,11 +306,40 @@ def tally() -> tuple[Response, int]:
     return _submit(lambda data, _state: entries.read_tally(data))
 
 
+def _undoer() -> str | None:
+    """Whose entries an undo may take back: the organiser logged in on this
+    browser, or the API client named by ``X-Author`` (``api`` by default)."""
+    if request.headers.get(access.PIN_HEADER) is not None:
+        return str(request.headers.get("X-Author") or "api")[:40]
+    if not access.logged_in():
+        return None
+    return str(session.get("author") or _("organiser"))
+
+
+@bp.get("/undo")
+@doc("get", "What an undo would take back now")
+def undo_preview() -> Response:
+    """The caller's own last entry that an undo would cancel (``index``, and the
+    entry said in a sentence), or ``index`` null when there is none. Cards the
+    camera read are never undone: they are corrected."""
+    stored = _service().events()
+    index = entries.last_entry(stored, _undoer())
+    if index is None:
+        return jsonify({"index": None, "entry": None})
+    s = stored[index]
+    return jsonify({"index": index, "entry": i18n.entry_sentence(
+        s.event.to_json(), s.source, s.confidence), "event": s.event.to_json()})
+
+
 @bp.post("/undo")
-@doc("post", "Undo the last entry", {"type": "object"}, write=True)
+@doc("post", "Undo your own last entry", {"type": "object", "properties": {
+    "index": {"type": "integer", "description": "the entry the page named (GET /api/undo); "
+              "refused if it is no longer the last"}}}, write=True)
 def undo() -> tuple[Response, int]:
-    """Cancels the latest entry not yet undone (the game's start cannot be undone)."""
-    return _submit(lambda _data, _state: entries.read_undo(_service().events()))
+    """Cancels the caller's own latest entry not yet undone: not a card the
+    camera read (correct it instead), not the game's start."""
+    who = _undoer()
+    return _submit(lambda data, _state: entries.read_undo(_service().events(), who, data))
 
 
 # -- description ---------------------------------------------------------------------------

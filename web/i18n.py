@@ -147,6 +147,9 @@ def words() -> dict[str, Any]:
             "ok", "off", "searching", "connecting", "incompatible", "virtual table", "lost",
             "error", "manual", "paused", "none")},
         "draw": _("the game ends in a draw"),
+        "nothing_to_undo": _("Nothing of yours to undo."),
+        "last_entry": _("Your last entry:"),
+        "undo_question": _("Undo “%(entry)s”?"),
         "game_over": _("Game over"),
     }
 

@@ -125,6 +125,8 @@ RULES: list[Rule] = [
     (r"expected an object or name=value lines, got .*", lambda: _("not a list of settings"), {}),
     (r"line (?P<n>\d+): expected name=value, got (?P<value>.+)",
      lambda: _("line %(n)s: a setting is expected, not %(value)s"), {}),
+    (r"entry (?P<n>\d+) is no longer your last entry \((?P<m>\d+) is\)",
+     lambda: _("entry %(n)s is no longer your last entry (%(m)s is)"), {}),
     (r"a camera card is corrected, not undone.*",
      lambda: _("a card the camera read is corrected, not undone"), {}),
     (r"the game is not over: (?P<n>\d+) hands? to play",

@@ -297,3 +297,43 @@ def test_show_pin_asks_the_display(client: Any, service: Any) -> None:
     while msg is not None and msg.topic != "display":
         msg = sub.get(timeout=1)
     assert msg is not None and msg.data == {"kind": "show_pin", "pin": PIN}
+
+
+def test_undo_takes_back_the_organisers_own_entry_never_a_camera_card(
+        client: Any, service: Any) -> None:
+    from scorer.events import CardPlayed
+
+    start(client)
+    mine = {**AUTH, "X-Author": "Mado"}
+    for bid in ("80H", "pass", "pass", "pass"):
+        assert client.post("/api/bid", json={"bid": bid}, headers=mine).status_code == 200
+    # Mado announces belote for the wrong seat, then the camera reads a card.
+    assert client.post("/api/belote", json={"seat": "N"}, headers=mine).status_code == 200
+    to_play = service.to_play()
+    camera = service.submit(CardPlayed(seat=to_play, card="7S"), source="camera",
+                            confidence=0.97)
+    # Another organiser's entry is not Mado's to undo either.
+    assert client.post("/api/belote", json={"seat": "S"},
+                       headers={**AUTH, "X-Author": "Lucien"}).status_code == 200
+    preview = client.get("/api/undo", headers=mine).json
+    assert preview["event"] == {"type": "BeloteAnnounced", "seat": "N"}
+    assert preview["entry"] == "Nord annonce belote"
+    # Naming the camera's card is refused, and so is an entry that is no longer the last.
+    n = len(service.events())
+    r = client.post("/api/undo", json={"index": camera.seq}, headers=mine)
+    assert r.status_code == 400 and "caméra" in r.json["error"]
+    r = client.post("/api/undo", json={"index": preview["index"] - 1}, headers=mine)
+    assert r.status_code == 400 and "n'est plus votre dernière saisie" in r.json["error"]
+    assert len(service.events()) == n
+    r = client.post("/api/undo", json={"index": preview["index"]}, headers=mine)
+    assert r.status_code == 200, r.json
+    assert r.json["message"] == "Annulé : Nord annonce belote"
+    state = r.json["state"]
+    assert state["belote"] == ["S"] and state["played"] == ["7S"]
+    # The bids were Mado's too; the camera's card stays whatever happens.
+    for _ in range(4):
+        assert client.post("/api/undo", json={}, headers=mine).status_code == 200
+    r = client.post("/api/undo", json={}, headers=mine)
+    assert r.status_code == 400 and r.json["error"] == "Annulation : rien de votre saisie à annuler"
+    assert service.state_json()["played"] == []  # the bids are gone, so the card no longer fits
+    assert any(s.seq == camera.seq for s in service.events())

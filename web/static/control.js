@@ -23,7 +23,7 @@ async function send(path, body) {
     });
     const answer = await r.json().catch(() => ({error: r.statusText}));
     if (!r.ok) { say(answer.error || r.statusText, true); return null; }
-    say(answer.message || "✓", false);
+    say("✓ " + (answer.message || ""), false);
     if (answer.state) { window.beloteState = answer.state; renderTable(answer.state); }
     return answer;
   } catch (e) {
@@ -148,5 +148,41 @@ document.getElementById("confirm-card").addEventListener("click", () => {
   if (!chosen || !chosen.dataset.card) { say(W.pick_played, true); return; }
   send("correct", {seat: chosenPlay.seat, trick: chosenPlay.trick, card: chosen.dataset.card});
 });
-document.getElementById("undo").addEventListener("click", () => send("undo", {}));
+/* Undo names the entry it will take back (the organiser's own last one, never
+   a card the camera read) and asks before it does. */
+let undoIndex = null;
+let undoTimer = null;
+function askUndo(show) {
+  document.getElementById("undo-ask").hidden = show;
+  document.getElementById("undo-confirm").hidden = !show;
+}
+async function refreshUndo() {
+  try {
+    const r = await fetch("/api/undo", {credentials: "same-origin"});
+    const answer = await r.json();
+    undoIndex = answer.index;
+    const what = document.getElementById("undo-what");
+    if (answer.index === null) {
+      what.textContent = W.nothing_to_undo;
+    } else {
+      what.replaceChildren(document.createTextNode(W.last_entry + " "), Object.assign(
+        document.createElement("b"), {textContent: answer.entry}));
+      document.getElementById("undo-question").textContent = fmt(W.undo_question, {entry: answer.entry});
+    }
+    document.getElementById("undo").disabled = answer.index === null;
+    if (answer.index === null) askUndo(false);
+  } catch (e) { /* the next state tries again */ }
+}
+document.addEventListener("belote:state", () => {
+  clearTimeout(undoTimer);
+  undoTimer = setTimeout(refreshUndo, 150);
+});
+document.getElementById("undo").addEventListener("click", () => { if (undoIndex !== null) askUndo(true); });
+document.getElementById("undo-no").addEventListener("click", () => askUndo(false));
+document.getElementById("undo-yes").addEventListener("click", async () => {
+  askUndo(false);
+  await send("undo", {index: undoIndex});
+  refreshUndo();
+});
+refreshUndo();
 renderPlayed(window.beloteState);
