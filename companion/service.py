@@ -68,7 +68,9 @@ class TableService:
         self.store = store
         self.bus = bus
         self._lock = threading.RLock()
-        self._status: dict[str, Any] = {"camera": "off", "display": "off"}
+        # mode: "camera" (cards come from the camera) or "manual" (the organiser
+        # enters them; the pipeline leaves the table alone).
+        self._status: dict[str, Any] = {"camera": "off", "display": "off", "mode": "camera"}
         self.game_id: int | None = None
         self._events: list[Event] = []
         self._state: GameState = replay([])
@@ -133,6 +135,21 @@ class TableService:
             self._status.update(parts)
             status = self.status()
         self.bus.publish("status", status)
+
+    MODES = ("camera", "manual")
+
+    def set_mode(self, mode: str) -> None:
+        """Cards from the camera, or entered by hand ("manual": the camera's
+        reads are ignored until the mode is "camera" again)."""
+        if mode not in self.MODES:
+            raise ServiceError(f"mode: {mode!r} is not camera or manual")
+        self.set_status(mode=mode)
+
+    @property
+    def manual(self) -> bool:
+        """True while the organiser enters the cards by hand."""
+        with self._lock:
+            return self._status.get("mode") == "manual"
 
     def alert(self, kind: str, **data: Any) -> None:
         """Publish an alert (``renonce``, ``out_of_turn``, ``unknown_card``)."""

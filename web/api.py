@@ -342,6 +342,26 @@ def undo() -> tuple[Response, int]:
     return _submit(lambda data, _state: entries.read_undo(_service().events(), who, data))
 
 
+@bp.post("/mode")
+@doc("post", "Cards from the camera or by hand", {"type": "object", "required": ["mode"],
+                                                  "properties": {"mode": {
+                                                      "type": "string",
+                                                      "enum": ["camera", "manual"]}}},
+     write=True)
+def mode() -> tuple[Response, int]:
+    """``manual``: the camera's reads are ignored and the organiser enters the
+    hand (cards or a tally); ``camera``: back to the camera."""
+    access.authorise()
+    data = _body()
+    wanted = str(data.get("mode", "")).strip().lower()
+    if wanted not in _service().MODES:
+        raise entries.EntryError("mode", f"{wanted!r} is not camera or manual")
+    _service().set_mode(wanted)
+    message = _("Manual entry: the camera's reads are ignored.") if wanted == "manual" else _(
+        "Back to the camera.")
+    return jsonify({"mode": wanted, "message": message, "state": _service().state_json()}), 200
+
+
 # -- description ---------------------------------------------------------------------------
 
 @bp.get("/openapi.json")

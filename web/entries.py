@@ -273,8 +273,11 @@ def read_tally(data: Mapping[str, Any]) -> TallyEntered:
         points = {t: data.get(f"points_{t}") for t in TEAMS}
     if tricks is None:
         tricks = {t: data.get(f"tricks_{t}") for t in TEAMS}
-    clean_points = {t: _int(points, t, 0, 500) for t in TEAMS}
-    clean_tricks = {t: _int(tricks, t, 0, 8) for t in TEAMS}
+    # Each figure is named by its form field (points_NS...), for the message.
+    clean_points = {t: _int({f"points_{t}": points.get(t)}, f"points_{t}", 0, 500)
+                    for t in TEAMS}
+    clean_tricks = {t: _int({f"tricks_{t}": tricks.get(t)}, f"tricks_{t}", 0, 8)
+                    for t in TEAMS}
     if sum(clean_tricks.values()) != 8:
         raise EntryError("tricks", f"the two teams' tricks add up to "
                                    f"{sum(clean_tricks.values())}, not 8")

@@ -34,7 +34,7 @@ def field_names() -> dict[str, str]:
         "players.S": _("South"), "players.W": _("West"), "points": _("Points"),
         "tricks": _("Tricks"), "belote": _("Belote"), "tally": _("Tally"), "undo": _("Undo"),
         "body": _("Request"), "contract": _("Contract"), "hands": _("Number of hands"),
-        "minutes": _("Time limit"), "end": _("End of the game"),
+        "minutes": _("Time limit"), "end": _("End of the game"), "mode": _("Entry"),
         **{f"points_{t}": _("Points") + " " + i18n.team_code(t) for t in ("NS", "EW")},
         **{f"tricks_{t}": _("Tricks") + " " + i18n.team_code(t) for t in ("NS", "EW")},
     }
@@ -120,6 +120,7 @@ RULES: list[Rule] = [
      {"value": _team}),
     (r"nothing to undo", lambda: _("nothing of yours to undo"), {}),
     (r"nothing of yours to undo", lambda: _("nothing of yours to undo"), {}),
+    (r"(?P<value>.*) is not camera or manual", lambda: _("%(value)s is not camera or manual"), {}),
     (r"not valid JSON", lambda: _("not valid JSON"), {}),
     (r"expected a JSON object", lambda: _("a JSON object is expected"), {}),
     (r"expected an object or name=value lines, got .*", lambda: _("not a list of settings"), {}),
@@ -216,7 +217,7 @@ RULES: list[Rule] = [
     (r"event (?P<n>\d+) \(\w+\): (?P<reason>.+)", lambda: "%(reason)s", {}),
 ]
 _COMPILED = [(re.compile(p + r"\Z"), m, shows) for p, m, shows in RULES]
-_FIELD = re.compile(r"^(?P<field>[a-z_]+(?:\.[A-Za-z]+)?): (?P<rest>.+)$", re.S)
+_FIELD = re.compile(r"^(?P<field>[a-z_]+(?:_NS|_EW)?(?:\.[A-Za-z]+)?): (?P<rest>.+)$", re.S)
 # A field the event itself refused, inside the entry's message ("card: CardPlayed.card: ...").
 _EVENT_FIELD = re.compile(r"^[A-Z][A-Za-z]+\.[a-z_]+: (?P<rest>.+)$", re.S)
 

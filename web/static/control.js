@@ -8,10 +8,11 @@ const message = document.getElementById("message");
 let chosenCard = null;
 let chosenPlay = null;   // {seat, trick} of a card played this hand
 let bidTrump = null;
+let tallyOpened = false;
 
 function say(text, isError) {
   message.textContent = text;
-  message.className = "message" + (isError ? " error" : "");
+  message.classList.toggle("error", Boolean(isError));
 }
 
 async function send(path, body) {
@@ -77,11 +78,24 @@ function renderPlayed(s) {
   document.getElementById("contract-entry").hidden = !bidding;
   document.getElementById("cards").hidden = !(s.phase === "play" || (bidding && classic));
   document.getElementById("belote").hidden = s.phase !== "play";
+  // The tally replaces the play of a hand: offered until the first card.
+  const manual = ((s.status || {}).mode) === "manual";
+  const camera = (s.status || {}).camera;
+  const lost = manual || ["lost", "error", "off"].includes(camera);
+  document.getElementById("tally").hidden = !(s.phase === "play" && !(s.played || []).length);
+  if (lost && !tallyOpened) { document.getElementById("tally-details").open = true; tallyOpened = true; }
+  document.getElementById("camera-lost").hidden = !lost || s.phase === "over";
+  document.getElementById("mode-manual").hidden = manual;
+  document.getElementById("mode-camera").hidden = !manual;
   const sata = Boolean((s.rules || {}).sans_tout_atout);
   for (const b of document.querySelectorAll('[data-trump="NT"], [data-trump="AT"]')) b.hidden = !sata;
 }
 
 document.addEventListener("belote:state", e => renderPlayed(e.detail));
+document.addEventListener("belote:status", e => {
+  window.beloteState.status = Object.assign({}, window.beloteState.status || {}, e.detail);
+  renderPlayed(window.beloteState);
+});
 /* An alert said in the page's words (the service's own message is for logs). */
 function alertText(a) {
   const seat = W.seats[a.seat] || a.seat || "?";
@@ -177,6 +191,43 @@ document.addEventListener("belote:state", () => {
   clearTimeout(undoTimer);
   undoTimer = setTimeout(refreshUndo, 150);
 });
+/* The tally: the other team's figures follow from one team's (162 points and
+   8 tricks in all, 252 and 8-0 on a capot), and stay editable. */
+function tallyValue(id) { return document.getElementById(id).value.trim(); }
+function other(t) { return t === "NS" ? "EW" : "NS"; }
+for (const t of ["NS", "EW"]) {
+  document.getElementById("t-points-" + t).addEventListener("input", e => {
+    const v = Number(e.target.value);
+    if (e.target.value !== "" && v >= 0 && v <= 162) document.getElementById("t-points-" + other(t)).value = 162 - v;
+  });
+  document.getElementById("t-tricks-" + t).addEventListener("input", e => {
+    const v = Number(e.target.value);
+    if (e.target.value !== "" && v >= 0 && v <= 8) document.getElementById("t-tricks-" + other(t)).value = 8 - v;
+  });
+}
+for (const b of document.querySelectorAll("button[data-capot]")) {
+  b.addEventListener("click", () => {
+    const t = b.dataset.capot;
+    document.getElementById("t-points-" + t).value = 252;
+    document.getElementById("t-points-" + other(t)).value = 0;
+    document.getElementById("t-tricks-" + t).value = 8;
+    document.getElementById("t-tricks-" + other(t)).value = 0;
+  });
+}
+document.getElementById("send-tally").addEventListener("click", async () => {
+  const answer = await send("tally", {
+    points: {NS: tallyValue("t-points-NS"), EW: tallyValue("t-points-EW")},
+    tricks: {NS: tallyValue("t-tricks-NS"), EW: tallyValue("t-tricks-EW")},
+    belote: document.getElementById("t-belote").value || null,
+  });
+  if (answer) {
+    for (const id of ["t-points-NS", "t-points-EW", "t-tricks-NS", "t-tricks-EW"]) document.getElementById(id).value = "";
+    document.getElementById("t-belote").value = "";
+  }
+});
+for (const b of document.querySelectorAll("button[data-mode]")) {
+  b.addEventListener("click", () => send("mode", {mode: b.dataset.mode}));
+}
 document.getElementById("undo").addEventListener("click", () => { if (undoIndex !== null) askUndo(true); });
 document.getElementById("undo-no").addEventListener("click", () => askUndo(false));
 document.getElementById("undo-yes").addEventListener("click", async () => {

