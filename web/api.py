@@ -191,16 +191,43 @@ def hand_record(game_id: int, hand_no: int) -> Any:
 
 
 @bp.get("/games/<int:game_id>/scores.csv")
-@doc("get", "The game's scores, one line per hand (CSV)", responses={
-    "200": {"description": "CSV", "content": {"text/csv": {"schema": {"type": "string"}}}}})
+@doc("get", "The game's scores for a spreadsheet, one line per hand (CSV)", responses={
+    "200": {"description": "CSV: semicolons, UTF-8 with a byte order mark (French Excel)",
+            "content": {"text/csv": {"schema": {"type": "string"}}}},
+    "404": {"description": "no such game", "content": {"application/json": {"schema": ERROR}}}})
 def scores_csv(game_id: int) -> Any:
-    """hand, dealer, contract, each team's score for the hand and running totals."""
+    """Date, time, table, game, hand, dealer, teams and players, taker,
+    contract, trump, contre, result, belote, renonces, points, each team's score
+    and the running totals, with French headers (English with ``?lang=en``)."""
     try:
-        text = gamebook.scores_csv(_service(), game_id)
+        text = gamebook.club_csv(_service(), game_id, gamebook.table_name(current_app),
+                                 i18n.csv_words())
     except (StoreError, LookupError) as exc:
         return _error(404, str(exc))
-    return Response(text, mimetype="text/csv", headers={
-        "Content-Disposition": f'attachment; filename="game{game_id}-scores.csv"'})
+    name = _("game") + f"-{game_id}.csv"
+    return Response(text.encode("utf-8"), mimetype="text/csv", headers={
+        "Content-Type": "text/csv; charset=utf-8",
+        "Content-Disposition": f'attachment; filename="{name}"'})
+
+
+@bp.get("/games/<int:game_id>/game.json")
+@doc("get", "The whole game as one JSON document", responses={
+    "200": {"description": "teams, players, rules, every event, each hand's record and "
+            "result, the scores"},
+    "404": {"description": "no such game", "content": {"application/json": {"schema": ERROR}}}})
+def game_json(game_id: int) -> Any:
+    """Everything stored about the game: replaying its ``events`` gives the game
+    back; each hand's ``record`` is what ``belote-table score`` reads."""
+    from companion.export import game_document
+
+    try:
+        document = game_document(_service().store, game_id, gamebook.table_name(current_app))
+    except (StoreError, LookupError) as exc:
+        return _error(404, str(exc))
+    response = jsonify(document)
+    response.headers["Content-Disposition"] = (
+        f'attachment; filename="{_("game")}-{game_id}.json"')
+    return response
 
 
 @bp.get("/games/<int:game_id>/events")

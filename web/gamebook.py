@@ -128,3 +128,29 @@ def scores_csv(service: Any, game_id: int) -> str:
     if not any(g["id"] == game_id for g in service.store.games()):
         raise LookupError(f"no game {game_id}")
     return export.scores_csv(_game_state(service, game_id))
+
+
+def table_name(app: Any) -> str:
+    """The table's name in exports: ``TABLE_NAME`` in the app's config, else the
+    computer's name (each Pi of a club is named after its table)."""
+    import socket
+
+    return str(app.config.get("TABLE_NAME") or socket.gethostname())
+
+
+def hand_times(service: Any, game_id: int) -> dict[int, float]:
+    """When each hand ended: the time of its last stored event."""
+    out: dict[int, float] = {}
+    for s in service.store.events(game_id):
+        if s.hand_no is not None:
+            out[s.hand_no] = max(out.get(s.hand_no, 0.0), s.ts)
+    return out
+
+
+def club_csv(service: Any, game_id: int, table: str, words: dict[str, Any]) -> str:
+    """The game for the club's spreadsheet (French Excel), one row per hand."""
+    row = next((g for g in service.store.games() if g["id"] == game_id), None)
+    if row is None:
+        raise LookupError(f"no game {game_id}")
+    return export.club_csv(_game_state(service, game_id), row, hand_times(service, game_id),
+                           table, words)

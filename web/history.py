@@ -44,7 +44,7 @@ def sheet(game_id: int) -> str:
         data = gamebook.game(current_app.config["SERVICE"], game_id)
     except (LookupError, StoreError):
         abort(404)
-    return _render("sheet.html", game=data)
+    return _render("sheet.html", game=data, table=gamebook.table_name(current_app))
 
 
 @bp.get("/history/<int:game_id>/hands/<int:hand_no>")

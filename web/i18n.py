@@ -317,3 +317,25 @@ def source_label(source: str | None) -> str:
     """Where an entry came from: the camera, the web page, the simulator."""
     return {"camera": _("camera"), "web": _("by hand"), "simulator": _("simulator")}.get(
         source or "", source or "")
+
+
+def csv_words() -> dict[str, Any]:
+    """The club spreadsheet's headers and values (``companion.export.club_csv``)."""
+    ns, ew = team_code("NS"), team_code("EW")
+    return {
+        "headers": (_("Date"), _("Time"), _("Table"), _("Game"), _("Hand"), _("Dealer"),
+                    _("Team") + " " + ns, _("Players") + " " + ns, _("Team") + " " + ew,
+                    _("Players") + " " + ew, _("Taker"), _("Contract"), _("Trump"),
+                    _("Contré"), _("Result"), _("Belote"), _("Renonces"),
+                    _("Points") + " " + ns, _("Points") + " " + ew, _("Score") + " " + ns,
+                    _("Score") + " " + ew, _("Total") + " " + ns, _("Total") + " " + ew),
+        "seats": seat_names(),
+        "teams": {"NS": ns, "EW": ew},
+        "trumps": trump_names(),
+        "double": {1: "", 2: _("contré"), 4: _("surcontré")},
+        "made": {True: _("made"), False: _("fallen"), None: _("pass")},
+        "capot": _("capot"),
+        "and": " " + _("and") + " ",
+        "date": "%d/%m/%Y" if is_french() else "%Y-%m-%d",
+        "time": "%H:%M",
+    }
