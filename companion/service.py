@@ -23,7 +23,7 @@ from typing import Any
 
 from companion.bus import Bus
 from companion.store import Store, StoredEvent
-from scorer.events import CardPlayed, Event, GameStarted
+from scorer.events import CardPlayed, Event, GameEnded, GameStarted
 from scorer.game import GameState, replay, verify_event
 
 ALERT_KINDS = ("renonce", "out_of_turn", "unknown_card")
@@ -72,6 +72,7 @@ class TableService:
         # enters them; the pipeline leaves the table alone).
         self._status: dict[str, Any] = {"camera": "off", "display": "off", "mode": "camera"}
         self.game_id: int | None = None
+        self._created: float | None = None  # when the open game started (store clock)
         self._events: list[Event] = []
         self._state: GameState = replay([])
         self._json: dict[str, Any] = self._state.to_json()
@@ -86,8 +87,10 @@ class TableService:
         stored = self.store.events(game_id)
         events = [s.event for s in stored]
         state = replay(events)
+        created = next((g["created"] for g in self.store.games() if g["id"] == game_id), None)
         with self._lock:
             self.game_id = game_id
+            self._created = created
             self._events = events
             self._state = state
             self._json = state.to_json()
@@ -108,6 +111,8 @@ class TableService:
             out["game_id"] = self.game_id
             out["events"] = len(self._events)
             out["status"] = dict(self._status)
+            # The time limit's end, for the pages' countdown (None without one).
+            out["ends_at"] = self._ends_at(out)
             return out
 
     def to_play(self) -> str | None:
@@ -171,6 +176,7 @@ class TableService:
                 self.store.end_game(self.game_id)
             game_id = self.store.new_game(started, source=source, author=author)
             self.game_id = game_id
+            self._created = self.store.now()
             self._events = [started]
             self._state = state
             self._json = state.to_json()
@@ -218,7 +224,27 @@ class TableService:
         for alert in alerts:
             self.bus.publish("alert", alert)
         self.bus.publish("state", state_json)
+        if self._time_is_up(old_json, new_json):
+            # The game's time limit passed during the hand that just ended.
+            self.submit(GameEnded(reason="time"), source=source, author=author)
         return stored
+
+    def _time_is_up(self, old_json: dict[str, Any], new_json: dict[str, Any]) -> bool:
+        """A hand has just ended, the game is not over, and it has run past its
+        time limit (rules ``minutes``)."""
+        ends_at = self._ends_at(new_json)
+        if ends_at is None or new_json.get("phase") == "over":
+            return False
+        if len(new_json.get("hands") or []) == len(old_json.get("hands") or []):
+            return False
+        return self.store.now() >= ends_at
+
+    def _ends_at(self, state_json: dict[str, Any]) -> float | None:
+        """When the game's time limit ends (None without one)."""
+        minutes = int((state_json.get("rules") or {}).get("minutes") or 0)
+        if not minutes or self._created is None:
+            return None
+        return self._created + minutes * 60
 
     def submit_many(self, events: Iterable[Event], source: str = "web",
                     author: str | None = None) -> list[StoredEvent]:

@@ -145,6 +145,10 @@ class Store:
                 raise
             self._db.execute("COMMIT")
 
+    def now(self) -> float:
+        """The store's clock (the time it stamps on events)."""
+        return float(self._clock())
+
     def close(self) -> None:
         with self._lock:
             self._db.close()

@@ -369,6 +369,49 @@ def undo() -> tuple[Response, int]:
     return _submit(lambda data, _state: entries.read_undo(_service().events(), who, data))
 
 
+@bp.post("/end")
+@doc("post", "End the game now", {"type": "object"}, write=True)
+def end() -> tuple[Response, int]:
+    """The game stops before its target: the hand in play is not scored, the
+    higher total wins (equal totals: a draw)."""
+    from scorer.events import GameEnded
+
+    return _submit(lambda _data, _state: GameEnded(reason="organiser"))
+
+
+@bp.post("/games/again")
+@doc("post", "A new game with the same teams", {"type": "object"}, write=True)
+def again() -> tuple[Response, int]:
+    """Starts a game with the last game's teams, players, rules and settings
+    and the same PIN; the deal moves on to the next dealer."""
+    author = access.authorise()
+    service = _service()
+    if service.game_id is None:
+        return _error(409, "no game is open: start a game first")
+    pin = access.table_pin()
+    was_logged_in = access.logged_in()
+    game_id = service.start_game(next_game(service), source="web", author=author)
+    if pin is not None:
+        if was_logged_in:
+            # The organiser's browser stays logged in to the new game.
+            access.remember_new_game(game_id, pin, author)
+        else:
+            access.pins().set(game_id, pin)
+    return jsonify({"game_id": game_id, "message": _("New game, same teams."),
+                    "state": service.state_json()}), 201
+
+
+def next_game(service: Any) -> Any:
+    """The last game's start with the next dealer: 'mêmes équipes'."""
+    from scorer.events import GameStarted
+
+    first = service.events()[0].event
+    state = service.state_json()
+    dealer = state.get("dealer") or first.dealer
+    return GameStarted(rules=first.rules, settings=dict(first.settings), dealer=dealer,
+                       teams=dict(first.teams), players=dict(first.players))
+
+
 @bp.post("/mode")
 @doc("post", "Cards from the camera or by hand", {"type": "object", "required": ["mode"],
                                                   "properties": {"mode": {

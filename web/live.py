@@ -16,7 +16,15 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Blueprint, Response, current_app, redirect, render_template, request, session
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    redirect,
+    render_template,
+    request,
+    session,
+)
 from flask_babel import get_locale
 from werkzeug.exceptions import HTTPException
 
@@ -65,7 +73,7 @@ def _page_error(exc: HTTPException) -> Any:
 
 
 @bp.get("/")
-def table() -> str:
+def table() -> Any:
     service = current_app.config["SERVICE"]
     return render_template("live.html", state=service.state_json(), status=service.status(),
                            words=i18n.words(), lang=str(get_locale()))

@@ -226,3 +226,40 @@ def test_every_page_is_french_on_the_phone_and_the_club_screen(
             assert width <= page.viewport_size["width"] + 1, (size, path, width)
             name = re.sub(r"\W+", "-", path).strip("-") or "live"
             shot(page, artifacts, f"{size}-{name}")
+
+
+def test_quick_entry_starts_blank_each_hand_end_now_and_same_teams(
+        table: dict[str, Any], phone: Any, artifacts: Path) -> None:
+    first = new_game(table, settings={"hands": 3})
+    service = table["service"]
+    log_in(phone, table)
+    expect()(phone.locator("#hand-no")).to_have_text("1 sur 3")
+    phone.select_option("#k-taker", "S")
+    phone.select_option("#k-value", "100")
+    phone.select_option("#k-trump", "D")
+    phone.select_option("#k-double", "2")
+    phone.click("#set-contract")
+    expect()(phone.locator("#contract")).to_contain_text("contré")
+    api(table, "/api/tally", {"points": {"NS": 140, "EW": 22}, "tricks": {"NS": 7, "EW": 1}})
+    # The next hand's quick entry is blank: nothing carried over, contré included.
+    expect()(phone.locator("#hand-no")).to_have_text("2 sur 3")
+    for select in ("#k-taker", "#k-value", "#k-trump"):
+        expect()(phone.locator(select)).to_have_value("")
+    expect()(phone.locator("#k-double")).to_have_value("1")
+    phone.click("#set-contract")
+    expect()(phone.locator("#message")).to_contain_text("Choisissez le preneur")
+    # End the game now: asked first, then the game-over box offers the same teams.
+    phone.click("#end-game")
+    expect()(phone.locator("#end-confirm")).to_be_visible()
+    shot(phone, artifacts, "phone-end-asks")
+    phone.click("#end-yes")
+    expect()(phone.locator("#game-over")).to_be_visible()
+    expect()(phone.locator("#game-over-title")).to_contain_text("Victoire : Les Rois")
+    no_english(phone, "/control (game over)")
+    shot(phone, artifacts, "phone-game-over")
+    phone.click("#same-teams")
+    expect()(phone.locator("#game-over")).to_be_hidden()
+    assert service.game_id != first
+    expect()(phone.locator("#team-NS")).to_have_text("Les Rois")
+    expect()(phone.locator("#hand-no")).to_have_text("1 sur 3")
+    expect()(phone.locator("#score-NS")).to_have_text("0")

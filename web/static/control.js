@@ -9,6 +9,8 @@ let chosenCard = null;
 let chosenPlay = null;   // {seat, trick} of a card played this hand
 let bidTrump = null;
 let tallyOpened = false;
+let lastHand = null;
+let lastGame = null;
 
 function say(text, isError) {
   message.textContent = text;
@@ -87,6 +89,23 @@ function renderPlayed(s) {
   document.getElementById("camera-lost").hidden = !lost || s.phase === "over";
   document.getElementById("mode-manual").hidden = manual;
   document.getElementById("mode-camera").hidden = !manual;
+  // Each hand's quick entry starts blank: nothing carried over from the last hand.
+  if (s.hand_no !== lastHand || s.game_id !== lastGame) {
+    for (const id of ["k-taker", "k-value", "k-trump", "play-seat", "t-belote"]) document.getElementById(id).value = "";
+    document.getElementById("k-double").value = "1";
+    document.getElementById("bid-value").selectedIndex = 0;
+    lastHand = s.hand_no; lastGame = s.game_id;
+  }
+  const over = s.phase === "over";
+  document.getElementById("game-over").hidden = !over;
+  document.getElementById("end-box").hidden = over || s.phase === "setup";
+  if (over) {
+    const teams = teamNames(s);
+    document.getElementById("game-over-title").textContent = W.game_over + " — " +
+      (s.winner ? fmt(W.winner, {team: teams[s.winner]}) : W.draw);
+    document.getElementById("over-sheet").href = "/history/" + s.game_id + "/sheet";
+    document.getElementById("over-csv").href = "/api/games/" + s.game_id + "/scores.csv";
+  }
   const sata = Boolean((s.rules || {}).sans_tout_atout);
   for (const b of document.querySelectorAll('[data-trump="NT"], [data-trump="AT"]')) b.hidden = !sata;
 }
@@ -128,12 +147,29 @@ for (const b of document.querySelectorAll("button.bid-trump")) {
     send("bid", {bid: (value === "capot" ? "capot" : value) + b.dataset.trump});
   });
 }
-document.getElementById("set-contract").addEventListener("click", () => send("contract", {
+document.getElementById("end-game").addEventListener("click", () => {
+  document.getElementById("end-ask").hidden = true;
+  document.getElementById("end-confirm").hidden = false;
+});
+function endAsked(show) {
+  document.getElementById("end-ask").hidden = show;
+  document.getElementById("end-confirm").hidden = !show;
+}
+document.getElementById("end-no").addEventListener("click", () => endAsked(false));
+document.getElementById("end-yes").addEventListener("click", async () => { endAsked(false); await send("end", {}); });
+document.getElementById("same-teams").addEventListener("click", () => send("games/again", {}));
+document.getElementById("set-contract").addEventListener("click", () => {
+  for (const id of ["k-taker", "k-value", "k-trump"]) {
+    if (!document.getElementById(id).value) { say(W.contract_missing, true); return; }
+  }
+  sendContract();
+});
+const sendContract = () => send("contract", {
   taker: document.getElementById("k-taker").value,
   value: document.getElementById("k-value").value,
   trump: document.getElementById("k-trump").value,
   double: Number(document.getElementById("k-double").value),
-}));
+});
 for (const b of document.querySelectorAll("button[data-belote]")) {
   b.addEventListener("click", () => send("belote", {seat: b.dataset.belote}));
 }

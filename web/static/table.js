@@ -78,6 +78,18 @@ function teamNames(s) {
   return out;
 }
 
+/* A game with a time limit: minutes left, counted here between states. */
+let endsAt = null;
+function showTimeLeft() {
+  const el = document.getElementById("time-left");
+  if (!el) return;
+  el.hidden = !endsAt;
+  if (!endsAt) return;
+  const left = Math.ceil((endsAt * 1000 - Date.now()) / 60000);
+  setText("time-left", left > 0 ? fmt(W.time_left, {n: left}) : W.time_up);
+}
+setInterval(showTimeLeft, 15000);
+
 function renderTable(s) {
   const teams = teamNames(s);
   for (const t of ["NS", "EW"]) {
@@ -89,7 +101,11 @@ function renderTable(s) {
     if (box) box.classList.toggle("winner", s.winner === t);
   }
   setText("target", s.target ?? "");
-  setText("hand-no", s.hand_no ?? "");
+  const limit = (s.rules || {}).hands;
+  setText("hand-no", limit && s.phase !== "over" ? fmt(W.hand_of, {n: s.hand_no, total: limit}) :
+    (s.hand_no ?? ""));
+  endsAt = s.phase === "over" ? null : s.ends_at;
+  showTimeLeft();
   setText("dealer", s.dealer ? W.seats[s.dealer] : "");
   setText("contract", contractText(s.contract));
   setText("phase", (W.phases[s.phase] || s.phase || "") +
