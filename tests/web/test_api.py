@@ -246,9 +246,10 @@ def test_history_exports_agree_with_the_rules_engine(client: Any, service: Any) 
     assert "attachment" in record.headers["Content-Disposition"]
     assert score_record(record.json)["score"] == expected["result"]["score"]
     rows = list(csv.DictReader(io.StringIO(
-        client.get(f"/api/games/{game_id}/scores.csv").get_data(as_text=True))))
+        client.get(f"/api/games/{game_id}/scores.csv").get_data().decode("utf-8-sig")),
+        delimiter=";"))
     assert len(rows) == 1
-    assert int(rows[0]["total_NS"]) == expected["result"]["score"]["NS"]
+    assert int(rows[0]["Total NS"]) == expected["result"]["score"]["NS"]
     assert client.get(f"/api/games/{game_id}/hands/2").status_code == 404
     assert client.get("/api/games/999").status_code == 404
 
