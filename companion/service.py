@@ -187,9 +187,10 @@ class TableService:
         return game_id
 
     def submit(self, event: Event, source: str = "web", confidence: float | None = None,
-               author: str | None = None) -> StoredEvent:
+               author: str | None = None, crop: bytes | None = None) -> StoredEvent:
         """Verify ``event`` with the rules engine, store it, fold it in, publish it.
 
+        ``crop``: the JPEG the camera read (camera events), kept as evidence.
         Raises a ``ValueError`` subclass saying why when the event is refused
         (``IllegalEventError`` from the scorer, ``StoreError``, ``ServiceError``);
         then nothing is stored and the state is unchanged.
@@ -208,7 +209,8 @@ class TableService:
             hand_no = old_json.get("hand_no")
             try:
                 stored = self.store.append(self.game_id, event, source, confidence, author,
-                                           hand_no=hand_no if isinstance(hand_no, int) else None)
+                                           hand_no=hand_no if isinstance(hand_no, int) else None,
+                                           crop=crop)
             except BaseException:
                 # apply may fold in place: rebuild the state from what is stored.
                 self._state = replay(self._events)

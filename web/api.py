@@ -190,6 +190,34 @@ def hand_record(game_id: int, hand_no: int) -> Any:
     return response
 
 
+@bp.get("/games/<int:game_id>/hands/<int:hand_no>/evidence")
+@doc("get", "The camera's evidence for each card of a hand (the hand in play too)")
+def hand_evidence(game_id: int, hand_no: int) -> Any:
+    """Each card played: trick, seat, the card as it stands, what the camera
+    read and how sure it was, the address of the picture it read, whether the
+    read is unsure, and the correction that replaced it."""
+    try:
+        plays = gamebook.evidence(_service(), game_id, hand_no)
+    except (StoreError, LookupError) as exc:
+        return _error(404, str(exc))
+    return jsonify({"game_id": game_id, "hand_no": hand_no, "unsure": gamebook.UNSURE,
+                    "plays": plays})
+
+
+@bp.get("/games/<int:game_id>/crops/<int:seq>.jpg")
+@doc("get", "The picture the camera read for one card (JPEG)", responses={
+    "200": {"description": "JPEG", "content": {"image/jpeg": {"schema": {
+        "type": "string", "format": "binary"}}}},
+    "404": {"description": "no picture", "content": {"application/json": {"schema": ERROR}}}})
+def crop(game_id: int, seq: int) -> Any:
+    """The small JPEG kept with a card the camera played."""
+    data = _service().store.crop(game_id, seq)
+    if data is None:
+        return _error(404, "no picture")
+    return Response(data, mimetype="image/jpeg",
+                    headers={"Cache-Control": "public, max-age=86400"})
+
+
 @bp.get("/games/<int:game_id>/scores.csv")
 @doc("get", "The game's scores for a spreadsheet, one line per hand (CSV)", responses={
     "200": {"description": "CSV: semicolons, UTF-8 with a byte order mark (French Excel)",

@@ -136,6 +136,7 @@ RULES: list[Rule] = [
     (r"(events: )?no game (?P<n>\d+)", lambda: _("no game %(n)s"), {}),
     (r"game (?P<n>\d+) has no finished hand (?P<hand>\d+)",
      lambda: _("game %(n)s has no finished hand %(hand)s"), {}),
+    (r"no picture", lambda: _("no picture"), {}),
     # -- the service and the store --
     (r"(submit: )?no game is open[:;] start a game first", lambda: _("no game is open: start a "
                                                                      "game first"), {}),

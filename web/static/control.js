@@ -65,6 +65,21 @@ function renderPlayed(s) {
     b.dataset.card = it.card || "";
     b.textContent = it.trick + "·" + W.seats[it.seat][0] + " " + cardLabel(it.card);
     if (it.card === null) b.classList.add("danger");
+    // The camera's evidence: the picture it read and how sure it was.
+    const ev = evidence[it.trick + it.seat];
+    if (ev && ev.crop) {
+      const img = document.createElement("img");
+      img.className = "crop"; img.src = ev.crop; img.alt = W.camera_read;
+      b.prepend(img);
+    }
+    if (ev && ev.confidence !== null && ev.camera) {
+      const conf = document.createElement("small");
+      conf.className = "conf";
+      conf.textContent = (ev.read && ev.read !== it.card ? W.read + " " + cardLabel(ev.read) + " · " : "") +
+        ev.confidence.toFixed(2).replace(".", W.decimal);
+      b.append(conf);
+    }
+    if (ev && ev.unsure && ev.corrected_by === null) b.classList.add("unsure");
     const on = chosenPlay && chosenPlay.trick === it.trick && chosenPlay.seat === it.seat;
     b.setAttribute("aria-pressed", String(Boolean(on)));
     b.addEventListener("click", () => { chosenPlay = {trick: it.trick, seat: it.seat}; renderPlayed(window.beloteState); });
@@ -110,7 +125,26 @@ function renderPlayed(s) {
   for (const b of document.querySelectorAll('[data-trump="NT"], [data-trump="AT"]')) b.hidden = !sata;
 }
 
-document.addEventListener("belote:state", e => renderPlayed(e.detail));
+/* The current hand's evidence, fetched after each change (the state does not carry pictures). */
+let evidence = {};
+let evidenceTimer = null;
+async function refreshEvidence() {
+  const s = window.beloteState;
+  if (!s.game_id || !s.hand_no) return;
+  try {
+    const r = await fetch("/api/games/" + s.game_id + "/hands/" + s.hand_no + "/evidence");
+    if (!r.ok) return;
+    const answer = await r.json();
+    evidence = {};
+    for (const p of answer.plays) evidence[p.trick + p.seat] = p;
+    renderPlayed(window.beloteState);
+  } catch (e) { /* the next state tries again */ }
+}
+document.addEventListener("belote:state", e => {
+  renderPlayed(e.detail);
+  clearTimeout(evidenceTimer);
+  evidenceTimer = setTimeout(refreshEvidence, 200);
+});
 document.addEventListener("belote:status", e => {
   window.beloteState.status = Object.assign({}, window.beloteState.status || {}, e.detail);
   renderPlayed(window.beloteState);
@@ -273,3 +307,4 @@ document.getElementById("undo-yes").addEventListener("click", async () => {
 });
 refreshUndo();
 renderPlayed(window.beloteState);
+refreshEvidence();
