@@ -65,6 +65,15 @@ class TablePipeline:
         self.tracker = tracker
         self.say = say or (lambda _line: None)
         self.log = PipelineLog()
+        self._frame: Any = None
+        self._detections: list[Any] = []
+
+    def _evidence(self, card: str | None) -> bytes | None:
+        """The picture of ``card`` in the frame being handled (a few kB of JPEG):
+        made once per card played, never per frame."""
+        from companion.evidence import evidence
+
+        return evidence(self._detections, self._frame, card)
 
     @property
     def camera_plays(self) -> int:
@@ -72,9 +81,17 @@ class TablePipeline:
         return len(self.log.plays)
 
     def feed(self, ts: float, frame: Any) -> list[TrackerOutput]:
-        """Process one frame taken at ``ts``; return what the tracker saw."""
+        """Process one frame taken at ``ts``; return what the tracker saw.
+
+        While the organiser enters the cards by hand (the service's manual
+        mode) the frame is left unread."""
+        if self.service.manual:
+            self.log.frames += 1
+            return []
         detections = self.reader.read(frame)
         self.log.frames += 1
+        # The frame and its reads, for the picture kept with a card played now.
+        self._frame, self._detections = frame, detections
         state = self.service.state_json()
         to_play = state.get("to_play")
         outputs = self.tracker.update(
@@ -109,7 +126,8 @@ class TablePipeline:
             assert out.seat is not None
             try:
                 stored = service.submit(CardPlayed(seat=out.seat, card=out.card),
-                                        source="camera", confidence=out.confidence)
+                                        source="camera", confidence=out.confidence,
+                                        crop=self._evidence(out.card))
             except ValueError as exc:
                 self.log.refused.append(f"{out.seat}:{out.card}: {exc}")
                 self.say(f"camera: {out.seat} {out.card or '??'} refused: {exc}")
@@ -132,7 +150,8 @@ class TablePipeline:
             try:
                 service.submit(CardCorrected(seat=out.seat, trick=int(unknown[-1]["trick"]),
                                              new=out.card),
-                               source="camera", confidence=out.confidence)
+                               source="camera", confidence=out.confidence,
+                               crop=self._evidence(out.card))
             except ValueError as exc:
                 self.log.refused.append(f"{out.seat}:{out.card} (named): {exc}")
                 self.say(f"camera: naming the unknown card at {out.seat} refused: {exc}")
