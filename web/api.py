@@ -204,6 +204,19 @@ def hand_evidence(game_id: int, hand_no: int) -> Any:
                     "plays": plays})
 
 
+@bp.get("/games/<int:game_id>/chart.svg")
+@doc("get", "The game's score hand by hand (SVG chart)", responses={
+    "200": {"description": "SVG", "content": {"image/svg+xml": {"schema": {"type": "string"}}}},
+    "404": {"description": "no such game", "content": {"application/json": {"schema": ERROR}}}})
+def chart(game_id: int) -> Any:
+    """Each team's total after each hand, with the target, drawn on the server."""
+    try:
+        svg = gamebook.chart(_service(), game_id, _("The score, hand by hand"), _("hands"))
+    except (StoreError, LookupError) as exc:
+        return _error(404, str(exc))
+    return Response(svg, mimetype="image/svg+xml", headers={"Cache-Control": "no-cache"})
+
+
 @bp.get("/games/<int:game_id>/crops/<int:seq>.jpg")
 @doc("get", "The picture the camera read for one card (JPEG)", responses={
     "200": {"description": "JPEG", "content": {"image/jpeg": {"schema": {

@@ -209,3 +209,14 @@ def evidence(service: Any, game_id: int, hand_no: int) -> list[dict[str, Any]]:
 
 def crop_url(game_id: int, seq: int) -> str:
     return f"/api/games/{game_id}/crops/{seq}.jpg"
+
+
+def chart(service: Any, game_id: int, title: str, hand_word: str) -> str:
+    """The game's score hand by hand as an SVG chart (``web.chart``)."""
+    from web.chart import score_svg
+    from web.i18n import team_names
+
+    data = game(service, game_id)
+    totals = [h["totals"] for h in data["hands"]]
+    return score_svg(totals, team_names(data.get("teams")), data.get("target"), title,
+                     hand_word)

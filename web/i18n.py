@@ -148,6 +148,7 @@ def words() -> dict[str, Any]:
             "error", "manual", "paused", "none")},
         "draw": _("the game ends in a draw"),
         "nothing_to_undo": _("Nothing of yours to undo."),
+        "hands_played": _("%(n)s hands played"),
         "camera_read": _("what the camera read"),
         "read": _("read"),
         "decimal": "," if is_french() else ".",

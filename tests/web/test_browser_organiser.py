@@ -51,8 +51,8 @@ def table(tmp_path_factory: Any) -> Iterator[dict[str, Any]]:
     folder = tmp_path_factory.mktemp("evening")
     store = Store(folder / "table.db")
     service = TableService(store, Bus())
-    app = create_app({"SERVICE": service, "TESTING": True,
-                      "PIN_FILE": str(folder / "pins.json"), "PIN_RATE_LIMIT": "50 per minute"})
+    app = create_app(service, {"TESTING": True, "PIN_FILE": str(folder / "pins.json"),
+                               "PIN_RATE_LIMIT": "50 per minute"})
     server = serve(app, port=0)
     yield {"service": service, "app": app, "server": server, "client": app.test_client()}
     server.close()
@@ -263,3 +263,105 @@ def test_quick_entry_starts_blank_each_hand_end_now_and_same_teams(
     expect()(phone.locator("#team-NS")).to_have_text("Les Rois")
     expect()(phone.locator("#hand-no")).to_have_text("1 sur 3")
     expect()(phone.locator("#score-NS")).to_have_text("0")
+
+
+SMALLEST_TEXT = """() => {
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    if (!node.textContent.trim()) continue;
+    const el = node.parentElement;
+    if (!el || el.closest("[hidden], script, svg")) continue;
+    const box = el.getBoundingClientRect();
+    if (!box.width || !box.height) continue;
+    out.push([parseFloat(getComputedStyle(el).fontSize), node.textContent.trim().slice(0, 30)]);
+  }
+  return out;
+}"""
+
+
+def test_club_screen_uses_the_whole_screen_with_big_text_then_the_game_over_screen(
+        table: dict[str, Any], club: Any, artifacts: Path) -> None:
+    new_game(table, settings={"target": 200})
+    service = table["service"]
+    service.set_status(camera="ok", display="ok")
+    club.goto(table["server"].url + "/")
+    expect()(club.locator("#conn")).to_have_class("dot-label ok")
+    for bid in ("100S", "pass", "pass", "pass"):
+        api(table, "/api/bid", {"bid": bid})
+    to_play = service.to_play()
+    service.submit(CardPlayed(seat=to_play, card="JS"), source="camera", confidence=0.99)
+    expect()(club.locator(f"#seat-{to_play} .card")).to_have_attribute("data-card", "JS")
+    # Every text at least 32 px, the layout across the whole width.
+    sizes = club.evaluate(SMALLEST_TEXT)
+    small = [(size, text) for size, text in sizes if size < 32]
+    assert not small, small
+    table_box = club.locator("#table").bounding_box()
+    score_box = club.locator("#box-NS").bounding_box()
+    assert table_box is not None and score_box is not None
+    assert table_box["x"] > CLUB["width"] / 2 - 50 and score_box["x"] < CLUB["width"] / 4
+    assert table_box["x"] + table_box["width"] > CLUB["width"] * 0.9
+    shot(club, artifacts, "club-play")
+    # The next game, same teams, two hands by tally: the chart shows between
+    # hands, then the game-over screen.
+    r = table["client"].post("/api/games/again", json={}, headers=AUTH)
+    assert r.status_code == 201, r.json
+    api(table, "/api/contract", {"taker": "S", "value": 100, "trump": "S", "double": 1})
+    api(table, "/api/tally", {"points": {"NS": 130, "EW": 32}, "tricks": {"NS": 7, "EW": 1}})
+    expect()(club.locator("#live-chart")).to_be_visible()
+    expect()(club.locator("#chart-img")).to_have_attribute(
+        "src", re.compile(r"/chart\.svg\?hands=1$"))
+    assert club.evaluate("document.getElementById('chart-img').naturalWidth") > 0
+    api(table, "/api/contract", {"taker": "N", "value": 160, "trump": "H", "double": 1})
+    api(table, "/api/tally", {"points": {"NS": 162, "EW": 0}, "tricks": {"NS": 8, "EW": 0}})
+    expect()(club.locator("#game-over-screen")).to_be_visible()
+    expect()(club.locator("#go-winner")).to_have_text("Victoire : Les Rois")
+    expect()(club.locator("#table")).to_be_hidden()
+    expect()(club.locator("#contract")).to_have_text("—")
+    expect()(club.locator("#live-chart")).to_be_visible()
+    small = [(size, text) for size, text in club.evaluate(SMALLEST_TEXT) if size < 32]
+    assert not small, small
+    no_english(club, "/ (game over)")
+    shot(club, artifacts, "club-game-over")
+
+
+def test_history_chart_and_camera_evidence_on_the_phone(
+        table: dict[str, Any], phone: Any, artifacts: Path) -> None:
+    from tests.web.test_evidence_pages import picture
+
+    game_id = new_game(table)
+    service = table["service"]
+    log_in(phone, table)
+    events = one_hand(3)
+    plays = [e for e in events if isinstance(e, CardPlayed)]
+    for event in events[1:]:
+        if isinstance(event, CardPlayed):
+            if event is plays[5]:
+                break
+            sure = 0.55 if event is plays[2] else 0.98
+            service.submit(event, source="camera", confidence=sure, crop=picture())
+        else:
+            path, body = api_body(event)
+            api(table, path, body)
+    # The organiser's list of cards shows each picture; the unsure read stands out.
+    unsure = phone.locator("#played-list button.unsure")
+    expect()(unsure).to_have_count(1)
+    expect()(unsure).to_contain_text("0,55")
+    expect()(phone.locator("#played-list button img.crop")).to_have_count(5)
+    shot(phone, artifacts, "phone-evidence")
+    for event in events[events.index(plays[5]):]:
+        if isinstance(event, CardPlayed):
+            service.submit(event, source="camera", confidence=0.98, crop=picture())
+        else:
+            path, body = api_body(event)
+            api(table, path, body)
+    phone.goto(table["server"].url + f"/history/{game_id}")
+    expect()(phone.locator("#chart svg")).to_be_visible()
+    assert phone.locator("#chart polyline").count() == 2
+    phone.goto(table["server"].url + f"/history/{game_id}/hands/1")
+    expect()(phone.locator("#tricks .played-card.unsure")).to_have_count(1)
+    expect()(phone.locator("#tricks img.crop")).to_have_count(32)
+    width = phone.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"] + 1
+    shot(phone, artifacts, "phone-history-hand")

@@ -102,12 +102,12 @@ function renderTable(s) {
   }
   setText("target", s.target ?? "");
   const limit = (s.rules || {}).hands;
-  setText("hand-no", limit && s.phase !== "over" ? fmt(W.hand_of, {n: s.hand_no, total: limit}) :
-    (s.hand_no ?? ""));
+  setText("hand-no", s.phase === "over" ? (s.hands || []).length :
+    limit ? fmt(W.hand_of, {n: s.hand_no, total: limit}) : (s.hand_no ?? ""));
   endsAt = s.phase === "over" ? null : s.ends_at;
   showTimeLeft();
   setText("dealer", s.dealer ? W.seats[s.dealer] : "");
-  setText("contract", contractText(s.contract));
+  setText("contract", s.phase === "over" ? "—" : contractText(s.contract));
   setText("phase", (W.phases[s.phase] || s.phase || "") +
     (s.winner ? " — " + fmt(W.winner, {team: teams[s.winner] || s.winner}) : ""));
   setText("trick-no", s.trick_no ?? "");
@@ -158,12 +158,39 @@ function renderTable(s) {
     seat: W.seats[r.seat], trick: r.trick, rule: W.rules[r.rule] || r.rule,
     card: cardLabel((r.proof || {}).card), proof: (r.proof || {}).trick})).join(" · ");
 
+  renderEnd(s, teams);
   const unknown = document.getElementById("unknown-prompt");
   const missing = s.unknown || [];
   unknown.hidden = missing.length === 0;
   unknown.textContent = missing.map(u => fmt(W.unknown, {seat: W.seats[u.seat], trick: u.trick})).join(" · ");
   if (s.status) renderStatus(s.status);
   document.dispatchEvent(new CustomEvent("belote:state", {detail: s}));
+}
+
+/* Between hands and at the end, the score hand by hand (an SVG the server draws);
+   at the end, the game-over screen in place of the empty table. */
+function renderEnd(s, teams) {
+  const over = s.phase === "over";
+  const screen = document.getElementById("game-over-screen");
+  if (screen) {
+    screen.hidden = !over;
+    document.getElementById("table").hidden = over;
+    if (over) {
+      setText("go-winner", s.winner ? fmt(W.winner, {team: teams[s.winner]}) : W.draw);
+      setText("go-detail", teams.NS + " " + s.scores.NS + " – " + s.scores.EW + " " + teams.EW +
+        " · " + fmt(W.hands_played, {n: (s.hands || []).length}));
+    }
+  }
+  const chart = document.getElementById("live-chart");
+  if (!chart) return;
+  const hands = (s.hands || []).length;
+  const between = s.phase === "bidding" && !(s.bids || []).length && !s.turned;
+  chart.hidden = !(hands && (over || between));
+  if (!chart.hidden) {
+    const src = "/api/games/" + s.game_id + "/chart.svg?hands=" + hands;
+    const img = document.getElementById("chart-img");
+    if (img.getAttribute("src") !== src) img.src = src;
+  }
 }
 
 /* A card put down out of turn: shown for a while (it is not stored, so no
