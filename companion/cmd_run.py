@@ -86,14 +86,23 @@ def main(argv: list[str]) -> int:
     from vision.calibration import Calibration, CalibrationError
 
     calibration = None
+    problem = None
     if args.calibration:
         try:
             calibration = Calibration.load(args.calibration)
         except CalibrationError as exc:
             print(f"belote-table run: {exc}", file=sys.stderr)
-            return 2
+            if args.no_web:
+                return 2
+            # With the web page on, the table stays up and the page says what to fix.
+            missing = not Path(args.calibration).is_file()
+            problem = {"code": "calibration_missing" if missing else "calibration_bad",
+                       "detail": str(args.calibration)}
+    if args.model and not Path(args.model).is_file() and not args.no_web:
+        print(f"belote-table run: {args.model}: no such model file", file=sys.stderr)
+        problem = problem or {"code": "model_missing", "detail": str(args.model)}
     return run_table(Path(args.db), args.rules, lambda: open_source(args), args.model,
                      calibration, args.settle, None if args.no_web else args.port, args.host,
                      display=args.display, search_display=not args.no_display,
                      fail=lambda message: print(f"belote-table run: {message}",
-                                                file=sys.stderr))
+                                                file=sys.stderr), problem=problem)

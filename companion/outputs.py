@@ -15,6 +15,7 @@ the web page, which sits above the service and the pipeline (docs/INTERFACES.md)
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -82,22 +83,54 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
               calibration: Calibration | None, settle: float, port: int | None,
               host: str = "127.0.0.1", display: str | None = None,
               search_display: bool = True, say: Callable[[str], None] = print,
-              fail: Callable[[str], None] = print) -> int:
+              fail: Callable[[str], None] = print,
+              problem: dict[str, str] | None = None,
+              stop: threading.Event | None = None) -> int:
     """Run the table on the store ``db`` from the frames of ``open_source()``
     until they end or Ctrl-C; the web page on ``port`` (None: none) and the
     score display on ``display`` (None: found by its USB id when
     ``search_display``). A source or model that cannot be opened is told to
     ``fail`` and gives exit status 2, with the outputs stopped and the store
-    closed; 0 otherwise, once the score is said."""
+    closed; 0 otherwise, once the score is said.
+
+    A bad setting (``problem``: ``{"code", "detail"}``, or a model that cannot
+    be loaded) with the web page on does not stop the table: the page says
+    what to fix, in the visitor's language, and the cards are entered by hand
+    until ``stop`` is set or Ctrl-C (a service restarting in a loop would take
+    the page down for everyone). Without a web page it is told to ``fail``
+    (exit status 2). No game is started: the page leads to a new one."""
     from companion.pipeline import open_table, run_source
     from vision.reader import CardReader
 
-    store, service = open_table(db, rules, say=say)
+    store, service = open_table(db, rules, say=say, start=False)
     closers = start_outputs(service, port, host, display=display,
                             search_display=search_display, say=say)
+    reader = None
+    if problem is None:
+        try:
+            reader = CardReader(model)
+        except (ValueError, FileNotFoundError, OSError) as exc:
+            problem = {"code": "model", "detail": str(model or exc)}
+            fail(str(exc))
+    if problem is not None and port is not None:
+        say(f"bad setting ({problem['code']}: {problem['detail']}): the web page says so, "
+            "cards by hand")
+        service.set_status(camera="error", mode="manual", problem=problem)
+        wait = stop or threading.Event()
+        try:
+            while not wait.wait(1.0):
+                pass
+        except KeyboardInterrupt:
+            pass
+        finally:
+            for close in closers:
+                close()
+            store.close()
+        return 0
     try:
+        if problem is not None:
+            raise ValueError(problem["detail"])
         source = open_source()
-        reader = CardReader(model)
     except (ValueError, FileNotFoundError) as exc:  # SourceError is a ValueError
         fail(str(exc))
         for close in closers:

@@ -49,6 +49,9 @@ class PipelineLog:
     refused: list[str] = field(default_factory=list)
     alerts: list[dict[str, Any]] = field(default_factory=list)
     frames: int = 0
+    # Seconds spent making each card's picture, and its size in bytes (the benchmark's).
+    evidence_s: list[float] = field(default_factory=list)
+    evidence_bytes: list[int] = field(default_factory=list)
 
 
 class TablePipeline:
@@ -73,7 +76,12 @@ class TablePipeline:
         made once per card played, never per frame."""
         from companion.evidence import evidence
 
-        return evidence(self._detections, self._frame, card)
+        start = time.perf_counter()
+        picture = evidence(self._detections, self._frame, card)
+        self.log.evidence_s.append(time.perf_counter() - start)
+        if picture is not None:
+            self.log.evidence_bytes.append(len(picture))
+        return picture
 
     @property
     def camera_plays(self) -> int:
@@ -159,11 +167,12 @@ class TablePipeline:
             self.say("camera: trick gathered")
 
 
-def open_table(db: Path, rules: str, say: Callable[[str], None] = print
+def open_table(db: Path, rules: str, say: Callable[[str], None] = print, start: bool = True
                ) -> tuple[Store, TableService]:
-    """The store on ``db`` and a service on it, with a game open: the store's
-    open game goes on where it was; without one, a new game of ``rules`` starts
-    (as if from the web page)."""
+    """The store on ``db`` and a service on it: the store's open game goes on
+    where it was; without one, a new game of ``rules`` starts (as if from the
+    web page) when ``start``, else the table waits for one to be set up on
+    the web page."""
     from companion.bus import Bus
     from companion.service import TableService
     from companion.store import Store
@@ -171,7 +180,9 @@ def open_table(db: Path, rules: str, say: Callable[[str], None] = print
 
     store = Store(db)
     service = TableService(store, Bus())
-    if service.game_id is None:
+    if service.game_id is None and not start:
+        say(f"no game open in {db}: start one on the web page")
+    elif service.game_id is None:
         service.start_game(GameStarted(rules=rules), source="web")
         say(f"new game {service.game_id} in {db}")
     else:

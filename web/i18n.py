@@ -148,6 +148,23 @@ def words() -> dict[str, Any]:
             "error", "manual", "paused", "none")},
         "draw": _("the game ends in a draw"),
         "nothing_to_undo": _("Nothing of yours to undo."),
+        "problems": {
+            "calibration_missing": _(
+                "Setting to fix: the calibration file %(detail)s is missing. Calibrate the "
+                "table again (belote-table calibrate) or fix the path in "
+                "/etc/default/belote-table. Meanwhile, enter the cards by hand."),
+            "calibration_bad": _(
+                "Setting to fix: the calibration file %(detail)s cannot be read. Calibrate "
+                "the table again (belote-table calibrate). Meanwhile, enter the cards by hand."),
+            "model_missing": _(
+                "Setting to fix: the card reader's model %(detail)s is missing. Fix the path "
+                "in /etc/default/belote-table or leave --model out. Meanwhile, enter the "
+                "cards by hand."),
+            "model": _(
+                "Setting to fix: the card reader's model %(detail)s cannot be loaded. "
+                "Meanwhile, enter the cards by hand."),
+            "other": _("Setting to fix: %(detail)s. Meanwhile, enter the cards by hand."),
+        },
         "hands_played": _("%(n)s hands played"),
         "camera_read": _("what the camera read"),
         "read": _("read"),

@@ -365,3 +365,22 @@ def test_history_chart_and_camera_evidence_on_the_phone(
     width = phone.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"] + 1
     shot(phone, artifacts, "phone-history-hand")
+
+
+def test_a_bad_setting_is_shown_on_the_page_in_french(table: dict[str, Any], phone: Any,
+                                                      artifacts: Path) -> None:
+    new_game(table)
+    service = table["service"]
+    service.set_status(camera="error", problem={"code": "calibration_missing",
+                                                "detail": "/var/lib/belote-table/table.json"})
+    try:
+        phone.goto(table["server"].url + "/")
+        banner = phone.locator("#problem-banner")
+        expect()(banner).to_be_visible()
+        expect()(banner).to_contain_text("le fichier d'étalonnage")
+        expect()(banner).to_contain_text("/var/lib/belote-table/table.json")
+        no_english(phone, "/ (bad setting)")
+        shot(phone, artifacts, "phone-bad-setting")
+    finally:
+        service.set_status(camera="ok", problem=None)
+    expect()(phone.locator("#problem-banner")).to_be_hidden()

@@ -58,6 +58,14 @@ function setText(id, text) {
 }
 
 function renderStatus(status) {
+  // A bad setting: the table is up, the page says what to fix.
+  const banner = document.getElementById("problem-banner");
+  if (banner) {
+    const problem = status && status.problem;
+    banner.hidden = !problem;
+    if (problem) setText("problem-banner", fmt(W.problems[problem.code] || W.problems.other,
+      {detail: problem.detail || ""}));
+  }
   for (const part of ["camera", "display"]) {
     const value = (status && status[part]) || "off";
     const el = document.getElementById(part + "-status");
