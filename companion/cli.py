@@ -18,6 +18,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("companion.cmd_run", "run the table from a camera, a video or a folder of images"),
     "calibrate": ("companion.cmd_calibrate", "save the table corners and seat zones from a frame"),
     "vision": ("vision.cli", "card reader: read, eval, bench, train"),
+    "backup": ("companion.cmd_backup", "copy the event store, safe during play"),
+    "update": ("companion.cmd_update", "install a new version and restart the service"),
     "display": ("companion.cmd_display", "score display: flash the Pico, show its status"),
     "display-emulator": ("companion.cmd_display_emulator",
                          "emulate the score display on a pseudo terminal"),

@@ -93,6 +93,9 @@ class TablePipeline:
 
         While the organiser enters the cards by hand (the service's manual
         mode) the frame is left unread."""
+        # The latest frame stays within reach (a reference, no copy): calibrate
+        # borrows it from the running table instead of opening the camera.
+        self.service.camera_frame = frame
         if self.service.manual:
             self.log.frames += 1
             return []

@@ -72,6 +72,8 @@ class TableService:
         # enters them; the pipeline leaves the table alone).
         self._status: dict[str, Any] = {"camera": "off", "display": "off", "mode": "camera"}
         self.game_id: int | None = None
+        # The camera's latest frame, set by the pipeline (calibrate borrows it).
+        self.camera_frame: Any = None
         self._created: float | None = None  # when the open game started (store clock)
         self._events: list[Event] = []
         self._state: GameState = replay([])

@@ -204,6 +204,53 @@ def hand_evidence(game_id: int, hand_no: int) -> Any:
                     "plays": plays})
 
 
+@bp.get("/camera/frame.jpg")
+@doc("get", "The camera's latest frame (JPEG), for the Pi itself", responses={
+    "200": {"description": "JPEG", "content": {"image/jpeg": {"schema": {
+        "type": "string", "format": "binary"}}}},
+    "403": {"description": "asked from another computer", "content": {
+        "application/json": {"schema": ERROR}}},
+    "404": {"description": "no frame yet", "content": {"application/json": {"schema": ERROR}}}})
+def camera_frame() -> Any:
+    """What ``belote-table calibrate --service`` borrows while the table runs:
+    the camera stays with the service. Answered only on the Pi itself
+    (loopback): the camera sees more of the table than the page shows."""
+    if request.remote_addr not in ("127.0.0.1", "::1"):
+        return _error(403, "only on the table's own computer")
+    frame = _service().camera_frame
+    if frame is None:
+        return _error(404, "no frame from the camera yet")
+    import cv2
+
+    ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    if not ok:
+        return _error(500, "the frame could not be encoded")
+    return Response(data.tobytes(), mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/evening.zip")
+@doc("get", "The evening in one download (zip)", responses={
+    "200": {"description": "the store's copy, each game's spreadsheet and JSON",
+            "content": {"application/zip": {"schema": {"type": "string",
+                                                        "format": "binary"}}}}})
+def evening() -> Response:
+    """'Télécharger la soirée': a consistent copy of the event store (taken
+    while the table plays) and, for each game of the evening, its spreadsheet
+    (CSV for French Excel) and its JSON document."""
+    from companion.backup import evening_zip
+    from companion.export import game_document
+
+    service = _service()
+    table = gamebook.table_name(current_app)
+    words = i18n.csv_words()
+    name, data = evening_zip(
+        service.store, lambda g: gamebook.club_csv(service, g, table, words),
+        lambda g: game_document(service.store, g, table),
+        {"evening": _("evening"), "game": _("game")})
+    return Response(data, mimetype="application/zip", headers={
+        "Content-Disposition": f'attachment; filename="{name}"'})
+
+
 @bp.get("/games/<int:game_id>/chart.svg")
 @doc("get", "The game's score hand by hand (SVG chart)", responses={
     "200": {"description": "SVG", "content": {"image/svg+xml": {"schema": {"type": "string"}}}},

@@ -137,6 +137,9 @@ RULES: list[Rule] = [
     (r"game (?P<n>\d+) has no finished hand (?P<hand>\d+)",
      lambda: _("game %(n)s has no finished hand %(hand)s"), {}),
     (r"no picture", lambda: _("no picture"), {}),
+    (r"only on the table's own computer", lambda: _("only on the table's own computer"), {}),
+    (r"no frame from the camera yet", lambda: _("no frame from the camera yet"), {}),
+    (r"the frame could not be encoded", lambda: _("the frame could not be encoded"), {}),
     # -- the service and the store --
     (r"(submit: )?no game is open[:;] start a game first", lambda: _("no game is open: start a "
                                                                      "game first"), {}),

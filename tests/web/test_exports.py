@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import zipfile
 from typing import Any
 
 from scorer.events import CardPlayed, event_from_json
@@ -91,3 +92,26 @@ def test_printable_sheet_has_players_table_contre_belote_and_signatures(
         assert text in page, text
     game = client.get(f"/history/{service.game_id}").get_data(as_text=True)
     assert 'id="export-csv"' in game and 'id="export-json"' in game
+
+
+def test_the_evening_downloads_as_one_zip(client: Any, service: Any) -> None:
+    from tests.web.conftest import PIN
+
+    auth = {"X-Table-PIN": PIN}
+    for _ in range(2):
+        assert client.post("/api/games", json={"pin": PIN}, headers=auth).status_code == 201
+        client.post("/api/contract", json={"taker": "N", "value": 80, "trump": "H"},
+                    headers=auth)
+        assert client.post("/api/tally", json={"points": {"NS": 100, "EW": 62}, "tricks": {
+            "NS": 5, "EW": 3}}, headers=auth).status_code == 200
+    r = client.get("/api/evening.zip")
+    assert r.status_code == 200 and r.mimetype == "application/zip"
+    assert "soiree-" in r.headers["Content-Disposition"]
+    archive = zipfile.ZipFile(io.BytesIO(r.get_data()))
+    names = sorted(archive.namelist())
+    folder = names[0].split("/")[0]
+    assert names == sorted(f"{folder}/{n}" for n in (
+        "belote-table.db", "partie-1.csv", "partie-1.json", "partie-2.csv", "partie-2.json"))
+    assert archive.read(f"{folder}/partie-2.csv").startswith(b"\xef\xbb\xbf")
+    page = client.get("/history").get_data(as_text=True)
+    assert 'id="download-evening"' in page and "Télécharger la soirée" in page
