@@ -65,3 +65,10 @@ def evidence(detections: Iterable[Any], frame: Any, card: str | None) -> bytes |
         return crop_jpeg(frame, getattr(found, "quad", None))
     except (ValueError, TypeError, ArithmeticError):
         return None
+
+
+def warm_up() -> None:
+    """Load the JPEG encoder once, so the first card played does not wait for it."""
+    import numpy as np
+
+    crop_jpeg(np.zeros((8, 8, 3), np.uint8), [[0, 0], [7, 0], [7, 7], [0, 7]])

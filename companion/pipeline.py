@@ -70,6 +70,9 @@ class TablePipeline:
         self.log = PipelineLog()
         self._frame: Any = None
         self._detections: list[Any] = []
+        from companion.evidence import warm_up
+
+        warm_up()
 
     def _evidence(self, card: str | None) -> bytes | None:
         """The picture of ``card`` in the frame being handled (a few kB of JPEG):

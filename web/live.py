@@ -39,7 +39,9 @@ def _helpers() -> dict[str, Any]:
     return {"team_name": i18n.team_name, "team_code": i18n.team_code,
             "preset_label": i18n.preset_label, "status_value": i18n.status_value,
             "entry_sentence": i18n.entry_sentence, "source_label": i18n.source_label,
-            "number": i18n.number, "choices": i18n.choice_labels()}
+            "number": i18n.number, "choices": i18n.choice_labels(),
+            # French puts a space before a colon.
+            "colon": " :" if i18n.is_french() else ":"}
 
 # Topics forwarded to browsers; the display's own topic (the PIN) is not.
 TOPICS = ("state", "status", "alert", "event")
@@ -68,7 +70,12 @@ def _page_error(exc: HTTPException) -> Any:
     """A refused page in the visitor's language (the API answers JSON itself)."""
     if request.path.startswith("/api/"):
         return exc
-    return render_template("error.html", message=messages.http_reason(exc.code),
+    from flask_babel import gettext as _
+    from flask_wtf.csrf import CSRFError
+
+    message = (_("The page is out of date: go back, reload it and try again.")
+               if isinstance(exc, CSRFError) else messages.http_reason(exc.code))
+    return render_template("error.html", message=message,
                            lang=str(get_locale())), exc.code or 500
 
 

@@ -384,3 +384,52 @@ def test_a_bad_setting_is_shown_on_the_page_in_french(table: dict[str, Any], pho
     finally:
         service.set_status(camera="ok", problem=None)
     expect()(phone.locator("#problem-banner")).to_be_hidden()
+
+
+def test_downloads_from_the_phone_and_a_fresh_table_leads_to_a_new_game(
+        table: dict[str, Any], chromium: Any, phone: Any, artifacts: Path,
+        tmp_path: Path) -> None:
+    game_id = new_game(table)
+    api(table, "/api/contract", {"taker": "N", "value": 80, "trump": "H", "double": 1})
+    api(table, "/api/tally", {"points": {"NS": 100, "EW": 62}, "tricks": {"NS": 5, "EW": 3}})
+    url = table["server"].url
+    phone.goto(url + f"/history/{game_id}")
+    for link, ending in (("#export-csv", ".csv"), ("#export-json", ".json")):
+        with phone.expect_download() as download:
+            phone.click(link)
+        name = download.value.suggested_filename
+        assert name == f"partie-{game_id}{ending}", name
+        saved = tmp_path / name
+        download.value.save_as(saved)
+        assert saved.stat().st_size > 100
+    assert (tmp_path / f"partie-{game_id}.csv").read_bytes().startswith(b"\xef\xbb\xbf")
+    phone.goto(url + "/history")
+    with phone.expect_download() as download:
+        phone.click("#download-evening")
+    assert download.value.suggested_filename.startswith("soiree-")
+    shot(phone, artifacts, "phone-history-downloads")
+    # A fresh table: the first visit leads to a new game, set up from the phone.
+    from web import create_app, serve
+
+    store = Store(tmp_path / "fresh.db")
+    fresh = TableService(store, Bus())
+    server = serve(create_app(fresh, {"TESTING": True,
+                                      "PIN_FILE": str(tmp_path / "fresh-pins.json")}), port=0)
+    context = chromium.new_context(viewport=PHONE, locale="fr-FR")
+    page = context.new_page()
+    page.set_default_timeout(5000)
+    try:
+        page.goto(server.url + "/")
+        shot(page, artifacts, "phone-fresh-table")
+        page.click("#start-first")
+        page.wait_for_url("**/setup")
+        page.fill("#team_NS", "Les Rois")
+        page.fill("#newpin", "246810")
+        page.click("#start")
+        page.wait_for_url("**/control")
+        assert fresh.game_id is not None
+        expect()(page.locator("#team-NS")).to_have_text("Les Rois")
+    finally:
+        context.close()
+        server.close()
+        store.close()

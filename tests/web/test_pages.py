@@ -440,9 +440,9 @@ def test_history_award_shows_the_litige_points_held_over_to_the_next_winners(
     assert hands[1]["result"]["score"] == {"NS": 181, "EW": 62}
     litige = _award_line(client.get(f"/history/{service.game_id}/hands/1").get_data(
         as_text=True))
-    assert litige == "Ce que marque chaque équipe: Nord points 81; Est 0", litige
+    assert litige == "Ce que marque chaque équipe : Nord points 81; Est 0", litige
     after = client.get(f"/history/{service.game_id}/hands/2").get_data(as_text=True)
-    assert _award_line(after) == ("Ce que marque chaque équipe: Nord points 100 + "
+    assert _award_line(after) == ("Ce que marque chaque équipe : Nord points 100 + "
                                   "report du litige 81 = 181; Est points 62"), _award_line(after)
     after = client.get(f"/history/{service.game_id}/hands/2?lang=en").get_data(as_text=True)
     assert "Nord points 100 + held over from the litige 81 = 181; Est points 62" in \

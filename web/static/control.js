@@ -101,7 +101,7 @@ function renderPlayed(s) {
   const lost = manual || ["lost", "error", "off"].includes(camera);
   document.getElementById("tally").hidden = !(s.phase === "play" && !(s.played || []).length);
   if (lost && !tallyOpened) { document.getElementById("tally-details").open = true; tallyOpened = true; }
-  document.getElementById("camera-lost").hidden = !lost || s.phase === "over";
+  document.getElementById("camera-lost").hidden = !lost || manual || s.phase === "over";
   document.getElementById("mode-manual").hidden = manual;
   document.getElementById("mode-camera").hidden = !manual;
   // Each hand's quick entry starts blank: nothing carried over from the last hand.
