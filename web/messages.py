@@ -162,6 +162,9 @@ RULES: list[Rule] = [
      lambda: _("a contract is entered before any bid of the hand"), {}),
     (r"double must be 1, 2 or 4, not (?P<value>.+)",
      lambda: _("%(value)s is not 1, 2 (contré) or 4 (surcontré)"), {}),
+    (r"not a contract value: (?P<value>[^ ]+) \(capot, or (?P<low>\d+) to (?P<high>\d+) by "
+     r"tens\)",
+     lambda: _("%(value)s is not a contract value (capot, or %(low)s to %(high)s by tens)"), {}),
     (r"not a contract value: (?P<value>.+)", lambda: _("%(value)s is not a contract value"), {}),
     (r"belote is announced during the play", lambda: _("belote is announced during the play"),
      {}),

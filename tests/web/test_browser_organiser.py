@@ -21,7 +21,7 @@ from companion.bus import Bus
 from companion.service import TableService
 from companion.store import Store
 from scorer.events import CardPlayed
-from tests.web.conftest import CHROMIUM, PIN, api_body, one_hand
+from tests.web.conftest import PIN, api_body, one_hand
 from tests.web.french import english_words
 
 pytestmark = pytest.mark.browser
@@ -60,19 +60,10 @@ def table(tmp_path_factory: Any) -> Iterator[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is missing (/usr/bin/chromium): "
-                    "run 'make browser' or 'sudo apt-get install -y chromium'")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu",
-                  "--disable-background-networking"])
-        yield browser
-        browser.close()
+def chromium(browser: Any) -> Any:
+    """Debian's chromium, the one the web tests share (Playwright allows one
+    driver per process); this module opens its own phone and club tabs."""
+    return browser
 
 
 def _tab(chromium: Any, size: dict[str, int]) -> Iterator[Any]:
