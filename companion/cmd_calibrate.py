@@ -48,7 +48,7 @@ SETTLE_FRAMES = 15
 SERVICE_URL = "http://127.0.0.1:8000"
 
 
-def _borrowed_frame(url: str):  # -> np.ndarray
+def _borrowed_frame(url: str) -> np.ndarray:
     """The running table's latest camera frame (``GET /api/camera/frame.jpg``)."""
     import urllib.error
     import urllib.request
@@ -66,7 +66,7 @@ def _borrowed_frame(url: str):  # -> np.ndarray
     except (urllib.error.URLError, OSError) as exc:
         raise ValueError(f"{address}: no running table there ({exc}); without the service, "
                          "use --picamera") from None
-    frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    frame: np.ndarray | None = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if frame is None:
         raise ValueError(f"{address}: not an image")
     return frame

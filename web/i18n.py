@@ -22,7 +22,7 @@ def is_french() -> bool:
 
 def team_code(team: str) -> str:
     """``NS`` and ``EW`` as the visitor writes them: NS and EO in French."""
-    return {"NS": _("NS"), "EW": _("EW")}.get(team, team)
+    return str({"NS": _("NS"), "EW": _("EW")}.get(team, team))
 
 
 def team_name(teams: Mapping[str, str] | None, team: str) -> str:
@@ -272,7 +272,7 @@ def status_value(value: Any) -> str:
              "virtual table": _("virtual table"), "lost": _("lost"), "error": _("fault"),
              "manual": _("manual entry"), "paused": _("paused"), "none": _("none")}
     text = "" if value is None else str(value)
-    return names.get(text, text)
+    return str(names.get(text, text))
 
 
 def number(value: float, digits: int = 2) -> str:
@@ -335,13 +335,13 @@ def entry_sentence(event: Mapping[str, Any], source: str | None = None,
         text += ", " + _("camera")
         if confidence is not None:
             text += " " + number(confidence)
-    return text
+    return str(text)
 
 
 def source_label(source: str | None) -> str:
     """Where an entry came from: the camera, the web page, the simulator."""
-    return {"camera": _("camera"), "web": _("by hand"), "simulator": _("simulator")}.get(
-        source or "", source or "")
+    return str({"camera": _("camera"), "web": _("by hand"), "simulator": _("simulator")}.get(
+        source or "", source or ""))
 
 
 def csv_words() -> dict[str, Any]:

@@ -264,13 +264,13 @@ def human(message: str, field: str | None = None) -> str:
     if said is None:
         said = text
     if label is None:
-        return said
-    return _("%(field)s: %(reason)s") % {"field": label, "reason": said}
+        return str(said)
+    return str(_("%(field)s: %(reason)s") % {"field": label, "reason": said})
 
 
 def http_reason(code: int | None) -> str:
     """An HTTP refusal in words (Werkzeug's own descriptions are English)."""
-    return {
+    return str({
         400: _("the request could not be read"),
         403: _("this change needs the table's PIN"),
         404: _("this page does not exist"),
@@ -278,4 +278,4 @@ def http_reason(code: int | None) -> str:
         413: _("the request is too large"),
         429: _("too many PIN attempts: wait a minute and try again"),
         503: _("the table is busy: try again in a moment"),
-    }.get(code or 500, _("something went wrong on the table's computer"))
+    }.get(code or 500, _("something went wrong on the table's computer")))
