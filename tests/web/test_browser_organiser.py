@@ -193,6 +193,7 @@ def test_camera_lost_switches_to_manual_and_a_tally_scores_the_hand(
     no_english(phone, "/control (tally)")
 
 
+@pytest.mark.slow
 def test_every_page_is_french_on_the_phone_and_the_club_screen(
         table: dict[str, Any], phone: Any, club: Any, artifacts: Path) -> None:
     game_id = new_game(table)
@@ -221,10 +222,11 @@ def test_every_page_is_french_on_the_phone_and_the_club_screen(
 
 def test_quick_entry_starts_blank_each_hand_end_now_and_same_teams(
         table: dict[str, Any], phone: Any, artifacts: Path) -> None:
-    first = new_game(table, settings={"hands": 3})
+    first = new_game(table, settings={"hands": 3, "minutes": 45})
     service = table["service"]
     log_in(phone, table)
     expect()(phone.locator("#hand-no")).to_have_text("1 sur 3")
+    expect()(phone.locator("#time-left")).to_have_text(re.compile(r"^encore 4[45] min$"))
     phone.select_option("#k-taker", "S")
     phone.select_option("#k-value", "100")
     phone.select_option("#k-trump", "D")
