@@ -305,7 +305,9 @@ def test_club_screen_uses_the_whole_screen_with_big_text_then_the_game_over_scre
     expect()(club.locator("#live-chart")).to_be_visible()
     expect()(club.locator("#chart-img")).to_have_attribute(
         "src", re.compile(r"/chart\.svg\?hands=1$"))
-    assert club.evaluate("document.getElementById('chart-img').naturalWidth") > 0
+    # The SVG the server drew has loaded as an image.
+    club.wait_for_function("() => document.getElementById('chart-img').complete && "
+                           "document.getElementById('chart-img').naturalWidth > 0")
     api(table, "/api/contract", {"taker": "N", "value": 160, "trump": "H", "double": 1})
     api(table, "/api/tally", {"points": {"NS": 162, "EW": 0}, "tricks": {"NS": 8, "EW": 0}})
     expect()(club.locator("#game-over-screen")).to_be_visible()
