@@ -64,14 +64,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    """The options, checked; a wrong ``--zoom`` is an argparse error (exit code 2)."""
+    """The options, checked; a wrong ``--zoom`` is an argparse error (exit code 2)
+    without the web page. With it, the table starts and the page says what to
+    fix (``args.zoom_problem``): a service that exits is restarted in a loop."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    check_zoom(parser, args)
+    args.zoom_problem = None
+    if args.no_web:
+        check_zoom(parser, args)
+    else:
+        try:
+            check_zoom(_Refusing(), args)
+        except ValueError as exc:
+            args.zoom_problem = str(exc)
     return args
 
 
-def check_zoom(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+class _Refusing:
+    """Stands for the parser in ``check_zoom``: raises what it would print."""
+
+    def error(self, message: str) -> None:
+        raise ValueError(message)
+
+
+def check_zoom(parser: Any, args: argparse.Namespace) -> None:
     """Refuse (``parser.error``, exit code 2) a ``--zoom`` under 1 or without --picamera
     (``run`` and ``calibrate`` take the same)."""
     if not args.zoom >= 1:  # NaN too
@@ -87,6 +103,9 @@ def main(argv: list[str]) -> int:
 
     calibration = None
     problem = None
+    if args.zoom_problem:
+        print(f"belote-table run: {args.zoom_problem}", file=sys.stderr)
+        problem = {"code": "zoom", "detail": f"--zoom {args.zoom}"}
     if args.calibration:
         try:
             calibration = Calibration.load(args.calibration)

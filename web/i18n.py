@@ -163,6 +163,10 @@ def words() -> dict[str, Any]:
             "model": _(
                 "Setting to fix: the card reader's model %(detail)s cannot be loaded. "
                 "Meanwhile, enter the cards by hand."),
+            "zoom": _(
+                "Setting to fix: %(detail)s is not a zoom the camera takes (1 or more, with "
+                "--picamera only). Fix it in /etc/default/belote-table. Meanwhile, enter the "
+                "cards by hand."),
             "other": _("Setting to fix: %(detail)s. Meanwhile, enter the cards by hand."),
         },
         "hands_played": _("%(n)s hands played"),

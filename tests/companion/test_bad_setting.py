@@ -60,3 +60,12 @@ def test_without_a_web_page_a_bad_model_is_an_error(tmp_path: Path) -> None:
     code = run_table(tmp_path / "t.db", "ffb", lambda: None, str(tmp_path / "none.onnx"), None,
                      0.3, port=None, search_display=False, say=said.append, fail=said.append)
     assert code == 2
+
+
+def test_a_wrong_zoom_with_the_web_page_on_is_a_problem_to_show_not_an_exit() -> None:
+    from companion.cmd_run import parse_args
+
+    args = parse_args(["--images", "frames", "--zoom", "2", "--port", "0"])
+    assert args.zoom_problem == "--zoom works only with --picamera (it crops the Pi camera's " \
+                                "sensor)"
+    assert parse_args(["--picamera", "--zoom", "2.5"]).zoom_problem is None
