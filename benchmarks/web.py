@@ -1,4 +1,6 @@
-"""Benchmark of the club's web page: 50 watchers on one server.
+"""Benchmark of the club's web page: 50 watchers on one server, and a club
+night (idle sockets, half-sent requests, live streams and page loads at once)
+on each candidate server, side by side.
 
 Starts the real table service (SQLite file in a temporary folder), the Flask
 app and the waitress server on 127.0.0.1, connects 50 Server-Sent-Events
@@ -9,7 +11,20 @@ the 50 clients has read the message (median and 99th percentile). Then loads
 the live page in Debian's chromium (when present) with the 50 clients still
 connected and reports its load time.
 
+The club night (``club_night`` in web.json) runs the same table service and
+app in a server process of its own for each candidate: ``waitress`` as served
+(``web.serve``: its connection, thread, idle and body limits), ``waitress-old``
+(the settings before issue 28: 100 connections, idle ones kept 300 s, 80
+threads) and ``gevent`` (gevent's WSGIServer, the server made for many
+long-lived connections; it needs the whole process monkey-patched, which the
+service's camera and serial threads would then share). Against each it holds
+200 idle sockets (half of them a request cut in the middle) and 100 live
+streams, then times page loads and ``/api/state`` (the page must answer
+within 1 s), the delivery of state messages to the 100 streams, and the
+server's memory.
+
     .venv/bin/python benchmarks/web.py [--clients 50] [--messages 200]
+        [--night-servers waitress,waitress-old,gevent] [--idle 200] [--streams 100]
 
 Prints the figures and writes benchmarks/web.json.
 """
@@ -78,6 +93,187 @@ def run_clients(port: int, clients: int, messages: int, timeout: float) -> None:
     print(json.dumps({"seen": {str(k): v for k, v in seen.items()}}), flush=True)
 
 
+# -- the club night, one server process per candidate ------------------------------------
+
+NIGHT_SERVERS = ("waitress", "waitress-old", "gevent")
+
+
+def serve_child(kind: str, camera: bool) -> None:
+    """Child process: the table service, the app and a ``kind`` server on a free
+    port; then, on each line of stdin, ``publish N INTERVAL`` (bench messages,
+    answered with their publish times), ``rss`` or ``quit``."""
+    if kind == "gevent":
+        from gevent import monkey
+
+        monkey.patch_all()
+    import threading  # after the patching: gevent's threads are greenlets
+
+    from companion.bus import Bus
+    from companion.service import TableService
+    from companion.store import Store
+    from scorer.simulate import simulate_game
+    from web import create_app, serve
+
+    tmp = tempfile.mkdtemp()
+    store = Store(Path(tmp) / "bench.db")
+    service = TableService(store, Bus())
+    events = simulate_game(5, hands=1)
+    service.start_game(events[0], source="simulator")
+    for e in events[1:20]:
+        service.submit(e, source="simulator")
+    app = create_app(service)
+    if kind == "waitress":
+        port = serve(app, port=0).port
+    elif kind == "waitress-old":
+        from waitress.server import create_server
+
+        app.config["MAX_STREAMS"] = 64
+        old = create_server(app, host="127.0.0.1", port=0, threads=80, channel_timeout=300)
+        threading.Thread(target=old.run, daemon=True).start()
+        port = int(old.effective_port)
+    else:
+        from gevent.pywsgi import WSGIServer
+
+        app.config["MAX_STREAMS"] = 10_000
+        server = WSGIServer(("127.0.0.1", 0), app, log=None)
+        server.start()
+        port = server.server_port
+    state = service.state_json()
+    camera_stop = threading.Event()
+    camera_thread = None
+    if camera:
+        # The camera's frame loop in the same process, as `belote-table run` has it:
+        # the card reader on a real table frame, ten times a second.
+        from vision.imagefile import load_image
+        from vision.reader import CardReader
+
+        reader = CardReader(threads=1)
+        frame = load_image(sorted((ROOT / "tests" / "vision" / "frames").glob("*.jpg"))[0])
+
+        def camera_loop() -> None:
+            while not camera_stop.is_set():
+                reader.read(frame)
+                time.sleep(0.1)
+
+        camera_thread = threading.Thread(target=camera_loop, daemon=True)
+        camera_thread.start()
+    print(json.dumps({"port": port}), flush=True)
+    if kind == "gevent":
+        from gevent.fileobject import FileObjectThread
+
+        lines: Any = FileObjectThread(sys.stdin)
+    else:
+        lines = sys.stdin
+    for line in lines:
+        cmd = line.split()
+        if not cmd or cmd[0] == "quit":
+            break
+        if cmd[0] == "rss":
+            print(json.dumps({"rss_mb": _rss_mb(os.getpid())}), flush=True)
+        elif cmd[0] == "publish":
+            published = {}
+            for n in range(int(cmd[1])):
+                published[n] = time.monotonic()
+                service.bus.publish("state", {**state, "bench": n})
+                time.sleep(float(cmd[2]))
+            print(json.dumps({"published": published}), flush=True)
+    # Let the reader finish its frame: onnxruntime aborts if killed mid-run at exit.
+    camera_stop.set()
+    if camera_thread is not None:
+        camera_thread.join(timeout=10)
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return float("nan")
+
+
+def _timed_get(port: int, path: str, timeout: float = 5.0) -> float | None:
+    """Milliseconds to a whole answer, or None when none came within ``timeout``."""
+    import http.client
+
+    start = time.monotonic()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request("GET", path)
+        resp = conn.getresponse()
+        resp.read()
+        if resp.status != 200:
+            return None
+        return (time.monotonic() - start) * 1000
+    except OSError:
+        return None
+    finally:
+        conn.close()
+
+
+def club_night(kind: str, idle: int, streams: int, messages: int,
+               interval: float, camera: bool) -> dict[str, Any]:
+    """One candidate server under a club night (with the camera's frame loop
+    running in the server's process when ``camera``); its figures."""
+    server = subprocess.Popen([sys.executable, __file__, "--serve", kind,
+                               *(["--camera"] if camera else [])],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert server.stdin is not None and server.stdout is not None
+    port = json.loads(server.stdout.readline())["port"]
+
+    def ask(command: str) -> dict[str, Any]:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(command + "\n")
+        server.stdin.flush()
+        answer: dict[str, Any] = json.loads(server.stdout.readline())
+        return answer
+
+    rss_start = ask("rss")["rss_mb"]
+    socks = []
+    for i in range(idle):
+        try:
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+            if i % 2:
+                sock.sendall(b"GET /api/state HTTP/1.1\r\nHost: t\r\n")
+            socks.append(sock)
+        except OSError:
+            break
+    child = subprocess.Popen(
+        [sys.executable, __file__, "--child", str(port), "--clients", str(streams),
+         "--messages", str(messages)], stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    json.loads(child.stdout.readline())
+    time.sleep(2.0)
+    loads = [_timed_get(port, "/") for _ in range(10)]
+    states = [_timed_get(port, "/api/state") for _ in range(10)]
+    published = {int(k): v for k, v in ask(f"publish {messages} {interval}")["published"].items()}
+    seen = {int(k): v for k, v in json.loads(child.stdout.readline())["seen"].items()}
+    child.wait(timeout=60)
+    rss_end = ask("rss")["rss_mb"]
+    for sock in socks:
+        sock.close()
+    ask_quit = server.stdin
+    ask_quit.write("quit\n")
+    ask_quit.flush()
+    server.wait(timeout=30)
+    delays = [(max(got.values()) - published[n]) * 1000
+              for n, got in seen.items() if len(got) == streams and n in published]
+    delivered = sum(len(got) for got in seen.values())
+
+    def summary(times: list[float | None]) -> dict[str, Any]:
+        ok = [t for t in times if t is not None]
+        return {"answered": len(ok), "of": len(times),
+                "median_ms": round(statistics.median(ok), 1) if ok else None,
+                "max_ms": round(max(ok), 1) if ok else None}
+
+    return {"idle_sockets": len(socks), "streams": streams,
+            "page": summary(loads), "api_state": summary(states),
+            "streams_served": len({c for got in seen.values() for c in got}),
+            "delivered": delivered, "expected": streams * messages,
+            "all_streams_received_ms": {
+                "median": round(statistics.median(delays), 2) if delays else None,
+                "p99": round(percentile(delays, 99), 2) if delays else None},
+            "server_rss_mb": {"start": rss_start, "end": rss_end}}
+
+
 def page_load(url: str, loads: int) -> dict[str, Any] | None:
     """Load the live page in chromium; time to load and to the first drawn state."""
     if not CHROMIUM.exists():
@@ -113,11 +309,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--interval", type=float, default=0.02, help="seconds between messages")
     ap.add_argument("--loads", type=int, default=10, help="page loads in chromium")
     ap.add_argument("--child", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--serve", choices=NIGHT_SERVERS, help=argparse.SUPPRESS)
+    ap.add_argument("--camera", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--night-servers", default=",".join(NIGHT_SERVERS),
+                    help="club-night candidates, comma separated ('' for none)")
+    ap.add_argument("--idle", type=int, default=200, help="club night: idle sockets")
+    ap.add_argument("--streams", type=int, default=100, help="club night: live streams")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "web.json"))
     args = ap.parse_args(argv)
     if args.child:
         run_clients(args.child, args.clients, args.messages, timeout=120)
         return 0
+    if args.serve:
+        serve_child(args.serve, args.camera)
+        return 0
+    load_at_start = round(os.getloadavg()[0], 2)
 
     from companion.bus import Bus
     from companion.service import TableService
@@ -164,6 +370,26 @@ def main(argv: list[str] | None = None) -> int:
         server.close()
         store.close()
 
+    import importlib.util
+
+    night: dict[str, Any] = {}
+    kinds = [k for k in filter(None, args.night_servers.split(","))
+             if k != "gevent" or importlib.util.find_spec("gevent")]
+    if "gevent" in args.night_servers.split(",") and "gevent" not in kinds:
+        print("club night, gevent: skipped (pip install 'belote-table[bench]')")
+    for kind, camera in [(k, c) for k in kinds for c in (False, True)]:
+        name = kind + (" + camera loop" if camera else "")
+        night[name] = club_night(kind, args.idle, args.streams, 50, args.interval, camera)
+        n = night[name]
+        print(f"club night, {name}: {n['idle_sockets']} idle sockets + {args.streams} "
+              f"streams: page answered {n['page']['answered']}/{n['page']['of']} "
+              f"(median {n['page']['median_ms']} ms, max {n['page']['max_ms']} ms), "
+              f"/api/state {n['api_state']['answered']}/{n['api_state']['of']}; "
+              f"{n['streams_served']} streams served, delivered {n['delivered']}/"
+              f"{n['expected']}, all received median "
+              f"{n['all_streams_received_ms']['median']} ms; server "
+              f"{n['server_rss_mb']['start']} -> {n['server_rss_mb']['end']} MB")
+
     result = {
         "clients": args.clients, "messages": args.messages, "message_bytes": size,
         "interval_ms": args.interval * 1000,
@@ -174,7 +400,10 @@ def main(argv: list[str] | None = None) -> int:
                            "p99": round(percentile(each_delays, 99), 2)},
         "lost_deliveries": missing,
         "page_load": load,
+        "club_night": night,
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
+                    # Other work on the machine meanwhile: figures vary with it.
+                    "load_average_1min_at_start": load_at_start,
                     "platform": platform.platform()},
     }
     print(f"{args.clients} SSE clients, {args.messages} state messages of {size} bytes:")

@@ -89,10 +89,10 @@ def _first_frame(args: argparse.Namespace) -> np.ndarray:
         finally:
             camera.close()
     if args.image:
-        frame = cv2.imread(args.image, cv2.IMREAD_COLOR)
-        if frame is None:
-            raise ValueError(f"{args.image}: not a readable image")
-        return frame
+        from vision.imagefile import load_image
+
+        image: np.ndarray = load_image(args.image)  # its size checked before decoding
+        return image
     capture = cv2.VideoCapture(args.video if args.video else args.camera)
     try:
         ok, frame = capture.read()

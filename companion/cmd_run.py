@@ -124,4 +124,5 @@ def main(argv: list[str]) -> int:
                      calibration, args.settle, None if args.no_web else args.port, args.host,
                      display=args.display, search_display=not args.no_display,
                      fail=lambda message: print(f"belote-table run: {message}",
-                                                file=sys.stderr), problem=problem)
+                                                file=sys.stderr), problem=problem,
+                     live=args.camera is not None or args.picamera)

@@ -15,6 +15,10 @@ from typing import Any
 
 from scorer.record import InvalidRecordError, score_record
 from scorer.rules import PRESETS, Rules, UnknownSettingError
+from scorer.validate import InvalidInputError, read_json
+
+# A hand record is a few kilobytes; a file much larger is not one.
+MAX_FILE_BYTES = 4 * 1024 * 1024
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -53,18 +57,22 @@ def main(argv: list[str]) -> int:
         label = "<stdin>" if name == "-" else name
         try:
             if name == "-":
-                text = sys.stdin.read()
+                data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
             else:
-                with open(name, encoding="utf-8") as f:
-                    text = f.read()
+                with open(name, "rb") as f:
+                    data = f.read(MAX_FILE_BYTES + 1)
         except OSError as exc:
             print(f"{label}: cannot read: {exc.strerror}", file=sys.stderr)
             return 2
+        if len(data) > MAX_FILE_BYTES:
+            print(f"{label}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MB: "
+                  "not a hand record", file=sys.stderr)
+            return 2
         try:
-            record = json.loads(text)
-        except json.JSONDecodeError as exc:
-            print(f"{label}: line {exc.lineno} column {exc.colno}: not JSON: {exc.msg}",
-                  file=sys.stderr)
+            # UTF-8, or UTF-16/32 with their byte order; depth and numbers bounded.
+            record = read_json(data, "JSON")
+        except InvalidInputError as exc:
+            print(f"{label}: {exc.reason}", file=sys.stderr)
             return 2
         try:
             result = score_record(record, args.rules, overrides)

@@ -113,6 +113,10 @@ class DisplayDriver:
         last = bus.last.get("state")
         if last is not None:
             self._take("state", last.data)
+        # A PIN the web page showed as the service started (a game's first PIN).
+        shown = bus.last.get("display")
+        if shown is not None:
+            self._take("display", shown.data)
 
     # -- public -------------------------------------------------------------------------
 

@@ -85,13 +85,19 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
               search_display: bool = True, say: Callable[[str], None] = print,
               fail: Callable[[str], None] = print,
               problem: dict[str, str] | None = None,
-              stop: threading.Event | None = None) -> int:
+              stop: threading.Event | None = None, live: bool = False) -> int:
     """Run the table on the store ``db`` from the frames of ``open_source()``
     until they end or Ctrl-C; the web page on ``port`` (None: none) and the
     score display on ``display`` (None: found by its USB id when
-    ``search_display``). A source or model that cannot be opened is told to
-    ``fail`` and gives exit status 2, with the outputs stopped and the store
-    closed; 0 otherwise, once the score is said.
+    ``search_display``).
+
+    A ``live`` source (a camera) that cannot be opened or stops giving frames
+    leaves the table running without it and is looked for again
+    (``companion.pipeline.keep_camera``). A file source or a model that cannot
+    be opened, or a store written by a newer program, is told to ``fail`` and
+    gives exit status 2, with the outputs stopped and the store closed; a
+    corrupt store is set aside and a new one started. 0 otherwise, once the
+    score is said.
 
     A bad setting (``problem``: ``{"code", "detail"}``, or a model that cannot
     be loaded) with the web page on does not stop the table: the page says
@@ -99,10 +105,21 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
     until ``stop`` is set or Ctrl-C (a service restarting in a loop would take
     the page down for everyone). Without a web page it is told to ``fail``
     (exit status 2). No game is started: the page leads to a new one."""
-    from companion.pipeline import open_table, run_source
+    from companion.pipeline import keep_camera, open_table, run_source
+    from companion.store import StoreCorruptError, StoreError
     from vision.reader import CardReader
 
-    store, service = open_table(db, rules, say=say, start=False)
+    try:
+        store, service = open_table(db, rules, say=say, start=False)
+    except StoreCorruptError as exc:
+        aside = set_aside(db)
+        say(f"base de données illisible ({exc}) : mise de côté sous {aside.name}, "
+            f"nouvelle base {db}")
+        store, service = open_table(db, rules, say=say, start=False)
+        service.set_status(store=f"set aside: {aside.name}")
+    except StoreError as exc:
+        fail(f"{exc} (la base ne peut pas être ouverte par ce programme)")
+        return 2
     closers = start_outputs(service, port, host, display=display,
                             search_display=search_display, say=say)
     reader = None
@@ -128,9 +145,9 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
             store.close()
         return 0
     try:
-        if problem is not None:
-            raise ValueError(problem["detail"])
-        source = open_source()
+        if problem is not None or reader is None:
+            raise ValueError(problem["detail"] if problem else "no card reader")
+        source = None if live else open_source()
     except (ValueError, FileNotFoundError) as exc:  # SourceError is a ValueError
         fail(str(exc))
         for close in closers:
@@ -138,7 +155,10 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
         store.close()
         return 2
     try:
-        run_source(service, source, reader, calibration, settle, say=say)
+        if source is None:
+            keep_camera(service, open_source, reader, calibration, settle, say=say)
+        else:
+            run_source(service, source, reader, calibration, settle, say=say)
     finally:
         for close in closers:
             close()
@@ -269,3 +289,17 @@ class _News:
                 self.say(f"hand {last['hand_no']} over: NS +{score.get('NS', 0)} "
                          f"EW +{score.get('EW', 0)}; running score "
                          f"NS {msg.data['scores']['NS']} - EW {msg.data['scores']['EW']}")
+
+
+def set_aside(db: Path) -> Path:
+    """Rename a database the store cannot read (and its WAL files) out of the
+    way, keeping it for a look later; return its new name."""
+    import os
+
+    aside = db.with_name(f"{db.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+    os.replace(db, aside)
+    for suffix in ("-wal", "-shm"):
+        extra = db.with_name(db.name + suffix)
+        if extra.exists():
+            os.replace(extra, aside.with_name(aside.name + suffix))
+    return aside

@@ -17,6 +17,8 @@ vision code at load time.
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -28,6 +30,12 @@ if TYPE_CHECKING:
     from companion.store import Store
     from vision.calibration import Calibration
     from vision.tracker import PlayTracker, TrackerOutput
+
+
+log = logging.getLogger(__name__)
+
+# A lost camera is looked for again after 1 s, then 2, 4... up to this.
+CAMERA_RETRY_MAX_S = 30.0
 
 
 @dataclass
@@ -52,6 +60,7 @@ class PipelineLog:
     # Seconds spent making each card's picture, and its size in bytes (the benchmark's).
     evidence_s: list[float] = field(default_factory=list)
     evidence_bytes: list[int] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # why each bad frame was skipped
 
 
 class TablePipeline:
@@ -95,14 +104,20 @@ class TablePipeline:
         """Process one frame taken at ``ts``; return what the tracker saw.
 
         While the organiser enters the cards by hand (the service's manual
-        mode) the frame is left unread."""
+        mode) the frame is left unread. A frame the reader cannot read is
+        logged and skipped: one bad frame never stops the table."""
         # The latest frame stays within reach (a reference, no copy): calibrate
         # borrows it from the running table instead of opening the camera.
         self.service.camera_frame = frame
         if self.service.manual:
             self.log.frames += 1
             return []
-        detections = self.reader.read(frame)
+        try:
+            detections = self.reader.read(frame)
+        except ValueError as exc:
+            self.log.skipped.append(str(exc))
+            log.warning("skipped a frame at %.2f s: %s", ts, exc)
+            return []
         self.log.frames += 1
         # The frame and its reads, for the picture kept with a card played now.
         self._frame, self._detections = frame, detections
@@ -198,11 +213,14 @@ def open_table(db: Path, rules: str, say: Callable[[str], None] = print, start: 
 
 def run_source(service: TableService, source: Iterable[tuple[float, Any]], reader: Any,
                calibration: Calibration | None, settle: float,
-               say: Callable[[str], None] = print) -> TablePipeline | None:
+               say: Callable[[str], None] = print,
+               stop: threading.Event | None = None) -> TablePipeline | None:
     """Feed every frame of ``source`` through a ``TablePipeline`` until the source
     ends or Ctrl-C; the camera's status shows on the web page meanwhile. The table's
     zones are ``calibration`` scaled to the frames (None: the whole frame, N at the
-    top). Closes the source. Returns the pipeline (None when no frame came)."""
+    top). Closes the source. Returns the pipeline (None when no frame came). A
+    source that fails (``SourceError``, a camera unplugged) is closed and the error
+    raised: ``keep_camera`` then looks for the camera again."""
     from vision.calibration import Calibration
     from vision.tracker import PlayTracker
 
@@ -210,6 +228,8 @@ def run_source(service: TableService, source: Iterable[tuple[float, Any]], reade
     service.set_status(camera="ok")
     try:
         for ts, frame in source:
+            if stop is not None and stop.is_set():
+                break
             if pipeline is None:
                 h, w = frame.shape[:2]
                 cal = (calibration.scaled(w, h) if calibration else Calibration.default(w, h))
@@ -223,6 +243,51 @@ def run_source(service: TableService, source: Iterable[tuple[float, Any]], reade
         close_source = getattr(source, "close", None)
         if close_source:
             close_source()
+    return pipeline
+
+
+def keep_camera(service: TableService, open_source: Callable[[], Any], reader: Any,
+                calibration: Calibration | None, settle: float,
+                say: Callable[[str], None] = print, stop: threading.Event | None = None,
+                first_retry_s: float = 1.0, max_retry_s: float = CAMERA_RETRY_MAX_S
+                ) -> TablePipeline | None:
+    """Run a live camera for as long as the table runs: a camera that cannot be
+    opened, or stops giving frames, leaves the service, the web page, the
+    display and hand entry working; its status says ``lost`` (with the reason
+    in ``camera_error``) and it is opened again after 1 s, 2 s, 4 s... up to
+    ``max_retry_s``, until it comes back. Ends on Ctrl-C, when ``stop`` is
+    set, or when the source itself ends. Returns the last pipeline."""
+    from vision.sources import SourceError
+
+    # picamera2 and V4L report a vanished device as RuntimeError or OSError.
+    lost = (SourceError, RuntimeError, OSError)
+    stop = stop or threading.Event()
+    pipeline = None
+    delay = first_retry_s
+    while not stop.is_set():
+        try:
+            source = open_source()
+        except lost as exc:
+            service.set_status(camera="lost", camera_error=str(exc))
+            say(f"caméra perdue ({exc}) : nouvel essai dans {delay:.0f} s")
+            try:
+                if stop.wait(delay):
+                    break
+            except KeyboardInterrupt:
+                break
+            delay = min(delay * 2, max_retry_s)
+            continue
+        delay = first_retry_s
+        service.set_status(camera_error=None)
+        try:
+            pipeline = run_source(service, source, reader, calibration, settle, say=say,
+                                  stop=stop)
+        except lost as exc:
+            service.set_status(camera="lost", camera_error=str(exc))
+            say(f"caméra perdue ({exc}) : nouvel essai")
+            continue
+        return pipeline
+    service.set_status(camera="off")
     return pipeline
 
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from scorer import validate
 from scorer.events import Event, GameStarted, InvalidEventError, event_from_json
 
 SOURCES = ("camera", "web", "simulator")
@@ -46,6 +47,14 @@ _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 class StoreError(ValueError):
     """Bad input to the store (unknown game, bad source or confidence...) or a
     database the store cannot use. Nothing was written."""
+
+
+class StoreTooNewError(StoreError):
+    """The database was written by a newer program (its schema is ahead)."""
+
+
+class StoreCorruptError(StoreError):
+    """The file is not a SQLite database, or a damaged one."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +116,11 @@ class Store:
             self._migrate()
         except sqlite3.Error as exc:
             self._db.close()
-            raise StoreError(f"{self.path}: cannot use the store: {exc}") from None
+            # "file is not a database", "database disk image is malformed"; a
+            # locked or read-only file (OperationalError) is not corrupt.
+            kind = (StoreCorruptError if isinstance(exc, sqlite3.DatabaseError)
+                    and not isinstance(exc, sqlite3.OperationalError) else StoreError)
+            raise kind(f"{self.path}: cannot use the store: {exc}") from None
         except BaseException:
             self._db.close()
             raise
@@ -124,8 +137,8 @@ class Store:
         steps = migrations()
         current = self.version
         if current > len(steps):
-            raise StoreError(f"{self.path}: schema version {current} is newer than this "
-                             f"program knows ({len(steps)}); upgrade belote-table")
+            raise StoreTooNewError(f"{self.path}: schema version {current} is newer than "
+                                   f"this program knows ({len(steps)}); upgrade belote-table")
         for number, path in steps[current:]:
             # user_version lives in the file header and is written in the same
             # transaction as the migration: a crash leaves the old schema whole.
@@ -216,6 +229,12 @@ class Store:
         self._check("new_game", source, None, author)
         if not isinstance(started, GameStarted):
             raise StoreError(f"new_game: the first event must be GameStarted, not {started!r}")
+        try:
+            # The same check as the API's and the CLI's: a game the rules cannot
+            # play is never stored.
+            validate.settings(started.rules, started.settings)
+        except validate.InvalidInputError as exc:
+            raise StoreError(f"new_game: {exc.reason}") from None
         data = self._event_json("new_game", started)
         now = self._clock()
         with self._transaction() as db:

@@ -73,7 +73,9 @@ class Bid:
                 head = up[: -len(trump)]
                 if head == "CAPOT":
                     return Bid("value", "capot", trump)
-                if head.isdigit() and 80 <= int(head) <= 160 and int(head) % 10 == 0:
+                # isascii: "²".isdigit() is true but int("²") fails.
+                if (head.isascii() and head.isdigit() and len(head) <= 3
+                        and 80 <= int(head) <= 160 and int(head) % 10 == 0):
                     return Bid("value", int(head), trump)
                 break
         raise InvalidBidError(

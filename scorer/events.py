@@ -149,11 +149,13 @@ class EntryUndone(Event):
 
 @dataclass(frozen=True)
 class TallyEntered(Event):
-    """The current hand's outcome entered as a tally, for scoring alone."""
+    """The current hand's outcome entered as a tally, for scoring alone.
+    ``belote``: the team credited with it, or a list with a team per belote
+    (Tout Atout has up to four, FFB 11.3)."""
 
     points: dict[str, int]
     tricks: dict[str, int]
-    belote: str | None = None
+    belote: str | list[str] | None = None
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ from scorer.events import (
 )
 from scorer.handview import FinishedHand, Trick, code_of, trick_json
 from scorer.rules import Rules
-from scorer.scoring import score_hand
+from scorer.scoring import count_belotes, penalised_renonce, score_hand
 from scorer.verify import IllegalEventError, can_apply, can_play, find_play, legal_plays
 
 _NEXT_CCW = {s: next_seat(s) for s in SEATS}
@@ -460,9 +460,7 @@ class GameState:
         """Belotes credited to each team this hand (FFB 7, 11.2, 11.3)."""
         out = {"NS": 0, "EW": 0}
         if self._tally_entry is not None:
-            if self._tally_entry.belote in TEAMS:
-                out[self._tally_entry.belote] = 1
-            return out
+            return count_belotes(self._tally_entry.belote)
         mode = self.mode
         if mode == T.NT:
             return out
@@ -478,6 +476,11 @@ class GameState:
                 out[_TEAM[seat]] += 1
         return out
 
+    def _play_order(self) -> dict[tuple[int, str], int]:
+        """(trick, seat) -> the seat's place in that trick's play, from 0."""
+        return {(n, seat): i for n, (_, seats, _, _, _) in enumerate(self.tricks, start=1)
+                for i, seat in enumerate(seats)}
+
     def _player_of(self, card: int) -> str | None:
         """The seat that put ``card`` down this hand."""
         for _, seats, cards, _, _ in self.tricks:
@@ -488,7 +491,8 @@ class GameState:
     def _end_hand(self) -> None:
         c = self.contract
         assert c is not None
-        offender = _TEAM[self.renonces[0]["seat"]] if self.renonces else None
+        penalised = penalised_renonce(self.renonces, self._play_order())
+        offender = _TEAM[str(penalised["seat"])] if penalised else None
         belotes = self._belotes()
         result = score_hand(self.rules, c["taker"], c["value"], c["trump"], c["double"],
                             self.card_points, self.tricks_won, belotes,

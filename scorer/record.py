@@ -195,8 +195,10 @@ def _tally(data: Any) -> TallyEntered:
                 raise InvalidRecordError(f"tally.{name}{team}: expected a whole number, "
                                          f"got {v!r}")
     belote = data.get("belote")
-    if belote is not None and belote not in TEAMS:
-        raise InvalidRecordError(f"tally.belote: NS, EW or null, not {belote!r}")
+    if not (belote is None or belote in TEAMS or isinstance(belote, list) and len(belote) <= 4
+            and all(t in TEAMS for t in belote)):
+        raise InvalidRecordError("tally.belote: NS, EW, a list of them (one per belote) "
+                                 "or null")
     return TallyEntered(points=dict(points), tricks={t: tricks[t] for t in TEAMS},
                         belote=belote)
 

@@ -33,8 +33,19 @@ CHOICES: Final[dict[str, tuple[str, ...]]] = {
     "scoring": ("points-faits", "points-faits-demandes", "contract", "contract-only"),
     "contre_scoring": ("table", "multiply"),
     "belote": ("announced", "auto"),
-    "renonce_penalty": ("hand-lost", "flat-162", "contract", "cancel"),
+    "renonce_penalty": ("hand-lost", "flat-160", "flat-162", "contract", "cancel"),
     "classic_taker_wins": ("more", "half"),
+}
+
+# The range of each number setting (inclusive), and its step: a target of 0 or
+# 10^23, or a minimum bid over the maximum, is a typo, not a way to play.
+RANGES: Final[dict[str, tuple[int, int, int]]] = {
+    "target": (10, 100_000, 1),
+    "min_bid": (80, 160, 10),       # FFB 4.2.2: 80 to 160 by tens
+    "max_bid": (80, 160, 10),
+    "unannounced_capot": (0, 1000, 1),
+    "dedans_points": (0, 1000, 1),
+    "capot_points": (0, 1000, 1),
 }
 
 
@@ -67,7 +78,9 @@ class Rules:
     must_undertrump: bool = False
     # FFB 5.2.3: partner master, free discard. False: must trump even then (house rule).
     partner_master_free: bool = True
-    # What a proven renonce does to the hand (the FFB's page: hand lost, 160 to the others).
+    # What a proven renonce does to the hand (scorer.scoring._renonce_score): the
+    # FFB text is silent; "hand-lost" values the lost hand by its 10.2 table,
+    # "flat-160" gives 160 whatever the contract.
     renonce_penalty: str = "hand-lost"
     # House rule: a capot made without being bid scores this flat (0: its points, 252).
     unannounced_capot: int = 0
@@ -112,12 +125,20 @@ class Rules:
         fields = {f.name: f for f in dataclasses.fields(cls)}
         defaults = cls()
         clean: dict[str, Any] = {}
+        if not isinstance(settings, dict):
+            raise UnknownSettingError(f"settings are an object of name: value, not "
+                                      f"{type(settings).__name__}")
         for name, value in settings.items():
-            if name not in fields:
+            if not isinstance(name, str) or name not in fields:
+                shown = repr(name) if len(repr(name)) < 40 else repr(name)[:40] + "..."
                 raise UnknownSettingError(
-                    f"unknown setting {name!r} (known: {', '.join(sorted(fields))})")
+                    f"unknown setting {shown} (known: {', '.join(sorted(fields))})")
             clean[name] = _coerce(name, value, getattr(defaults, name))
-        return cls(**clean)
+        rules = cls(**clean)
+        if rules.min_bid > rules.max_bid:
+            raise UnknownSettingError(f"setting 'min_bid': {rules.min_bid} is over "
+                                      f"'max_bid' {rules.max_bid}")
+        return rules
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -132,20 +153,26 @@ def _coerce(name: str, value: Any, default: Any) -> Any:
             return True
         if isinstance(value, str) and value.lower() in ("false", "no", "0", "off"):
             return False
-        raise UnknownSettingError(f"setting {name!r}: expected true or false, got {value!r}")
+        from scorer.validate import _short
+
+        raise UnknownSettingError(f"setting {name!r}: expected true or false, "
+                                  f"got {_short(value)}")
     if isinstance(default, int):
-        if isinstance(value, int) and not isinstance(value, bool):
-            out = value
-        elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
-            out = int(value)
-        else:
-            raise UnknownSettingError(f"setting {name!r}: expected a whole number, got {value!r}")
-        if out < 0:
-            raise UnknownSettingError(f"setting {name!r}: must not be negative, got {out}")
+        from scorer.validate import InvalidInputError, whole_number
+
+        low, high, step = RANGES.get(name, (0, 10 ** 6, 1))
+        try:
+            out = whole_number(value, f"setting {name!r}", low, high)
+        except InvalidInputError as exc:
+            raise UnknownSettingError(str(exc)) from None
+        if out % step:
+            raise UnknownSettingError(f"setting {name!r}: {out} is not a multiple of {step}")
         return out
     if not isinstance(value, str) or value not in CHOICES.get(name, (value,)):
-        raise UnknownSettingError(
-            f"setting {name!r}: {value!r} is not one of {', '.join(CHOICES.get(name, ()))}")
+        from scorer.validate import _short
+
+        raise UnknownSettingError(f"setting {name!r}: {_short(value)} is not one of "
+                                  f"{', '.join(CHOICES.get(name, ()))}")
     return value
 
 

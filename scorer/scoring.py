@@ -136,7 +136,8 @@ def score_hand(rules: Rules, taker: str, value: int | str | None, trump: str, do
     int_value = value if isinstance(value, int) else 0
     sheet = Sheet()
     if renonce_team is not None:
-        return _renonce_score(rules, sheet, renonce_team, taker_team, value, bel, pfd, held_over)
+        return _renonce_score(rules, sheet, renonce_team, taker_team, value, double, bel, pfd,
+                              held_over)
     if rules.game == "classic":
         return _classic_score(rules, sheet, taker_team, defence, points, tricks, bel, held_over)
     made = contract_made(rules, taker_team, value, trump, points, tricks, belote)
@@ -169,6 +170,13 @@ def score_hand(rules: Rules, taker: str, value: int | str | None, trump: str, do
             if scoring != "contract-only":
                 _add_hand_points(sheet, rules, trump, defence, points[defence])
             sheet.add(defence, "belote", bel[defence])
+        elif tricks[defence] == 8 and rules.unannounced_capot:
+            # The club's text gives its flat capot to "une équipe" that makes one
+            # unbid and uncontré: the defence too, in place of the 160 of a fall.
+            sheet.add(defence, "capot", rules.unannounced_capot)
+            if pfd:
+                sheet.add(defence, "contract", int_value)
+            sheet.add(defence, "belote", both)
         else:
             sheet.add(defence, "fallen", 160)
             if pfd:
@@ -249,32 +257,118 @@ def _classic_score(rules: Rules, sheet: Sheet, taker_team: str, defence: str, po
     return sheet.result(made, **more)
 
 
+# -- where the rule texts are silent or several: decided here, once -------------------
+#
+# The FFB text of 2016 says nothing of a renonce; the club's text ("Irrégularités
+# de jeu") says the hand is cancelled and "les points du contrat en cours sont
+# marqués par l'équipe adverse". The decisions below follow the FFB's own
+# table wherever it can be read across, and say where they go beyond the texts.
+
+def belotes_allowed(trump: str | None) -> int:
+    """How many belotes a hand can have: none at Sans Atout (FFB 11.2), up to
+    four at Tout Atout (11.3: one per suit), one otherwise (FFB 7)."""
+    return 0 if trump == "NT" else 4 if trump == "AT" else 1
+
+
+def count_belotes(belote: str | list[str] | None) -> dict[str, int]:
+    """A tally's ``belote`` (a team, a list with a team per belote, or None) as
+    a count per team."""
+    teams = [belote] if isinstance(belote, str) else list(belote or [])
+    return {"NS": teams.count("NS"), "EW": teams.count("EW")}
+
+
+def penalised_renonce(renonces: list[dict[str, object]],
+                      play_order: dict[tuple[int, str], int]) -> dict[str, object] | None:
+    """The renonce that decides the hand when there are several: the one
+    committed first (earliest trick, then earliest in that trick's play, from
+    ``play_order[(trick, seat)]``), whichever was proved first. The club's
+    text stops the hand at the first wrong card ("le coup est annulé"), so the
+    later one was made in a hand already lost; the FFB text is silent."""
+    if not renonces:
+        return None
+
+    def committed(r: dict[str, object]) -> tuple[int, int]:
+        trick = int(r["trick"])  # type: ignore[call-overload]
+        return trick, play_order.get((trick, str(r["seat"])), 4)
+
+    return min(renonces, key=committed)
+
+
+def lost_hand_value(rules: Rules, value: int | str | None, double: int,
+                    pfd: bool) -> list[tuple[str, int, dict[str, int]]]:
+    """What a lost hand is worth to the other team by the FFB 10.2 table
+    ("Contrat chuté": the defence's row): 160, 320 contré, 640 surcontré
+    (FFB 10.2 note 1 in points faits + demandés when set), plus the contract
+    (x2, x4) in points faits + demandés; a capot 500, 1000, 2000. Each part
+    as (what, points, figures)."""
+    def figures(base: int, multiplier: int) -> dict[str, int]:
+        return {"base": base, "multiplier": multiplier} if multiplier > 1 else {}
+
+    if value == "capot":
+        return [("renonce", 500 * double, figures(500, double))]
+    int_value = value if isinstance(value, int) else 0
+    base = 160 * double
+    if double > 1 and pfd and rules.contre_160:
+        base = 160
+    parts: list[tuple[str, int, dict[str, int]]] = [
+        ("renonce", base, figures(160, base // 160))]
+    if pfd:
+        parts.append(("contract", int_value * double, figures(int_value, double)))
+    return parts
+
+
 def _renonce_score(rules: Rules, sheet: Sheet, offender: str, taker_team: str,
-                   value: int | str | None, bel: Scores, pfd: bool,
+                   value: int | str | None, double: int, bel: Scores, pfd: bool,
                    held_over: int) -> dict[str, object]:
+    """A renonce loses the hand for the offending team (``rules.renonce_penalty``):
+
+    * ``hand-lost`` (default): the other team scores the lost hand as the FFB
+      10.2 table values it (``lost_hand_value``), so a renonce never costs
+      less than losing the same contract by play;
+    * ``flat-160``: 160 whatever the contract (+ the contract in points faits
+      + demandés), as many clubs count it;
+    * ``flat-162``: the whole deal, 162; ``contract``: the contract in play
+      (the club's text; contré x2, surcontré x4 as its table, capot 500);
+      ``cancel``: nobody scores.
+
+    The belotes go as on a fall in the same game: at contrée to the other
+    team, the offender's with them (FFB 10.2 "Belote preneurs ou défense",
+    FFB 7), so the offender keeps nothing; at classic belote each keeps its
+    own ("la belote qui est imprenable", the classic summary). Classic belote
+    has no contract value: the whole deal (162) is given.
+    """
     other = other_team(offender)
     penalty = rules.renonce_penalty
     int_value = value if isinstance(value, int) else 0
+    more: dict[str, object] = {"renonce_penalty": penalty}
     if penalty == "cancel":
         if held_over:
             # Nobody won this hand: a classic litige's points still wait for a winner.
-            return sheet.result(None, cancelled=True, held_over=held_over)
-        return sheet.result(None, cancelled=True)
-    if penalty == "flat-162" or rules.game == "classic" and penalty == "hand-lost":
+            return sheet.result(None, cancelled=True, held_over=held_over, **more)
+        return sheet.result(None, cancelled=True, **more)
+    if rules.game == "classic" or penalty == "flat-162":
         sheet.add(other, "renonce", 162)
     elif penalty == "contract":
-        # The points of the contract in play (the club's text): a capot is worth 500;
-        # classic belote has no contract value, its whole deal (162) is given instead.
-        sheet.add(other, "renonce", 500 if value == "capot" else int_value or 162)
-    else:
+        base = 500 if value == "capot" else 160 if double > 1 and (
+            rules.contre_scoring == "table") else int_value
+        if double > 1:
+            sheet.add(other, "renonce", base * double, base=base, multiplier=double)
+        else:
+            sheet.add(other, "renonce", base)
+    elif penalty == "flat-160":
         sheet.add(other, "renonce", 160)
         if pfd:
             sheet.add(other, "contract", int_value)
-    # The belote stays with the team that announced it.
-    sheet.add(other, "belote", bel[other])
+    else:
+        for what, points, figures in lost_hand_value(rules, value, double, pfd):
+            sheet.add(other, what, points, **figures)
+    if rules.game == "classic":
+        sheet.add(other, "belote", bel[other])
+        sheet.add(offender, "belote", bel[offender])
+    else:
+        sheet.add(other, "belote", bel["NS"] + bel["EW"])
     sheet.add(other, "held_over", held_over)
-    sheet.add(offender, "belote", bel[offender])
-    return sheet.result(offender != taker_team)
+    return sheet.result(offender != taker_team, **more)
 
 
 Step = dict[str, Any]
@@ -342,7 +436,8 @@ def breakdown(result: Mapping[str, Any], rules: Mapping[str, Any]) -> list[Step]
             out.append({"step": "double", "multiplier": int(contract["double"])})
     if result.get("renonces"):
         out.append({"step": "renonce", "count": len(result["renonces"]),
-                    "penalty": rules.get("renonce_penalty")})
+                    "penalty": result.get("renonce_penalty")
+                    or rules.get("renonce_penalty") or "hand-lost"})
     out.append({"step": "rounding", "on": bool(rules.get("rounding", True))})
     parts = awarded_parts(result)
     if parts is not None:

@@ -26,7 +26,7 @@ scorer.verify.IllegalEventError: N played out of turn, W to play
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from scorer import tricks as T
 from scorer.bidding import (
@@ -54,6 +54,7 @@ from scorer.events import (
 )
 from scorer.handview import code_of
 from scorer.rules import Rules, UnknownSettingError
+from scorer.scoring import belotes_allowed
 
 if TYPE_CHECKING:
     from scorer.fold import GameState
@@ -136,6 +137,25 @@ def verify_event(state: GameState, event: Event) -> None:
             raise IllegalEventError("a tally gives points and tricks for NS and EW")
         if sum(event.tricks.values()) != 8:
             raise IllegalEventError("a tally's tricks add up to 8")
+        _verify_tally_belote(state, event.belote)
+
+
+def _verify_tally_belote(state: GameState, belote: Any) -> None:
+    """FFB 7, 11.2, 11.3 (``scorer.scoring.belotes_allowed``): no belote at Sans
+    Atout, up to four at Tout Atout, one at a suit."""
+    teams = [belote] if isinstance(belote, str) else belote
+    if teams is None:
+        return
+    if not isinstance(teams, list) or any(t not in TEAMS for t in teams):
+        raise IllegalEventError(f"a tally's belote is NS, EW, a list of them or null, "
+                                f"not {belote!r}")
+    trump = (state.contract or {}).get("trump")
+    allowed = belotes_allowed(trump)
+    if len(teams) > allowed:
+        raise IllegalEventError(
+            "no belote at Sans Atout (FFB 11.2)" if allowed == 0 else
+            f"at most {allowed} belote{'s' if allowed > 1 else ''} in this hand "
+            f"({'FFB 11.3: one per suit at Tout Atout' if allowed > 1 else 'FFB 7'})")
 
 
 def _verify_bid(state: GameState, e: BidMade) -> None:

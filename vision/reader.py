@@ -34,6 +34,7 @@ from vision.classify import (
     IndexDetector,
     box_intersection,
 )
+from vision.imagefile import load_image as load_image  # its place before: re-exported
 from vision.locate import corner_crops, find_cards, index_crop, look_crops, quad_center
 
 
@@ -53,18 +54,6 @@ class Detection:
             "center": [round(self.center[0], 1), round(self.center[1], 1)],
             "quad": [[round(x, 1), round(y, 1)] for x, y in self.quad],
         }
-
-
-def load_image(path: str | Path) -> np.ndarray:
-    """Read an image file as BGR, or raise ``ValueError`` saying which file and why."""
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"{path}: no such image file")
-    data = np.fromfile(str(path), dtype=np.uint8)
-    frame = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if frame is None:
-        raise ValueError(f"{path}: not a readable image (JPEG, PNG, ...)")
-    return frame
 
 
 class CardReader:

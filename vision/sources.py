@@ -10,6 +10,7 @@ only inside :class:`PiCameraSource`, so nothing else needs it installed.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +22,8 @@ import numpy as np
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
 
 Frame = tuple[float, np.ndarray]
+
+log = logging.getLogger(__name__)
 
 
 class SourceError(ValueError):
@@ -89,17 +92,23 @@ class ImageFolderSource(Source):
             raise SourceError(f"{self.path}: no images (.jpg, .png, .bmp) in this folder")
         self.interval = interval
         self._index = 0
+        self.skipped: list[str] = []  # why each unreadable file was skipped
 
     def __next__(self) -> Frame:
-        if self._index >= len(self.files):
-            raise StopIteration
-        path = self.files[self._index]
-        frame = cv2.imread(str(path))
-        if frame is None:
-            raise SourceError(f"{path}: not a readable image")
-        t = self._index * self.interval
-        self._index += 1
-        return t, frame
+        from vision.imagefile import ImageFileError, load_image
+
+        # A bad frame is logged and skipped: one unreadable file must not stop
+        # the table. Its time slot stays empty, as a dropped camera frame would.
+        while self._index < len(self.files):
+            path = self.files[self._index]
+            t = self._index * self.interval
+            self._index += 1
+            try:
+                return t, load_image(path)
+            except ImageFileError as exc:
+                log.warning("skipped a frame: %s", exc)
+                self.skipped.append(str(exc))
+        raise StopIteration
 
 
 class DeviceSource(Source):

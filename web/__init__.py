@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Flask, request, session
 from flask_babel import Babel
-from flask_limiter import Limiter
-from flask_limiter.util import get_remote_address
 from flask_wtf.csrf import CSRFProtect
 
 if TYPE_CHECKING:
@@ -53,11 +51,13 @@ def create_app(service: TableService, config: dict[str, Any] | None = None) -> F
     """Build the web application around ``service``, the running table (its
     store and bus come with it); the views find it as ``config["SERVICE"]``.
 
-    ``config`` keys: ``SECRET_KEY`` (random per start when absent),
-    ``PIN_FILE`` (where table PINs are kept; beside the store's database by
-    default), ``PIN`` (the PIN of a game started elsewhere, e.g.
-    by the demo), ``PIN_RATE_LIMIT`` (failed PIN attempts allowed, default
-    ``"10 per minute"``), ``MAX_STREAMS`` (event streams open at once).
+    ``config`` keys: ``SECRET_KEY`` (by default made once and kept with the
+    PINs, so organisers stay logged in across restarts), ``PIN_FILE`` (where
+    table PINs are kept; beside the store's database by default), ``PIN``
+    (the PIN of a game started elsewhere, e.g. by the demo),
+    ``PIN_MAX_FAILURES`` and ``PIN_LOCKOUT_S`` (wrong PINs before the table
+    refuses every PIN, and for how long at first; see ``web.access``),
+    ``MAX_STREAMS`` (event streams open at once).
     """
     from web import access, api, control, history, live
 
@@ -68,9 +68,14 @@ def create_app(service: TableService, config: dict[str, Any] | None = None) -> F
         SESSION_COOKIE_HTTPONLY=True,
         BABEL_DEFAULT_LOCALE="fr",
         BABEL_TRANSLATION_DIRECTORIES=str(HERE / "translations"),
-        PIN_RATE_LIMIT="10 per minute",
+        PIN_MAX_FAILURES=5,
+        PIN_LOCKOUT_S=60,
         # Event streams open at once (each holds a server thread; see serve()).
-        MAX_STREAMS=64,
+        MAX_STREAMS=150,
+        # Refused (413) before the body is read; the server refuses it earlier still.
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        MAX_FORM_MEMORY_SIZE=MAX_BODY_BYTES,
+        MAX_FORM_PARTS=200,
         # The PIN travels in a header for API clients; forms carry the token.
         WTF_CSRF_HEADERS=["X-CSRFToken"],
         WTF_CSRF_TIME_LIMIT=None,
@@ -85,16 +90,13 @@ def create_app(service: TableService, config: dict[str, Any] | None = None) -> F
 
     Babel(app, locale_selector=_select_locale)
     csrf = CSRFProtect(app)
-    limiter = Limiter(get_remote_address, app=app, storage_uri="memory://",
-                      headers_enabled=True)
     app.extensions["belote_csrf"] = csrf
-    app.extensions["belote_limiter"] = limiter
     # Set when the server closes, so open event streams end promptly.
     app.extensions["belote_stop"] = threading.Event()
     app.extensions["belote_streams"] = live.StreamCount()
     # Tells this run's event ids from those of a run before a restart.
     app.extensions["belote_boot"] = secrets.token_hex(4)
-    access.init_app(app)
+    access.init_app(app, keep_secret_key=bool(config and config.get("SECRET_KEY")))
 
     app.register_blueprint(live.bp)
     app.register_blueprint(control.bp)
@@ -104,8 +106,66 @@ def create_app(service: TableService, config: dict[str, Any] | None = None) -> F
     # not apply to them; a cookie-authenticated call is checked in access.py.
     csrf.exempt(api.bp)
     app.after_request(_security_headers)
-    access.pin_rate_limit(app, api.bp, "control.login", "control.setup")
     return app
+
+
+# How the server holds a club night (benchmarks/web.py measures it; README):
+# every live stream holds a worker thread, so the threads are the streams'
+# cap plus room for page loads and the organiser; idle and half-sent
+# connections hold no thread (waitress keeps them in its event loop), so the
+# connection limit is set far above the streams and idle ones are closed soon.
+STREAM_ROOM = 16          # threads kept free of streams for pages and the API
+CONNECTION_LIMIT = 1000   # open sockets at once (poll(), not select(): no 1024 cap)
+IDLE_TIMEOUT_S = 15       # an idle or half-sent connection is closed after this
+CLEANUP_INTERVAL_S = 2    # how often idle connections are looked for
+# One visitor's device cannot hold the server's connections by itself: a browser
+# needs a handful. Loopback (a proxy on the Pi, the tests) is not capped.
+PER_ADDRESS_LIMIT = 64
+UNCAPPED = ("127.0.0.1", "::1")
+# Request bodies: a form or a JSON entry is a few hundred bytes; anything larger
+# is refused from its Content-Length (or as it arrives, when chunked) before the
+# body is read, so a huge post cannot grow the process.
+MAX_BODY_BYTES = 64 * 1024
+# A watcher whose Wi-Fi vanished acknowledges nothing: the kernel drops the
+# connection once data has waited this long unacknowledged (Linux), and the
+# stream's heartbeat (web.live) makes sure there is data to wait.
+UNACKED_TIMEOUT_MS = 6000
+
+
+def _socket_options() -> list[tuple[int, int, int]]:
+    import socket
+
+    options = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),
+               (socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)]
+    for name, value in (("TCP_USER_TIMEOUT", UNACKED_TIMEOUT_MS), ("TCP_KEEPIDLE", 5),
+                        ("TCP_KEEPINTVL", 2), ("TCP_KEEPCNT", 3)):
+        if hasattr(socket, name):
+            options.append((socket.IPPROTO_TCP, getattr(socket, name), value))
+    return options
+
+
+def _cap_per_address(server: Any, limit: int, uncapped: tuple[str, ...]) -> None:
+    """Close, as soon as it is accepted, a connection from an address that
+    already holds ``limit`` of them (waitress's own accept, with that check)."""
+    def handle_accept() -> None:
+        try:
+            pair = server.accept()
+            if pair is None:
+                return
+            conn, addr = pair
+            server.set_socket_options(conn)
+        except OSError:
+            return  # the peer left before we got to it: nothing to serve
+        addr = server.fix_addr(addr)
+        host = addr[0] if isinstance(addr, tuple) else None
+        if host is not None and host not in uncapped and sum(
+                1 for ch in list(server.active_channels.values())
+                if isinstance(ch.addr, tuple) and ch.addr[0] == host) >= limit:
+            conn.close()
+            return
+        server.channel_class(server, conn, addr, server.adj, map=server._map)
+
+    server.handle_accept = handle_accept
 
 
 class Server:
@@ -115,10 +175,19 @@ class Server:
         from waitress.server import TcpWSGIServer, create_server
 
         self.app = app
-        # One worker thread per open event stream: leave room for 50 watchers
-        # and the organiser's requests.
-        self._server = create_server(app, host=host, port=port, threads=threads,
-                                     channel_timeout=300, ident="belote-table")
+        self._server = create_server(
+            app, host=host, port=port, threads=threads, ident="belote-table",
+            connection_limit=CONNECTION_LIMIT, asyncore_use_poll=True,
+            channel_timeout=IDLE_TIMEOUT_S, cleanup_interval=CLEANUP_INTERVAL_S,
+            max_request_body_size=MAX_BODY_BYTES, max_request_header_size=16 * 1024,
+            # Keep reading a socket while its request runs, so a stream learns
+            # at once that its watcher closed the connection.
+            channel_request_lookahead=1,
+            # A watcher's phone leaving the Wi-Fi is ordinary: no traceback in the log.
+            log_socket_errors=False)
+        # Set on each accepted connection (not a keyword of create_server).
+        self._server.adj.socket_options = _socket_options()
+        _cap_per_address(self._server, PER_ADDRESS_LIMIT, UNCAPPED)
         self.host = host
         # One host and port: waitress gives a TCP server, the one kind with a port.
         assert isinstance(self._server, TcpWSGIServer)
@@ -153,13 +222,18 @@ class Server:
         self.close()
 
 
-def serve(app: Flask, host: str = "127.0.0.1", port: int = 8000, threads: int = 80) -> Server:
+def serve(app: Flask, host: str = "127.0.0.1", port: int = 8000,
+          threads: int | None = None) -> Server:
     """Serve ``app`` with waitress in a thread; ``port=0`` picks a free port
-    (read it back from ``.port``). Binds to 127.0.0.1 unless told otherwise."""
+    (read it back from ``.port``). Binds to 127.0.0.1 unless told otherwise.
+    ``threads`` defaults to the app's ``MAX_STREAMS`` plus room for pages."""
     if app.debug:
         raise RuntimeError("refusing to serve a Flask app in debug mode")
+    if threads is None:
+        threads = int(app.config["MAX_STREAMS"]) + STREAM_ROOM
     # Keep some threads for page loads and the organiser while watchers stream.
-    app.config["MAX_STREAMS"] = min(int(app.config["MAX_STREAMS"]), max(1, threads - 16))
+    app.config["MAX_STREAMS"] = min(int(app.config["MAX_STREAMS"]),
+                                    max(1, threads - STREAM_ROOM))
     # A server closed before (its streams ended) must not end this one's streams.
     app.extensions["belote_stop"].clear()
     server = Server(app, host, port, threads)

@@ -1,11 +1,20 @@
 """Who may change the table: anyone may watch, every change needs the table's PIN.
 
 The PIN is chosen when a game starts (or given in the app config for a game
-started elsewhere, or made up and logged when neither) and kept per game in a
-small JSON file beside the event store, so a restart keeps it. API clients send
-it in the ``X-Table-PIN`` header; the organiser's browser proves it once on the
-control page and then carries a signed session cookie, checked together with
-the CSRF token. Failed attempts are rate limited (see ``init_app``).
+started elsewhere, or made up, logged and shown on the score display when
+neither) and kept per game as a ``hashlib.scrypt`` hash in a small JSON file
+beside the event store, written with fsync and rename so that a crash leaves
+the old file or the new one, never half of one. A file from before the hashes
+(plain PINs) is hashed on first read; an empty or corrupt one is set aside,
+said on the page, and the service goes on.
+
+API clients send the PIN in the ``X-Table-PIN`` header; the organiser's
+browser proves it once on the control page and then carries a session id,
+kept server-side in SQLite (with the failed attempts and the cookie signing
+key), so a session survives a restart and dies at log-out. Failed attempts
+are counted per table, not per address, and kept across restarts: after
+``PIN_MAX_FAILURES`` wrong PINs the table refuses every PIN for
+``PIN_LOCKOUT_S`` seconds, doubling at each lockout, and says how long is left.
 """
 
 from __future__ import annotations
@@ -16,8 +25,11 @@ import json
 import logging
 import os
 import secrets
+import sqlite3
 import tempfile
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,37 +39,270 @@ from flask_babel import gettext as _
 log = logging.getLogger(__name__)
 
 PIN_HEADER = "X-Table-PIN"
+PIN_DIGITS = 6          # a PIN the service makes up; a chosen one has 6 to 8 digits
+# scrypt's cost: about 16 MB and a few tens of milliseconds a check, so a
+# stolen PIN file cannot be searched quickly; verified PINs are remembered
+# in memory (as an HMAC) so API clients do not pay it on every request.
+SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}
+MAX_LOCKOUT_S = 3600
+SESSION_S = 31 * 24 * 3600
 
 
 class AccessDenied(Exception):
     """A change asked for without the right PIN (answered with 403)."""
 
 
+class PinLocked(Exception):
+    """Too many wrong PINs for this table: every PIN waits (answered with 429)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = max(1, int(seconds + 0.999))
+        super().__init__(self.message())
+
+    def message(self) -> str:
+        return str(_("too many PIN attempts: try again in %(seconds)s s",
+                     seconds=self.seconds))
+
+
+def hash_pin(pin: str, salt: bytes | None = None, **cost: int) -> dict[str, Any]:
+    """The stored form of a PIN (scrypt, with its salt and cost)."""
+    salt = salt if salt is not None else secrets.token_bytes(16)
+    params = {**SCRYPT, **cost}
+    digest = hashlib.scrypt(pin.encode(), salt=salt, maxmem=64 * 1024 * 1024, dklen=32,
+                            **params)
+    return {"kdf": "scrypt", **params, "salt": salt.hex(), "hash": digest.hex()}
+
+
+def _pin_ok(stored: dict[str, Any], pin: str) -> bool:
+    try:
+        again = hash_pin(pin, bytes.fromhex(stored["salt"]), n=int(stored["n"]),
+                         r=int(stored["r"]), p=int(stored["p"]))
+    except (KeyError, ValueError, TypeError):
+        return False
+    return hmac.compare_digest(again["hash"], str(stored.get("hash", "")))
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write, fsync, rename, fsync the folder: after a crash the file is the
+    old one or the new one, never empty or half written."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
+
+
+def _set_aside(path: Path) -> Path:
+    aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+    os.replace(path, aside)
+    return aside
+
+
 class PinBook:
-    """The PIN of each game, by game id, optionally kept in a JSON file."""
+    """The PIN hash of each game, by game id, optionally kept in a JSON file.
+
+    ``problem`` says (in words for the organiser) what went wrong reading the
+    file, if anything; the book then starts empty and the service goes on.
+    """
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._lock = threading.Lock()
-        self._pins: dict[str, str] = {}
+        self._pins: dict[str, dict[str, Any]] = {}
+        self.problem: str | None = None
         if path is not None and path.exists():
-            self._pins = {str(k): str(v) for k, v in json.loads(path.read_text()).items()}
+            self._load(path)
 
-    def get(self, game_id: Any) -> str | None:
+    def _load(self, path: Path) -> None:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
+            pins = data.get("pins") if data.get("version") == 2 else data
+            if not isinstance(pins, dict):
+                raise ValueError("no 'pins' object")
+        except (OSError, ValueError) as exc:  # JSONDecodeError and UnicodeError too
+            aside = _set_aside(path)
+            log.error("PIN file %s unreadable (%s): set aside as %s; a new PIN will be "
+                      "made and shown on the score display", path, exc, aside.name)
+            self.problem = "pin_file"
+            return
+        migrated = False
+        for game, value in pins.items():
+            if isinstance(value, str):
+                # A file from before the hashes: the plain PIN is hashed and dropped.
+                self._pins[str(game)] = hash_pin(value)
+                migrated = True
+            elif isinstance(value, dict) and value.get("kdf") == "scrypt":
+                self._pins[str(game)] = value
+            else:
+                log.error("PIN file %s: game %s has no usable PIN; a new one will be made",
+                          path, game)
+        if migrated:
+            self._save()
+            log.info("PIN file %s: plain PINs replaced by their scrypt hashes", path)
+
+    def _save(self) -> None:
+        if self.path is not None:
+            write_atomically(self.path, json.dumps({"version": 2, "pins": self._pins}))
+
+    def has(self, game_id: Any) -> bool:
         with self._lock:
-            return self._pins.get(str(game_id))
+            return str(game_id) in self._pins
+
+    def check(self, game_id: Any, pin: str) -> bool:
+        with self._lock:
+            stored = self._pins.get(str(game_id))
+        return stored is not None and _pin_ok(stored, pin)
+
+    def copy(self, from_game: Any, to_game: Any) -> bool:
+        """Give ``to_game`` the PIN of ``from_game`` (its hash: the PIN itself
+        is not kept). False when ``from_game`` has none."""
+        with self._lock:
+            record = self._pins.get(str(from_game))
+            if record is None:
+                return False
+            self._pins[str(to_game)] = dict(record)
+            self._save()
+        return True
 
     def set(self, game_id: Any, pin: str) -> None:
+        record = hash_pin(pin)
         with self._lock:
-            self._pins[str(game_id)] = pin
-            if self.path is None:
-                return
-            # Write then rename, so a crash never leaves a half-written file.
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".pins-")
-            with os.fdopen(fd, "w") as f:
-                json.dump(self._pins, f)
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.path)
+            self._pins[str(game_id)] = record
+            self._save()
+
+
+ACCESS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS pin_attempts (
+    game_id TEXT PRIMARY KEY, failures INTEGER NOT NULL, lockouts INTEGER NOT NULL,
+    locked_until REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY, game_id TEXT NOT NULL, author TEXT NOT NULL, created REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+class AccessBook:
+    """Failed PIN attempts per table, organisers' sessions and the cookie
+    signing key, in a small SQLite file (in memory without one)."""
+
+    def __init__(self, path: Path | None, clock: Callable[[], float] = time.time,
+                 max_failures: int = 5, lockout_s: float = 60.0) -> None:
+        self.path = path
+        self.clock = clock
+        self.max_failures = max_failures
+        self.lockout_s = lockout_s
+        self._lock = threading.Lock()
+        self.problem: str | None = None
+        try:
+            self._db = self._open()
+        except sqlite3.DatabaseError as exc:
+            assert path is not None  # an in-memory database cannot be corrupt
+            aside = _set_aside(path)
+            log.error("access file %s unreadable (%s): set aside as %s; organisers log "
+                      "in again", path, exc, aside.name)
+            self.problem = "access_file"
+            self._db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(":memory:" if self.path is None else str(self.path),
+                             isolation_level=None, check_same_thread=False)
+        try:
+            db.execute("PRAGMA busy_timeout = 5000")
+            db.executescript(ACCESS_SCHEMA)
+            if self.path is not None:
+                os.chmod(self.path, 0o600)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def secret_key(self) -> str:
+        """The key that signs session cookies, made once and kept."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM secrets WHERE name='cookie'").fetchone()
+            if row:
+                return str(row[0])
+            key = secrets.token_hex(32)
+            self._db.execute("INSERT INTO secrets VALUES ('cookie', ?)", (key,))
+            return key
+
+    # -- attempts ---------------------------------------------------------------------
+
+    def _row(self, game_id: str) -> tuple[int, int, float]:
+        row = self._db.execute("SELECT failures, lockouts, locked_until FROM pin_attempts "
+                               "WHERE game_id=?", (game_id,)).fetchone()
+        return (int(row[0]), int(row[1]), float(row[2])) if row else (0, 0, 0.0)
+
+    def _put(self, game_id: str, failures: int, lockouts: int, until: float) -> None:
+        self._db.execute("INSERT OR REPLACE INTO pin_attempts VALUES (?, ?, ?, ?)",
+                         (game_id, failures, lockouts, until))
+
+    def locked_for(self, game_id: Any) -> float:
+        """Seconds this table still refuses every PIN (0: it listens)."""
+        with self._lock:
+            _, _, until = self._row(str(game_id))
+        return max(0.0, until - self.clock())
+
+    def failed(self, game_id: Any) -> None:
+        """Count one wrong PIN; the last one allowed starts a lockout."""
+        key = str(game_id)
+        with self._lock:
+            failures, lockouts, until = self._row(key)
+            failures += 1
+            if failures >= self.max_failures:
+                wait = min(MAX_LOCKOUT_S, self.lockout_s * 2 ** lockouts)
+                failures, lockouts, until = 0, lockouts + 1, self.clock() + wait
+                log.warning("table (game %s): %d wrong PINs, every PIN refused for %.0f s",
+                            key, self.max_failures, wait)
+            self._put(key, failures, lockouts, until)
+
+    def succeeded(self, game_id: Any) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM pin_attempts WHERE game_id=?", (str(game_id),))
+
+    # -- sessions ---------------------------------------------------------------------
+
+    def open_session(self, game_id: Any, author: str) -> str:
+        sid = secrets.token_urlsafe(32)
+        now = self.clock()
+        with self._lock:
+            # Sessions live as long as their cookie (Flask's 31 days) at most.
+            self._db.execute("DELETE FROM sessions WHERE created < ?", (now - SESSION_S,))
+            self._db.execute("INSERT INTO sessions VALUES (?, ?, ?, ?)",
+                             (sid, str(game_id), author, now))
+        return sid
+
+    def session(self, sid: Any, game_id: Any) -> str | None:
+        """The author of a live session for this game, or None."""
+        if not isinstance(sid, str) or not sid:
+            return None
+        with self._lock:
+            row = self._db.execute("SELECT author FROM sessions WHERE id=? AND game_id=? "
+                                   "AND created >= ?",
+                                   (sid, str(game_id), self.clock() - SESSION_S)).fetchone()
+        return str(row[0]) if row else None
+
+    def close_session(self, sid: Any) -> None:
+        if isinstance(sid, str):
+            with self._lock:
+                self._db.execute("DELETE FROM sessions WHERE id=?", (sid,))
 
 
 def _default_pin_file(app: Flask) -> Path | None:
@@ -70,27 +315,22 @@ def _default_pin_file(app: Flask) -> Path | None:
     return Path(str(db) + ".pins.json")
 
 
-def init_app(app: Flask) -> None:
-    """Attach the PIN book and the rate limit on failed PIN attempts."""
-    app.extensions["belote_pins"] = PinBook(_default_pin_file(app))
-
-
-def pin_rate_limit(app: Flask, *targets: Any) -> None:
-    """Count only refused PIN attempts (403) against the visitor's address;
-    past the limit every change is answered 429 until the window passes.
-    ``targets`` are blueprints or endpoint names."""
-    limiter = app.extensions["belote_limiter"]
-    rule = limiter.shared_limit(
-        app.config["PIN_RATE_LIMIT"], scope="pin", methods=["POST"],
-        deduct_when=lambda response: response.status_code == 403,
-        error_message=lambda: _("too many PIN attempts: wait a minute and try again"),
-    )
-    for target in targets:
-        if isinstance(target, str):
-            # A view: the limit is checked by the wrapper, so the app must call it.
-            app.view_functions[target] = rule(app.view_functions[target])
-        else:
-            rule(target)
+def init_app(app: Flask, keep_secret_key: bool = False) -> None:
+    """Attach the PIN book and the access book; unless the config gave one,
+    sign cookies with the key kept in the access book (sessions survive restarts)."""
+    pin_file = _default_pin_file(app)
+    app.extensions["belote_pins"] = PinBook(pin_file)
+    access_file = None if pin_file is None else pin_file.with_suffix(".sqlite")
+    book = AccessBook(access_file, max_failures=int(app.config["PIN_MAX_FAILURES"]),
+                      lockout_s=float(app.config["PIN_LOCKOUT_S"]))
+    app.extensions["belote_access"] = book
+    app.extensions["belote_pin_cache"] = set()
+    if not keep_secret_key:
+        app.config["SECRET_KEY"] = book.secret_key()
+    # An open game without a PIN (started by `run`, or its PIN file lost) gets
+    # one now, on the score display, rather than at the first change asked.
+    with app.app_context():
+        ensure_pin()
 
 
 def service() -> Any:
@@ -102,69 +342,119 @@ def pins() -> PinBook:
     return book
 
 
-def table_pin() -> str | None:
-    """The current game's PIN (None when no game has been started)."""
+def book() -> AccessBook:
+    found: AccessBook = current_app.extensions["belote_access"]
+    return found
+
+
+def problems() -> list[str]:
+    """What went wrong reading the PIN and access files, for the organiser's page."""
+    out = []
+    if pins().problem or book().problem:
+        out.append(_("The table's PIN file could not be read: it was set aside and a new "
+                     "PIN was shown on the score display."))
+    return out
+
+
+def ensure_pin() -> None:
+    """Give the open game a PIN if it has none (a game started elsewhere, or a
+    PIN file lost): the app config's ``PIN``, or one made up, logged and shown
+    on the score display, where only people at the table can read it."""
     game_id = service().game_id
-    if game_id is None:
-        return None
-    pin = pins().get(game_id)
-    if pin is None:
-        pin = current_app.config.get("PIN") or f"{secrets.randbelow(10000):04d}"
-        pins().set(game_id, pin)
-        if not current_app.config.get("PIN"):
-            log.warning("game %s had no PIN: made one up; show it on the display "
-                        "from the control page", game_id)
-    return pin
+    if game_id is None or pins().has(game_id):
+        return
+    given = current_app.config.get("PIN")
+    pin = str(given) if given else f"{secrets.randbelow(10 ** PIN_DIGITS):0{PIN_DIGITS}d}"
+    pins().set(game_id, pin)
+    if not given:
+        # Not logged: the PIN is read on the display, at the table.
+        log.warning("game %s had no PIN: made one up, shown on the score display", game_id)
+        service().bus.publish("display", {"kind": "show_pin", "pin": pin})
 
 
-def _token(game_id: Any, pin: str) -> str:
-    key = str(current_app.config["SECRET_KEY"]).encode()
-    return hmac.new(key, f"{game_id}:{pin}".encode(), hashlib.sha256).hexdigest()
-
-
-def pin_matches(pin: str | None) -> bool:
-    expected = table_pin()
-    if expected is None or pin is None:
+def check_pin(pin: Any) -> bool:
+    """Is ``pin`` the open game's PIN? Counts a wrong one against the table;
+    raises ``PinLocked`` while the table refuses every PIN."""
+    game_id = service().game_id
+    if game_id is None or not isinstance(pin, str):
         return False
-    return hmac.compare_digest(expected.encode(), pin.strip().encode())
+    ensure_pin()
+    accesses = book()
+    left = accesses.locked_for(game_id)
+    if left > 0:
+        raise PinLocked(left)
+    pin = pin.strip()
+    key = str(current_app.config["SECRET_KEY"]).encode()
+    remembered = hmac.new(key, f"{game_id}:{pin}".encode(), hashlib.sha256).hexdigest()
+    cache: set[str] = current_app.extensions["belote_pin_cache"]
+    if remembered in cache or pins().check(game_id, pin):
+        cache.add(remembered)
+        accesses.succeeded(game_id)
+        return True
+    accesses.failed(game_id)
+    return False
+
+
+def _author(text: Any) -> str:
+    return (str(text or "").strip()[:40]) or _("organiser")
 
 
 def log_in(pin: str, author: str) -> bool:
-    """Remember in the session that this browser knows the PIN."""
-    if not pin_matches(pin):
+    """Remember server-side that this browser knows the PIN (``PinLocked`` while locked)."""
+    if not check_pin(pin):
         return False
-    session["table"] = _token(service().game_id, table_pin() or "")
-    session["author"] = author.strip()[:40] or _("organiser")
+    _open_session(service().game_id, author)
     return True
+
+
+def _open_session(game_id: Any, author: str) -> None:
+    book().close_session(session.get("sid"))
+    session["sid"] = book().open_session(game_id, _author(author))
+    session.permanent = True
+
+
+def log_out() -> None:
+    book().close_session(session.pop("sid", None))
+
+
+def keep_session(game_id: Any, author: str) -> None:
+    """This browser, logged in to the last game, stays logged in to ``game_id``
+    (a new game with the same PIN)."""
+    _open_session(game_id, author)
 
 
 def remember_new_game(game_id: Any, pin: str, author: str) -> None:
     pins().set(game_id, pin)
-    session["table"] = _token(game_id, pin)
-    session["author"] = author.strip()[:40] or _("organiser")
+    _open_session(game_id, author)
+
+
+def session_author() -> str | None:
+    game_id = service().game_id
+    if game_id is None:
+        return None
+    return book().session(session.get("sid"), game_id)
 
 
 def logged_in() -> bool:
-    game_id = service().game_id
-    pin = table_pin()
-    return pin is not None and hmac.compare_digest(
-        str(session.get("table", "")), _token(game_id, pin))
+    return session_author() is not None
 
 
 def authorise() -> str:
-    """Allow a change, or raise ``AccessDenied``. Returns who is making it.
+    """Allow a change, or raise ``AccessDenied`` (403) or ``PinLocked`` (429).
+    Returns who is making it.
 
     With no game at all, anyone may start one (and set its PIN).
     """
     if service().game_id is None:
-        return str(request.headers.get("X-Author") or session.get("author") or _("organiser"))
+        return str(request.headers.get("X-Author") or _author(None))[:40]
     header = request.headers.get(PIN_HEADER)
     if header is not None:
-        if not pin_matches(header):
+        if not check_pin(header):
             raise AccessDenied(_("wrong PIN"))
         return str(request.headers.get("X-Author") or "api")[:40]
-    if logged_in():
+    author = session_author()
+    if author is not None:
         # A cookie rides along on cross-site requests: insist on the CSRF token.
         current_app.extensions["belote_csrf"].protect()
-        return str(session.get("author") or _("organiser"))
+        return author
     raise AccessDenied(_("this change needs the table's PIN"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request, session
+from flask import Blueprint, Response, current_app, jsonify, request
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
@@ -22,6 +22,7 @@ from companion.store import StoreError
 from scorer.bidding import DOUBLES
 from scorer.cards import CARD_PATTERN, SEATS, TEAMS, TRUMPS
 from scorer.events import EntryUndone, Event
+from scorer.validate import InvalidInputError, read_json
 from web import access, entries, gamebook, i18n, messages
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -36,17 +37,33 @@ STATE = {"type": "object", "description": "GameState.to_json() plus game_id, eve
                         "scores": {"type": "object"}, "contract": {"type": "object",
                                                                    "nullable": True},
                         "current_trick": {"type": "object"}, "renonces": {"type": "array"}}}
+NOT_FOUND = {"404": {"description": "no such game or hand", "content": {
+    "application/json": {"schema": ERROR}}}}
+
+
+def _read(description: str, schema: dict[str, Any] | None = None,
+          media: str = "application/json") -> dict[str, Any]:
+    """The responses of a read view that names a game or a hand."""
+    ok: dict[str, Any] = {"description": description}
+    if schema is not None:
+        ok["content"] = {media: {"schema": schema}}
+    return {"200": ok, **NOT_FOUND}
+
+
 WRITE_RESPONSES = {
     "200": {"description": "accepted", "content": {"application/json": {"schema": {
         "type": "object", "properties": {"seq": {"type": "integer"}, "state": STATE}}}}},
     "400": {"description": "malformed request", "content": {
         "application/json": {"schema": ERROR}}},
-    "403": {"description": "no PIN or a wrong PIN", "content": {
-        "application/json": {"schema": ERROR}}},
+    "403": {"description": "no PIN (none given) or a wrong PIN (counted against the table)",
+            "content": {"application/json": {"schema": ERROR}}},
     "409": {"description": "refused by the rules (out of turn, card already played...)",
             "content": {"application/json": {"schema": ERROR}}},
-    "429": {"description": "too many wrong PINs", "content": {
-        "application/json": {"schema": ERROR}}},
+    "413": {"description": "body larger than the server reads"},
+    "429": {"description": "too many wrong PINs for this table: every PIN is refused for "
+                           "the seconds of Retry-After (the message says how long)",
+            "headers": {"Retry-After": {"schema": {"type": "integer"}}},
+            "content": {"application/json": {"schema": ERROR}}},
 }
 
 
@@ -89,6 +106,13 @@ def _denied(exc: access.AccessDenied) -> tuple[Response, int]:
     return _error(403, str(exc))
 
 
+@bp.errorhandler(access.PinLocked)
+def _locked(exc: access.PinLocked) -> tuple[Response, int]:
+    response, status = _error(429, exc.message())
+    response.headers["Retry-After"] = str(exc.seconds)
+    return response, status
+
+
 @bp.errorhandler(CSRFError)
 def _csrf(exc: CSRFError) -> tuple[Response, int]:
     return _error(400, _("CSRF: the page is out of date, reload it (%(why)s)")
@@ -105,13 +129,17 @@ def _service() -> Any:
 
 
 def _body() -> dict[str, Any]:
-    data = request.get_json(silent=True)
-    if data is None:
-        if request.form:
-            return request.form.to_dict()
-        if not request.get_data():
-            return {}
-        raise entries.EntryError("body", "not valid JSON")
+    """The request's JSON object (or form fields), read through the one JSON
+    validator: depth and numbers bounded, so no body can make a 500."""
+    if request.form:
+        return request.form.to_dict()
+    raw = request.get_data(cache=True)
+    if not raw.strip():
+        return {}
+    try:
+        data = read_json(raw)
+    except InvalidInputError as exc:
+        raise entries.EntryError("body", exc.reason) from None
     if not isinstance(data, dict):
         raise entries.EntryError("body", "expected a JSON object")
     return data
@@ -156,7 +184,7 @@ def games() -> Response:
 
 
 @bp.get("/games/<int:game_id>")
-@doc("get", "One game and its hands")
+@doc("get", "One game and its hands", responses=_read("the game"))
 def game(game_id: int) -> Any:
     """The game's settings, final or running scores, and each hand's score."""
     try:
@@ -166,7 +194,7 @@ def game(game_id: int) -> Any:
 
 
 @bp.get("/games/<int:game_id>/hands/<int:hand_no>")
-@doc("get", "One hand in full")
+@doc("get", "One hand in full", responses=_read("the hand"))
 def hand(game_id: int, hand_no: int) -> Any:
     """The auction, the eight tricks (leader, cards, winner, points), the score
     step by step, renonces with proof, and every correction with who and when."""
@@ -177,7 +205,8 @@ def hand(game_id: int, hand_no: int) -> Any:
 
 
 @bp.get("/games/<int:game_id>/hands/<int:hand_no>/record.json")
-@doc("get", "A hand record (DESIGN.md exchange format)")
+@doc("get", "A hand record (DESIGN.md exchange format)",
+     responses=_read("the record", {"type": "object"}))
 def hand_record(game_id: int, hand_no: int) -> Any:
     """The hand as a record that ``belote-table score`` reads."""
     try:
@@ -191,7 +220,8 @@ def hand_record(game_id: int, hand_no: int) -> Any:
 
 
 @bp.get("/games/<int:game_id>/hands/<int:hand_no>/evidence")
-@doc("get", "The camera's evidence for each card of a hand (the hand in play too)")
+@doc("get", "The camera's evidence for each card of a hand (the hand in play too)",
+     responses=_read("each card played", {"type": "object"}))
 def hand_evidence(game_id: int, hand_no: int) -> Any:
     """Each card played: trick, seat, the card as it stands, what the camera
     read and how sure it was, the address of the picture it read, whether the
@@ -319,7 +349,8 @@ def game_json(game_id: int) -> Any:
 
 
 @bp.get("/games/<int:game_id>/events")
-@doc("get", "A game's stored events with source, time, confidence and author")
+@doc("get", "A game's stored events with source, time, confidence and author",
+     responses=_read("the events", {"type": "array", "items": {"type": "object"}}))
 def game_events(game_id: int) -> Any:
     """Every event as stored, in order (corrections and undos included)."""
     try:
@@ -330,18 +361,58 @@ def game_events(game_id: int) -> Any:
 
 # -- writing -----------------------------------------------------------------------------
 
-START = {"type": "object", "required": ["pin"], "properties": {
-    "teams": {"type": "object", "properties": {t: {"type": "string"} for t in TEAMS}},
-    "players": {"type": "object", "properties": {s: {"type": "string"} for s in SEATS}},
-    "target": {"type": "integer", "example": 1000},
-    "rules": {"type": "string", "example": "ffb"},
-    "settings": {"type": "object", "description": "overrides of the preset's settings"},
-    "clockwise": {"type": "boolean"}, "dealer": SEAT,
-    "pin": {"type": "string", "pattern": "^[0-9]{4,8}$"}}}
+def settings_schema() -> dict[str, Any]:
+    """Every rule setting with its type, choices and range, from ``scorer.rules``."""
+    import dataclasses
+
+    from scorer.rules import CHOICES, RANGES, Rules
+
+    props: dict[str, Any] = {}
+    for f in dataclasses.fields(Rules):
+        default = getattr(Rules(), f.name)
+        if isinstance(default, bool):
+            props[f.name] = {"type": "boolean"}
+        elif isinstance(default, int):
+            low, high, step = RANGES.get(f.name, (0, 10 ** 6, 1))
+            props[f.name] = {"type": "integer", "minimum": low, "maximum": high}
+            if step > 1:
+                props[f.name]["multipleOf"] = step
+        else:
+            props[f.name] = {"type": "string", "enum": list(CHOICES[f.name])}
+    return {"type": "object", "properties": props, "additionalProperties": False,
+            "description": "overrides of the preset's settings (min_bid <= max_bid)"}
+
+
+def _start_schema() -> dict[str, Any]:
+    from scorer.rules import PRESETS, RANGES
+
+    name = {"type": "string", "maxLength": entries.NAME_MAX}
+    low, high, _ = RANGES["target"]
+    return {"type": "object", "required": ["pin"], "properties": {
+        "teams": {"type": "object", "properties": {t: name for t in TEAMS}},
+        "players": {"type": "object", "properties": {s: name for s in SEATS}},
+        "target": {"type": "integer", "minimum": low, "maximum": high, "example": 1000},
+        "rules": {"type": "string", "enum": list(PRESETS), "example": "ffb"},
+        "settings": settings_schema(),
+        "clockwise": {"type": "boolean"}, "dealer": SEAT,
+        "pin": {"type": "string", "pattern": entries.PIN_RE.pattern}}}
+
+
+BID = {"type": "string", "example": "80H", "pattern": (
+    "^(pass|contre|surcontre|take|take:[SHDC]|"
+    "(80|90|100|110|120|130|140|150|160|capot)(S|H|D|C|NT|AT))$")}
+TEAM = {"type": "string", "enum": list(TEAMS)}
+
+
+def _per_team(high: int) -> dict[str, Any]:
+    count = {"type": "integer", "minimum": 0, "maximum": high}
+    return {"type": "object", "required": list(TEAMS),
+            "properties": {t: count for t in TEAMS}}
 
 
 @bp.post("/games")
-@doc("post", "Start a game (needs the current game's PIN if there is one)", START, write=True)
+@doc("post", "Start a game (needs the current game's PIN if there is one)", _start_schema(),
+     write=True)
 def start_game() -> tuple[Response, int]:
     """Team and player names, target, rule preset and settings, direction,
     first dealer and the new table PIN."""
@@ -357,7 +428,7 @@ def start_game() -> tuple[Response, int]:
 
 @bp.post("/bid")
 @doc("post", "One bid of the auction", {"type": "object", "required": ["bid"], "properties": {
-    "seat": SEAT, "bid": {"type": "string", "example": "80H"}}}, write=True)
+    "seat": SEAT, "bid": BID}}, write=True)
 def bid() -> tuple[Response, int]:
     """``pass``, ``80H``...``160H``, ``capotH``, ``contre``, ``surcontre``; classic:
     ``take``, ``take:S``. The seat defaults to whoever is to speak."""
@@ -367,8 +438,9 @@ def bid() -> tuple[Response, int]:
 @bp.post("/contract")
 @doc("post", "The final contract, without the auction", {
     "type": "object", "required": ["taker", "value", "trump"], "properties": {
-        "taker": SEAT, "value": {"oneOf": [{"type": "integer"}, {"type": "string",
-                                                                 "enum": ["capot"]}]},
+        "taker": SEAT, "value": {"oneOf": [
+            {"type": "integer", "minimum": 80, "maximum": 500, "multipleOf": 10},
+            {"type": "string", "enum": ["capot"]}]},
         "trump": {"type": "string", "enum": list(TRUMPS)},
         "double": {"type": "integer", "enum": list(DOUBLES)}}}, write=True)
 def contract() -> tuple[Response, int]:
@@ -406,18 +478,21 @@ def play() -> tuple[Response, int]:
 @doc("post", "Confirm or correct a card played this hand", {
     "type": "object", "required": ["seat", "trick", "card"], "properties": {
         "seat": SEAT, "trick": {"type": "integer", "minimum": 1, "maximum": 8}, "card": CARD,
-        "hand": {"type": "integer"}}}, write=True)
+        "hand": {"type": "integer", "minimum": 1, "maximum": 10000}}}, write=True)
 def correct() -> tuple[Response, int]:
     """The card ``seat`` played in ``trick`` was ``card``; everything after is re-derived."""
     return _submit(entries.read_correction)
 
 
 @bp.post("/tally")
-@doc("post", "The hand's outcome as a tally", {"type": "object", "properties": {
-    "points": {"type": "object"}, "tricks": {"type": "object"},
-    "belote": {"type": "string", "enum": list(TEAMS), "nullable": True}}}, write=True)
+@doc("post", "The hand's outcome as a tally", {
+    "type": "object", "required": ["points", "tricks"], "properties": {
+        "points": _per_team(500), "tricks": _per_team(8),
+        "belote": {"nullable": True, "oneOf": [
+            TEAM, {"type": "array", "items": TEAM, "maxItems": 4}]}}}, write=True)
 def tally() -> tuple[Response, int]:
-    """Card points and tricks of each team, and the team with belote, for scoring alone."""
+    """Card points and tricks of each team (the tricks add up to 8), and the
+    team with belote (a list, one team per belote, at Tout Atout), for scoring alone."""
     return _submit(lambda data, _state: entries.read_tally(data))
 
 
@@ -426,9 +501,7 @@ def _undoer() -> str | None:
     browser, or the API client named by ``X-Author`` (``api`` by default)."""
     if request.headers.get(access.PIN_HEADER) is not None:
         return str(request.headers.get("X-Author") or "api")[:40]
-    if not access.logged_in():
-        return None
-    return str(session.get("author") or _("organiser"))
+    return access.session_author()
 
 
 @bp.get("/undo")
@@ -476,15 +549,15 @@ def again() -> tuple[Response, int]:
     service = _service()
     if service.game_id is None:
         return _error(409, "no game is open: start a game first")
-    pin = access.table_pin()
+    access.ensure_pin()
+    last_game = service.game_id
     was_logged_in = access.logged_in()
     game_id = service.start_game(next_game(service), source="web", author=author)
-    if pin is not None:
-        if was_logged_in:
-            # The organiser's browser stays logged in to the new game.
-            access.remember_new_game(game_id, pin, author)
-        else:
-            access.pins().set(game_id, pin)
+    # The same PIN: its hash is copied (the PIN itself is not kept).
+    access.pins().copy(last_game, game_id)
+    if was_logged_in:
+        # The organiser's browser stays logged in to the new game.
+        access.keep_session(game_id, author)
     return jsonify({"game_id": game_id, "message": _("New game, same teams."),
                     "state": service.state_json()}), 201
 

@@ -9,6 +9,7 @@ and the CSRF token, and follow the table through the event stream.
 from __future__ import annotations
 
 import dataclasses
+import secrets
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,8 +39,9 @@ def _page(template: str, status: int = 200, **extra: Any) -> tuple[str, int]:
         template, state=service.state_json(), status=service.status(), words=i18n.words(),
         lang=str(get_locale()), logged_in=access.logged_in(), presets=list(PRESETS),
         preset_descriptions=i18n.preset_descriptions(), setting_labels=i18n.setting_labels(),
-        settings_fields=settings_fields(), seats=SEATS, cards=CARD_CODES,
-        game_id=service.game_id, **extra), status
+        settings_fields=settings_fields(), access_problems=access.problems(),
+        suggested_pin=f"{secrets.randbelow(10 ** access.PIN_DIGITS):0{access.PIN_DIGITS}d}",
+        seats=SEATS, cards=CARD_CODES, game_id=service.game_id, **extra), status
 
 
 # Settings the set-up form asks for in their own fields, not in "other settings".
@@ -119,27 +121,40 @@ def login() -> Any:
     the rate limit)."""
     if current_app.config["SERVICE"].game_id is None:
         return redirect(url_for("control.setup"))
-    if not access.log_in(request.form.get("pin", ""), request.form.get("author", "")):
-        return _page("control.html", 403, error=_("wrong PIN"))
+    try:
+        if not access.log_in(request.form.get("pin", ""), request.form.get("author", "")):
+            return _page("control.html", 403, error=_("wrong PIN"))
+    except access.PinLocked as exc:
+        return _locked(exc)
     return redirect(url_for("control.panel"))
+
+
+def _locked(exc: access.PinLocked, template: str = "control.html", **extra: Any) -> Any:
+    page, status = _page(template, 429, error=exc.message(), **extra)
+    return page, status, {"Retry-After": str(exc.seconds)}
 
 
 @bp.post("/control/logout")
 def logout() -> Any:
-    from flask import session
-
-    session.pop("table", None)
+    """End the session here and on the server: the cookie no longer opens anything."""
+    access.log_out()
     return redirect(url_for("control.panel"))
 
 
 @bp.post("/control/show-pin")
 def show_pin() -> Any:
-    """Ask the score display at the table to show the PIN: only people at the
-    table can read it there."""
-    pin = access.table_pin()
-    if pin is not None:
-        current_app.config["SERVICE"].bus.publish("display", {"kind": "show_pin", "pin": pin})
-        flash(_("The PIN is on the score display."))
+    """Show the PIN on the score display, for the players at the table: only
+    someone who types the PIN may (the PIN is kept as a hash: the one typed is
+    the one shown)."""
+    pin = request.form.get("pin", "")
+    try:
+        if not access.check_pin(pin):
+            return _page("control.html", 403, error=_("wrong PIN"))
+    except access.PinLocked as exc:
+        return _locked(exc)
+    current_app.config["SERVICE"].bus.publish("display", {"kind": "show_pin",
+                                                          "pin": pin.strip()})
+    flash(_("The PIN is on the score display."))
     return redirect(url_for("control.panel"))
 
 
@@ -153,10 +168,13 @@ def setup() -> Any:
         return _page("setup.html", form=form,
                      form_settings=any(k.startswith("set_") for k in form))
     form = request.form
-    if service.game_id is not None and not access.logged_in() \
-            and not access.pin_matches(form.get("current_pin")):
-        return _page("setup.html", 403, form=form,
-                     error=_("starting a new game needs the current game's PIN"))
+    try:
+        if service.game_id is not None and not access.logged_in() \
+                and not access.check_pin(form.get("current_pin")):
+            return _page("setup.html", 403, form=form,
+                         error=_("starting a new game needs the current game's PIN"))
+    except access.PinLocked as exc:
+        return _locked(exc, "setup.html", form=form)
     try:
         started, pin = entries.read_start(form_start(form))
         author = form.get("author", "").strip()[:40] or _("organiser")

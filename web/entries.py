@@ -16,7 +16,6 @@ web.entries.EntryError: card: not a belote card: '5H'
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
@@ -36,31 +35,29 @@ from scorer.events import (
     InvalidEventError,
     TallyEntered,
 )
-from scorer.rules import PRESETS, Rules, UnknownSettingError
+from scorer.rules import PRESETS, RANGES, Rules, UnknownSettingError
+from scorer.validate import InvalidInputError, read_json, whole_number
 
 E = TypeVar("E", bound=Event)
 
 NAME_MAX = 40
 # The highest contract value a form may carry, whatever the rule set.
 CONTRACT_MAX = 500
-PIN_RE = re.compile(r"^[0-9]{4,8}$")
+PIN_RE = re.compile(r"^[0-9]{6,8}$")
 
 
-class EntryError(ValueError):
+class EntryError(InvalidInputError):
     """Bad input: ``field`` names where, the message says why."""
-
-    def __init__(self, field: str, reason: str) -> None:
-        super().__init__(f"{field}: {reason}")
-        self.field = field
-        self.reason = reason
 
 
 def _text(data: Mapping[str, Any], field: str, default: str = "") -> str:
     value = data.get(field, default)
     if value is None:
         return default
-    if not isinstance(value, str | int):
-        raise EntryError(field, f"expected text, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise EntryError(field, "expected text")
+    if isinstance(value, int) and abs(value) >= 10 ** 12:
+        raise EntryError(field, "expected text, got a number over 12 digits")
     return str(value).strip()
 
 
@@ -90,15 +87,12 @@ def _int(data: Mapping[str, Any], field: str, low: int, high: int,
         if default is None:
             raise EntryError(field, "missing (a whole number)")
         return default
-    if isinstance(value, bool) or not isinstance(value, int | str):
+    if isinstance(value, float):  # 3.0 from JSON is not a count of tricks
         raise EntryError(field, f"expected a whole number, got {value!r}")
-    text = str(value).strip()
-    if not re.fullmatch(r"-?[0-9]+", text):
-        raise EntryError(field, f"expected a whole number, got {value!r}")
-    number = int(text)
-    if not low <= number <= high:
-        raise EntryError(field, f"{number} is out of range ({low} to {high})")
-    return number
+    try:
+        return whole_number(value, field, low, high)
+    except InvalidInputError as exc:
+        raise EntryError(field, exc.reason) from None
 
 
 def _bool(data: Mapping[str, Any], field: str) -> bool:
@@ -142,9 +136,9 @@ def read_settings(value: Any) -> dict[str, Any]:
             raise EntryError("settings", f"line {n}: expected name=value, got {line!r}")
         raw = raw.strip()
         try:
-            out[name.strip()] = json.loads(raw)
-        except ValueError:
-            out[name.strip()] = raw
+            out[name.strip()] = read_json(raw)
+        except InvalidInputError:
+            out[name.strip()] = raw  # plain text: the rules check it
     return out
 
 
@@ -171,7 +165,7 @@ def read_start(data: Mapping[str, Any]) -> tuple[GameStarted, str]:
         raise EntryError("rules", f"unknown rule preset {preset!r} (known: {', '.join(PRESETS)})")
     settings = read_settings(data.get("settings"))
     if data.get("target") not in (None, ""):
-        settings["target"] = _int(data, "target", 100, 100000)
+        settings["target"] = _int(data, "target", *RANGES["target"][:2])
     if "clockwise" in data or data.get("direction") not in (None, ""):
         direction = _text(data, "direction").lower()
         if direction and direction not in ("clockwise", "counterclockwise"):
@@ -184,7 +178,7 @@ def read_start(data: Mapping[str, Any]) -> tuple[GameStarted, str]:
     dealer = _seat(data, "dealer", "N")
     pin = _text(data, "pin")
     if not PIN_RE.match(pin):
-        raise EntryError("pin", "the table's PIN must be 4 to 8 digits")
+        raise EntryError("pin", "the table's PIN must be 6 to 8 digits")
     started = _event("rules", GameStarted, rules=preset, settings=settings, dealer=dealer,
                      teams=teams, players=players)
     return started, pin
@@ -281,9 +275,16 @@ def read_tally(data: Mapping[str, Any]) -> TallyEntered:
     if sum(clean_tricks.values()) != 8:
         raise EntryError("tricks", f"the two teams' tricks add up to "
                                    f"{sum(clean_tricks.values())}, not 8")
-    belote = _text(data, "belote").upper() or None
-    if belote is not None and belote not in TEAMS:
-        raise EntryError("belote", f"not a team: {belote!r} (NS or EW)")
+    raw = data.get("belote")
+    belote: str | list[str] | None
+    if isinstance(raw, list):
+        if len(raw) > 4 or not all(isinstance(t, str) and t.upper() in TEAMS for t in raw):
+            raise EntryError("belote", "a list of teams (NS or EW), one per belote, at most 4")
+        belote = [t.upper() for t in raw]
+    else:
+        belote = _text(data, "belote").upper() or None
+        if belote is not None and belote not in TEAMS:
+            raise EntryError("belote", f"not a team: {belote!r} (NS or EW)")
     return _event("tally", TallyEntered, points=clean_points, tricks=clean_tricks, belote=belote)
 
 

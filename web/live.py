@@ -45,7 +45,10 @@ def _helpers() -> dict[str, Any]:
 
 # Topics forwarded to browsers; the display's own topic (the PIN) is not.
 TOPICS = ("state", "status", "alert", "event")
-KEEPALIVE_S = 15.0
+# A comment line this often: it keeps proxies open, and it gives the kernel
+# data to deliver, so a watcher that vanished without closing (a Wi-Fi blip)
+# is found dead within seconds (web.UNACKED_TIMEOUT_MS) and its place freed.
+KEEPALIVE_S = 2.0
 RETRY_MS = 1000
 
 
@@ -129,6 +132,9 @@ def events() -> Response:
     # Read now: the stream below runs after the request's context is gone.
     boot = current_app.extensions["belote_boot"]
     seen = _last_event_id()
+    # True once the watcher closed the connection (waitress reads the socket
+    # while the stream runs); other servers: a failed write ends the stream.
+    gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
     # Subscribe before reading the snapshot, so nothing published in between is lost.
     sub = bus.subscribe()
     last_state = bus.last.get("state")
@@ -144,13 +150,12 @@ def events() -> Response:
                 yield _sse("state", snapshot, f"{boot}-{sent}")
             yield _sse("status", status)
             quiet_since = time.monotonic()
-            while not stop.is_set():
-                msg = sub.get(timeout=1.0)
+            while not stop.is_set() and not gone():
+                msg = sub.get(timeout=0.5)
                 if msg is None:
                     if sub.closed:
                         return
                     if time.monotonic() - quiet_since > KEEPALIVE_S:
-                        # A comment line: keeps proxies open and finds dead clients.
                         yield ": keepalive\n\n"
                         quiet_since = time.monotonic()
                     continue

@@ -102,8 +102,8 @@ RULES: list[Rule] = [
      lambda: _("%(name)s: must not be negative (%(value)s)"), {"name": _setting}),
     (r"setting (?P<name>\S+): (?P<value>.+) is not one of .*",
      lambda: _("%(name)s: %(value)s is not one of the choices"), {"name": _setting}),
-    (r"the table's PIN must be 4 to 8 digits", lambda: _("the table's PIN must be 4 to 8 digits"),
-     {}),
+    (r"the table's PIN must be (?P<a>\d+) to (?P<b>\d+) digits",
+     lambda: _("the table's PIN must be %(a)s to %(b)s digits"), {}),
     (r"missing \(pass, 80H \.\.\. 160H, capotH, contre, surcontre\)",
      lambda: _("missing (pass, 80♥ … 160♥, capot, contre, surcontre)"), {}),
     (r"not a bid: (?P<value>[^(]+)( \(.*\))?", lambda: _("%(value)s is not a bid"), {}),
@@ -262,7 +262,8 @@ def human(message: str, field: str | None = None) -> str:
         label = names[field]
     said = _reason(text)
     if said is None:
-        said = text
+        # The reasons of the input checks (scorer.validate, the request limits).
+        said = i18n.refusal(text, whole=True)
     if label is None:
         return str(said)
     return str(_("%(field)s: %(reason)s") % {"field": label, "reason": said})

@@ -119,7 +119,7 @@ def test_renonce_penalty_settings(play_out, deal_a, penalty, preset, expected):
     assert r["made"] is (None if penalty == "cancel" else True)
 
 
-def test_penalty_leaves_the_belote_with_the_team_that_announced_it(play_out, deal_a):
+def test_penalty_gives_the_innocent_team_its_own_belote(play_out, deal_a):
     rec = play_out(deal_a, dealer="E", contract=CONTRACT_N,
                    force={(1, "N"): "AS", (1, "W"): "9C"}, belote=("N",))
     assert score_record(rec)["score"] == {"NS": 160 + 20, "EW": 0}
@@ -173,7 +173,7 @@ TAKERS_RENONCE = {(1, "E"): "7D", (1, "N"): "AC"}
 
 
 @pytest.mark.parametrize("preset,defence", [("ffb", 160), ("ffb-pfd", 160 + 80)])
-def test_renonce_by_the_takers_gives_the_defence_the_penalty_and_they_keep_their_belote(
+def test_renonce_by_the_takers_gives_the_defence_the_penalty_and_their_belote(
         play_out, preset, defence):
     rec = play_out(DEAL_C, dealer="S", contract=CONTRACT_N, rules=preset,
                    force=TAKERS_RENONCE, belote=("N",))
@@ -181,9 +181,10 @@ def test_renonce_by_the_takers_gives_the_defence_the_penalty_and_they_keep_their
     assert [(x["seat"], x["trick"], x["rule"]) for x in r["renonces"]] == [("N", 1, "trump")]
     assert r["renonces"][0]["proof"]["card"][1] == "H"  # proven by one of N's trumps
     assert r["made"] is False
-    # FFB 7 would give a fallen takers' belote to the defence; a renonce leaves it with N.
+    # As on a fall (FFB 7, 10.2 "Belote preneurs ou défense"): the takers'
+    # belote goes to the defence; the offender keeps nothing.
     assert r["belote"] == "NS"
-    assert r["score"] == {"NS": 20, "EW": defence}
+    assert r["score"] == {"NS": 0, "EW": defence + 20}
 
 
 def test_classic_renonce_gives_the_whole_deal_162_and_the_belote_stays(play_out):

@@ -31,7 +31,7 @@ def test_overrides_go_on_top_of_the_preset_and_accept_text():
 @pytest.mark.parametrize("overrides,message", [
     ({"tagret": 1}, "unknown setting 'tagret'"),
     ({"target": "lots"}, "setting 'target': expected a whole number"),
-    ({"target": -5}, "must not be negative"),
+    ({"target": -5}, "-5 is out of range"),
     ({"clockwise": "maybe"}, "setting 'clockwise': expected true or false"),
     ({"scoring": "points"}, "setting 'scoring': 'points' is not one of"),
 ])

@@ -126,23 +126,28 @@ def test_tout_atout_points_show_the_raw_figure_before_conversion():
 
 
 @pytest.mark.parametrize("preset,settings,value,offender,parts", [
-    ("ffb", {}, 130, "EW", {"NS": [P("renonce", 160)], "EW": [P("belote", 20)]}),
+    # The belote goes to the other team as on a fall (FFB 10.2, FFB 7): the
+    # offender keeps nothing (scorer.scoring._renonce_score).
+    ("ffb", {}, 130, "EW", {"NS": [P("renonce", 160), P("belote", 20)], "EW": []}),
     ("ffb", {}, 130, "NS", {"NS": [], "EW": [P("renonce", 160), P("belote", 20)]}),
-    ("ffb-pfd", {}, 130, "EW", {"NS": [P("renonce", 160), P("contract", 130)],
-                                "EW": [P("belote", 20)]}),
+    ("ffb-pfd", {}, 130, "EW", {"NS": [P("renonce", 160), P("contract", 130),
+                                       P("belote", 20)], "EW": []}),
     ("ffb", {"renonce_penalty": "flat-162"}, 130, "EW",
-     {"NS": [P("renonce", 162)], "EW": [P("belote", 20)]}),
-    ("club", {}, 130, "EW", {"NS": [P("renonce", 130)], "EW": [P("belote", 20)]}),
+     {"NS": [P("renonce", 162), P("belote", 20)], "EW": []}),
+    ("ffb", {"renonce_penalty": "flat-160"}, "capot", "EW",
+     {"NS": [P("renonce", 160), P("belote", 20)], "EW": []}),
+    ("club", {}, 130, "EW", {"NS": [P("renonce", 130), P("belote", 20)], "EW": []}),
     # The contract in play is a capot: 500, as the scorer gives (not 162).
-    ("club", {}, "capot", "EW", {"NS": [P("renonce", 500)], "EW": [P("belote", 20)]}),
+    ("club", {}, "capot", "EW", {"NS": [P("renonce", 500), P("belote", 20)], "EW": []}),
     ("club", {}, "capot", "NS", {"NS": [], "EW": [P("renonce", 500), P("belote", 20)]}),
 ])
-def test_renonce_parts_under_each_penalty_the_belote_stays_with_its_team(
+def test_renonce_parts_under_each_penalty_the_belote_goes_with_the_hand(
         preset, settings, value, offender, parts):
     rules = Rules.from_preset(preset, settings)
     r = hand(rules, value, 100, renonce=offender, belote={"NS": 0, "EW": 1})
     assert r["parts"] == parts
     assert r["score"] == {t: sum(p["points"] for p in parts[t]) for t in ("NS", "EW")}
+    assert r["renonce_penalty"] == rules.renonce_penalty
 
 
 def test_renonce_that_cancels_the_hand_has_no_parts():

@@ -25,7 +25,7 @@ from scorer.game import replay
 from scorer.simulate import simulate_game
 
 CHROMIUM = Path("/usr/bin/chromium")
-PIN = "2468"
+PIN = "246813"
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ def app(service: TableService, tmp_path: Path) -> Any:
 
     return create_app(service, {"TESTING": True,
                                 "PIN_FILE": str(tmp_path / "pins.json"),
-                                "PIN_RATE_LIMIT": "5 per minute"})
+                                "PIN_MAX_FAILURES": 5})
 
 
 @pytest.fixture

@@ -211,23 +211,23 @@ def test_undo_cancels_the_last_entry(client: Any, service: Any) -> None:
 def test_new_game_needs_the_current_pin(client: Any, service: Any) -> None:
     start(client)
     first = service.game_id
-    r = client.post("/api/games", json={"pin": "1111"})
+    r = client.post("/api/games", json={"pin": "111111"})
     assert r.status_code == 403
     assert service.game_id == first
     r = client.post("/api/games", json={"pin": "12"}, headers=AUTH)
     assert r.status_code == 400 and r.json["field"] == "pin"
-    r = client.post("/api/games", json={"pin": "1111", "rules": "ffb",
+    r = client.post("/api/games", json={"pin": "111111", "rules": "ffb",
                                         "settings": {"targget": 5}}, headers=AUTH)
     assert r.status_code == 400 and "targget" in r.json["error"]
     assert service.game_id == first
-    r = client.post("/api/games", json={"pin": "1111", "target": 1500}, headers=AUTH)
+    r = client.post("/api/games", json={"pin": "111111", "target": 1500}, headers=AUTH)
     assert r.status_code == 201
     assert r.json["state"]["target"] == 1500
     assert service.game_id != first
     # The new PIN, not the old one, now guards the table.
     assert client.post("/api/bid", json={"bid": "pass"}, headers=AUTH).status_code == 403
     assert client.post("/api/bid", json={"bid": "pass"},
-                       headers={"X-Table-PIN": "1111"}).status_code == 200
+                       headers={"X-Table-PIN": "111111"}).status_code == 200
 
 
 def test_history_exports_agree_with_the_rules_engine(client: Any, service: Any) -> None:
@@ -290,15 +290,22 @@ def test_organiser_session_needs_the_csrf_token(client: Any, app: Any) -> None:
     assert stored[-1].author == "Mado"
 
 
-def test_show_pin_asks_the_display(client: Any, service: Any) -> None:
+def test_show_pin_asks_the_display_only_with_the_pin(client: Any, service: Any) -> None:
     start(client)
     sub = service.bus.subscribe()
-    r = client.post("/control/show-pin", data={"csrf_token": _token(client)})
+    # Anyone at the table could press the button: without the PIN it shows nothing.
+    for data in ({}, {"pin": "000000"}):
+        r = client.post("/control/show-pin", data={"csrf_token": _token(client), **data})
+        assert r.status_code == 403
+    r = client.post("/control/show-pin", data={"csrf_token": _token(client), "pin": PIN})
     assert r.status_code == 302
+    shown = []
     msg = sub.get(timeout=1)
-    while msg is not None and msg.topic != "display":
-        msg = sub.get(timeout=1)
-    assert msg is not None and msg.data == {"kind": "show_pin", "pin": PIN}
+    while msg is not None:
+        if msg.topic == "display":
+            shown.append(msg.data)
+        msg = sub.get(timeout=0.2)
+    assert shown == [{"kind": "show_pin", "pin": PIN}]
 
 
 def test_undo_takes_back_the_organisers_own_entry_never_a_camera_card(

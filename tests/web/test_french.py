@@ -142,7 +142,7 @@ def test_setup_refusal_and_form_are_french(client: Any, service: Any) -> None:
     r = client.post("/setup", data={"pin": "12", "csrf_token": _token(client, "/setup")})
     assert r.status_code == 400
     page = r.get_data(as_text=True)
-    assert "le code de la table doit avoir de 4 à 8 chiffres" in page
+    assert "le code de la table doit avoir de 6 à 8 chiffres" in page
     _check(page, "/setup refused")
     r = client.post("/setup", data={"pin": "1234", "target": "abc",
                                     "csrf_token": _token(client, "/setup")})

@@ -63,7 +63,7 @@ def test_setup_form_starts_a_game_and_logs_the_organiser_in(client: Any, service
     r = client.post("/setup", data={**form, "csrf_token": _token(client, "/setup"),
                                      "pin": "12"})
     assert r.status_code == 400
-    assert "le code de la table doit avoir de 4 à 8 chiffres" in r.get_data(as_text=True)
+    assert "le code de la table doit avoir de 6 à 8 chiffres" in r.get_data(as_text=True)
     assert service.game_id is None
     r = client.post("/setup", data={**form, "csrf_token": _token(client, "/setup"),
                                      "settings": "undertrump=yes"})
@@ -86,7 +86,7 @@ def test_setup_form_without_the_current_pin_is_refused(client: Any, app: Any,
     client.post("/api/games", json={"pin": PIN})
     first = service.game_id
     other = app.test_client()
-    r = other.post("/setup", data={"pin": "5555", "csrf_token": _token(other, "/setup")})
+    r = other.post("/setup", data={"pin": "555555", "csrf_token": _token(other, "/setup")})
     assert r.status_code == 403
     assert service.game_id == first
     assert 'id="login-form"' in other.get("/control").get_data(as_text=True)
@@ -222,7 +222,7 @@ def test_app_works_on_the_table_it_is_given(tmp_path: Any) -> None:
     app = web.create_app(service)
     assert app.config["SERVICE"] is service
     client = app.test_client()
-    assert client.post("/api/games", json={"pin": "4321"}).status_code == 201
+    assert client.post("/api/games", json={"pin": "432187"}).status_code == 201
     assert (tmp_path / "own.db").exists()
     assert (tmp_path / "own.db.pins.json").exists()
     assert client.get("/api/state").json["phase"] == "bidding"
@@ -316,7 +316,7 @@ def test_login_form_pin_attempts_are_rate_limited(client: Any) -> None:
     # Refusals on the log-in form and the set-up form count together.
     codes = [client.post("/control/login", data={"pin": "0000", "csrf_token": token}
                          ).status_code for _ in range(3)]
-    codes += [client.post("/setup", data={"pin": "5555", "current_pin": "0000",
+    codes += [client.post("/setup", data={"pin": "555555", "current_pin": "0000",
                                           "csrf_token": token}).status_code for _ in range(2)]
     codes.append(client.post("/control/login", data={"pin": "0000", "csrf_token": token}
                              ).status_code)
