@@ -46,6 +46,8 @@ RANGES: Final[dict[str, tuple[int, int, int]]] = {
     "unannounced_capot": (0, 1000, 1),
     "dedans_points": (0, 1000, 1),
     "capot_points": (0, 1000, 1),
+    "hands": (0, 100, 1),           # 0: no fixed number of hands
+    "minutes": (0, 24 * 60, 1),     # 0: no time limit; a club evening is hours, not days
 }
 
 

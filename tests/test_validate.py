@@ -85,9 +85,14 @@ def test_whole_numbers_are_ascii_digits_in_range() -> None:
 def test_rules_check_ranges_and_min_under_max() -> None:
     assert Rules.from_settings({"min_bid": "100", "max_bid": 140}).min_bid == 100
     for bad in ({"target": 0}, {"target": 10 ** 23}, {"min_bid": 85}, {"max_bid": 170},
-                {"min_bid": 170, "max_bid": 160}, {"capot_points": -1}):
+                {"min_bid": 170, "max_bid": 160}, {"capot_points": -1},
+                {"hands": -1}, {"hands": 101}, {"minutes": 10 ** 6}, {"minutes": "²"}):
         with pytest.raises(UnknownSettingError):
             Rules.from_settings(bad)
+    # The game's length: 0 is "no limit"; a club evening is counted in hours.
+    rules = Rules.from_settings({"hands": "12", "minutes": 0})
+    assert (rules.hands, rules.minutes) == (12, 0)
+    assert Rules.from_settings({"minutes": 24 * 60}).minutes == 24 * 60
 
 
 def test_read_json_bounds_what_it_reads() -> None:
