@@ -122,6 +122,14 @@ def run(args: argparse.Namespace, reader: CardReader, realtime: bool, folder: Pa
            "problems": problems[:5],
            "read_ms_median": round(1000 * statistics.median(timed.seconds), 1),
            "read_ms_p99": round(1000 * _percentile(timed.seconds, 0.99), 1)}
+    # The camera's evidence: the picture kept with each card, made once per card.
+    log = pipeline.log
+    if log.evidence_s:
+        out.update({"evidence_ms_median": round(1000 * statistics.median(log.evidence_s), 2),
+                    "evidence_ms_max": round(1000 * max(log.evidence_s), 2),
+                    "evidence_pictures": len(log.evidence_bytes),
+                    "evidence_bytes_median": int(statistics.median(log.evidence_bytes))
+                    if log.evidence_bytes else None})
     if realtime:
         # A card that settled before its turn came (the previous card not read
         # yet) waits for the game, not for the pipeline: counted apart.

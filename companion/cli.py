@@ -19,6 +19,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "calibrate": ("companion.cmd_calibrate", "save the table corners and seat zones from a frame"),
     "club": ("companion.cmd_club", "the club server: every table over MQTT, concours, ranking"),
     "vision": ("vision.cli", "card reader: read, eval, bench, train"),
+    "backup": ("companion.cmd_backup", "copy the event store, safe during play"),
+    "update": ("companion.cmd_update", "install a new version and restart the service"),
     "display": ("companion.cmd_display", "score display: flash the Pico, show its status"),
     "display-emulator": ("companion.cmd_display_emulator",
                          "emulate the score display on a pseudo terminal"),

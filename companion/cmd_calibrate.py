@@ -1,6 +1,8 @@
 """``belote-table calibrate``: find the table and the four seats' zones in one frame.
 
-Takes one frame (an image file, a video's first frame, or a camera), finds the
+Takes one frame (an image file, a video's first frame, a camera, or the running
+table's latest frame with ``--service``: while ``belote-table run`` holds the
+camera, calibrate borrows a frame from it), finds the
 table's felt and its corners, splits it into the four seats' play zones, and
 saves them as JSON for ``belote-table run --calibration``. It also writes an
 image of the frame with the table and the zones drawn on it: look at it before
@@ -27,6 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--camera", type=int, metavar="N", help="camera device number")
     src.add_argument("--picamera", action="store_true",
                      help="the Raspberry Pi camera (as `belote-table run --picamera`)")
+    src.add_argument("--service", nargs="?", const=SERVICE_URL, metavar="URL",
+                     help="borrow the camera's latest frame from the running table (the "
+                          "service keeps the camera; default %(const)s); run it on the Pi")
     p.add_argument("--zoom", type=float, default=1.0, metavar="Z",
                    help="with --picamera: the centre of the sensor, Z times closer, as "
                         "`run --zoom` (default: %(default)s)")
@@ -39,11 +44,39 @@ def build_parser() -> argparse.ArgumentParser:
 
 # Frames the Pi camera is given to settle its exposure and white balance first.
 SETTLE_FRAMES = 15
+# The running table's web page on the Pi itself.
+SERVICE_URL = "http://127.0.0.1:8000"
+
+
+def _borrowed_frame(url: str) -> np.ndarray:
+    """The running table's latest camera frame (``GET /api/camera/frame.jpg``)."""
+    import urllib.error
+    import urllib.request
+
+    import cv2
+    import numpy as np
+
+    address = url.rstrip("/") + "/api/camera/frame.jpg"
+    try:
+        with urllib.request.urlopen(address, timeout=10) as answer:
+            data = answer.read()
+    except urllib.error.HTTPError as exc:
+        raise ValueError(f"{address}: the table answered {exc.code} "
+                         f"({exc.read().decode(errors='replace').strip()})") from None
+    except (urllib.error.URLError, OSError) as exc:
+        raise ValueError(f"{address}: no running table there ({exc}); without the service, "
+                         "use --picamera") from None
+    frame: np.ndarray | None = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if frame is None:
+        raise ValueError(f"{address}: not an image")
+    return frame
 
 
 def _first_frame(args: argparse.Namespace) -> np.ndarray:
     import cv2
 
+    if args.service:
+        return _borrowed_frame(args.service)
     if args.picamera:
         from vision.sources import PiCameraSource
 

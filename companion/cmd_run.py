@@ -71,12 +71,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    """The options, checked; a wrong ``--zoom`` is an argparse error (exit code 2)."""
+    """The options, checked; a wrong ``--zoom`` is an argparse error (exit code 2)
+    without the web page. With it, the table starts and the page says what to
+    fix (``args.zoom_problem``): a service that exits is restarted in a loop."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    check_zoom(parser, args)
+    args.zoom_problem = None
+    if args.no_web:
+        check_zoom(parser, args)
+    else:
+        try:
+            check_zoom(_Refusing(), args)
+        except ValueError as exc:
+            args.zoom_problem = str(exc)
     check_club(parser, args)
     return args
+
+
+class _Refusing:
+    """Stands for the parser in ``check_zoom``: raises what it would print."""
+
+    def error(self, message: str) -> None:
+        raise ValueError(message)
 
 
 def check_club(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -96,7 +112,7 @@ def check_club(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
         parser.error(str(exc))
 
 
-def check_zoom(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+def check_zoom(parser: Any, args: argparse.Namespace) -> None:
     """Refuse (``parser.error``, exit code 2) a ``--zoom`` under 1 or without --picamera
     (``run`` and ``calibrate`` take the same)."""
     if not args.zoom >= 1:  # NaN too
@@ -111,12 +127,24 @@ def main(argv: list[str]) -> int:
     from vision.calibration import Calibration, CalibrationError
 
     calibration = None
+    problem = None
+    if args.zoom_problem:
+        print(f"belote-table run: {args.zoom_problem}", file=sys.stderr)
+        problem = {"code": "zoom", "detail": f"--zoom {args.zoom}"}
     if args.calibration:
         try:
             calibration = Calibration.load(args.calibration)
         except CalibrationError as exc:
             print(f"belote-table run: {exc}", file=sys.stderr)
-            return 2
+            if args.no_web:
+                return 2
+            # With the web page on, the table stays up and the page says what to fix.
+            missing = not Path(args.calibration).is_file()
+            problem = {"code": "calibration_missing" if missing else "calibration_bad",
+                       "detail": str(args.calibration)}
+    if args.model and not Path(args.model).is_file() and not args.no_web:
+        print(f"belote-table run: {args.model}: no such model file", file=sys.stderr)
+        problem = problem or {"code": "model_missing", "detail": str(args.model)}
     club = None
     if args.club:
         try:
@@ -140,5 +168,5 @@ def main(argv: list[str]) -> int:
                      calibration, args.settle, None if args.no_web else args.port, args.host,
                      display=args.display, search_display=not args.no_display,
                      fail=lambda message: print(f"belote-table run: {message}",
-                                                file=sys.stderr),
+                                               file=sys.stderr), problem=problem,
                      live=args.camera is not None or args.picamera, club=club)

@@ -15,6 +15,7 @@ the web page, which sits above the service and the pipeline (docs/INTERFACES.md)
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -82,7 +83,9 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
               calibration: Calibration | None, settle: float, port: int | None,
               host: str = "127.0.0.1", display: str | None = None,
               search_display: bool = True, say: Callable[[str], None] = print,
-              fail: Callable[[str], None] = print, live: bool = False,
+              fail: Callable[[str], None] = print,
+              problem: dict[str, str] | None = None,
+              stop: threading.Event | None = None, live: bool = False,
               club: Callable[[Any], Callable[[], None]] | None = None) -> int:
     """Run the table on the store ``db`` from the frames of ``open_source()``
     until they end or Ctrl-C; the web page on ``port`` (None: none) and the
@@ -96,18 +99,25 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
     be opened, or a store written by a newer program, is told to ``fail`` and
     gives exit status 2, with the outputs stopped and the store closed; a
     corrupt store is set aside and a new one started. 0 otherwise, once the
-    score is said."""
+    score is said.
+
+    A bad setting (``problem``: ``{"code", "detail"}``, or a model that cannot
+    be loaded) with the web page on does not stop the table: the page says
+    what to fix, in the visitor's language, and the cards are entered by hand
+    until ``stop`` is set or Ctrl-C (a service restarting in a loop would take
+    the page down for everyone). Without a web page it is told to ``fail``
+    (exit status 2). No game is started: the page leads to a new one."""
     from companion.pipeline import keep_camera, open_table, run_source
     from companion.store import StoreCorruptError, StoreError
     from vision.reader import CardReader
 
     try:
-        store, service = open_table(db, rules, say=say)
+        store, service = open_table(db, rules, say=say, start=False)
     except StoreCorruptError as exc:
         aside = set_aside(db)
         say(f"base de données illisible ({exc}) : mise de côté sous {aside.name}, "
             f"nouvelle base {db}")
-        store, service = open_table(db, rules, say=say)
+        store, service = open_table(db, rules, say=say, start=False)
         service.set_status(store=f"set aside: {aside.name}")
     except StoreError as exc:
         fail(f"{exc} (la base ne peut pas être ouverte par ce programme)")
@@ -116,8 +126,31 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
                             search_display=search_display, say=say)
     if club is not None:
         closers.insert(0, club(service))
+    reader = None
+    if problem is None:
+        try:
+            reader = CardReader(model)
+        except (ValueError, FileNotFoundError, OSError) as exc:
+            problem = {"code": "model", "detail": str(model or exc)}
+            fail(str(exc))
+    if problem is not None and port is not None:
+        say(f"bad setting ({problem['code']}: {problem['detail']}): the web page says so, "
+            "cards by hand")
+        service.set_status(camera="error", mode="manual", problem=problem)
+        wait = stop or threading.Event()
+        try:
+            while not wait.wait(1.0):
+                pass
+        except KeyboardInterrupt:
+            pass
+        finally:
+            for close in closers:
+                close()
+            store.close()
+        return 0
     try:
-        reader = CardReader(model)
+        if problem is not None or reader is None:
+            raise ValueError(problem["detail"] if problem else "no card reader")
         source = None if live else open_source()
     except (ValueError, FileNotFoundError) as exc:  # SourceError is a ValueError
         fail(str(exc))

@@ -57,6 +57,9 @@ class PipelineLog:
     refused: list[str] = field(default_factory=list)
     alerts: list[dict[str, Any]] = field(default_factory=list)
     frames: int = 0
+    # Seconds spent making each card's picture, and its size in bytes (the benchmark's).
+    evidence_s: list[float] = field(default_factory=list)
+    evidence_bytes: list[int] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # why each bad frame was skipped
 
 
@@ -74,6 +77,23 @@ class TablePipeline:
         self.tracker = tracker
         self.say = say or (lambda _line: None)
         self.log = PipelineLog()
+        self._frame: Any = None
+        self._detections: list[Any] = []
+        from companion.evidence import warm_up
+
+        warm_up()
+
+    def _evidence(self, card: str | None) -> bytes | None:
+        """The picture of ``card`` in the frame being handled (a few kB of JPEG):
+        made once per card played, never per frame."""
+        from companion.evidence import evidence
+
+        start = time.perf_counter()
+        picture = evidence(self._detections, self._frame, card)
+        self.log.evidence_s.append(time.perf_counter() - start)
+        if picture is not None:
+            self.log.evidence_bytes.append(len(picture))
+        return picture
 
     @property
     def camera_plays(self) -> int:
@@ -82,8 +102,16 @@ class TablePipeline:
 
     def feed(self, ts: float, frame: Any) -> list[TrackerOutput]:
         """Process one frame taken at ``ts``; return what the tracker saw.
-        A frame the reader cannot read is logged and skipped: one bad frame
-        never stops the table."""
+
+        While the organiser enters the cards by hand (the service's manual
+        mode) the frame is left unread. A frame the reader cannot read is
+        logged and skipped: one bad frame never stops the table."""
+        # The latest frame stays within reach (a reference, no copy): calibrate
+        # borrows it from the running table instead of opening the camera.
+        self.service.camera_frame = frame
+        if self.service.manual:
+            self.log.frames += 1
+            return []
         try:
             detections = self.reader.read(frame)
         except ValueError as exc:
@@ -91,6 +119,8 @@ class TablePipeline:
             log.warning("skipped a frame at %.2f s: %s", ts, exc)
             return []
         self.log.frames += 1
+        # The frame and its reads, for the picture kept with a card played now.
+        self._frame, self._detections = frame, detections
         state = self.service.state_json()
         to_play = state.get("to_play")
         outputs = self.tracker.update(
@@ -125,7 +155,8 @@ class TablePipeline:
             assert out.seat is not None
             try:
                 stored = service.submit(CardPlayed(seat=out.seat, card=out.card),
-                                        source="camera", confidence=out.confidence)
+                                        source="camera", confidence=out.confidence,
+                                        crop=self._evidence(out.card))
             except ValueError as exc:
                 self.log.refused.append(f"{out.seat}:{out.card}: {exc}")
                 self.say(f"camera: {out.seat} {out.card or '??'} refused: {exc}")
@@ -148,7 +179,8 @@ class TablePipeline:
             try:
                 service.submit(CardCorrected(seat=out.seat, trick=int(unknown[-1]["trick"]),
                                              new=out.card),
-                               source="camera", confidence=out.confidence)
+                               source="camera", confidence=out.confidence,
+                               crop=self._evidence(out.card))
             except ValueError as exc:
                 self.log.refused.append(f"{out.seat}:{out.card} (named): {exc}")
                 self.say(f"camera: naming the unknown card at {out.seat} refused: {exc}")
@@ -156,11 +188,12 @@ class TablePipeline:
             self.say("camera: trick gathered")
 
 
-def open_table(db: Path, rules: str, say: Callable[[str], None] = print
+def open_table(db: Path, rules: str, say: Callable[[str], None] = print, start: bool = True
                ) -> tuple[Store, TableService]:
-    """The store on ``db`` and a service on it, with a game open: the store's
-    open game goes on where it was; without one, a new game of ``rules`` starts
-    (as if from the web page)."""
+    """The store on ``db`` and a service on it: the store's open game goes on
+    where it was; without one, a new game of ``rules`` starts (as if from the
+    web page) when ``start``, else the table waits for one to be set up on
+    the web page."""
     from companion.bus import Bus
     from companion.service import TableService
     from companion.store import Store
@@ -168,7 +201,9 @@ def open_table(db: Path, rules: str, say: Callable[[str], None] = print
 
     store = Store(db)
     service = TableService(store, Bus())
-    if service.game_id is None:
+    if service.game_id is None and not start:
+        say(f"no game open in {db}: start one on the web page")
+    elif service.game_id is None:
         service.start_game(GameStarted(rules=rules), source="web")
         say(f"new game {service.game_id} in {db}")
     else:

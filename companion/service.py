@@ -23,7 +23,7 @@ from typing import Any
 
 from companion.bus import Bus
 from companion.store import Store, StoredEvent
-from scorer.events import CardPlayed, Event, GameStarted
+from scorer.events import CardPlayed, Event, GameEnded, GameStarted
 from scorer.game import GameState, replay, verify_event
 
 ALERT_KINDS = ("renonce", "out_of_turn", "unknown_card")
@@ -68,8 +68,13 @@ class TableService:
         self.store = store
         self.bus = bus
         self._lock = threading.RLock()
-        self._status: dict[str, Any] = {"camera": "off", "display": "off"}
+        # mode: "camera" (cards come from the camera) or "manual" (the organiser
+        # enters them; the pipeline leaves the table alone).
+        self._status: dict[str, Any] = {"camera": "off", "display": "off", "mode": "camera"}
         self.game_id: int | None = None
+        # The camera's latest frame, set by the pipeline (calibrate borrows it).
+        self.camera_frame: Any = None
+        self._created: float | None = None  # when the open game started (store clock)
         self._events: list[Event] = []
         self._state: GameState = replay([])
         self._json: dict[str, Any] = self._state.to_json()
@@ -84,8 +89,10 @@ class TableService:
         stored = self.store.events(game_id)
         events = [s.event for s in stored]
         state = replay(events)
+        created = next((g["created"] for g in self.store.games() if g["id"] == game_id), None)
         with self._lock:
             self.game_id = game_id
+            self._created = created
             self._events = events
             self._state = state
             self._json = state.to_json()
@@ -106,6 +113,8 @@ class TableService:
             out["game_id"] = self.game_id
             out["events"] = len(self._events)
             out["status"] = dict(self._status)
+            # The time limit's end, for the pages' countdown (None without one).
+            out["ends_at"] = self._ends_at(out)
             return out
 
     def to_play(self) -> str | None:
@@ -134,6 +143,21 @@ class TableService:
             status = self.status()
         self.bus.publish("status", status)
 
+    MODES = ("camera", "manual")
+
+    def set_mode(self, mode: str) -> None:
+        """Cards from the camera, or entered by hand ("manual": the camera's
+        reads are ignored until the mode is "camera" again)."""
+        if mode not in self.MODES:
+            raise ServiceError(f"mode: {mode!r} is not camera or manual")
+        self.set_status(mode=mode)
+
+    @property
+    def manual(self) -> bool:
+        """True while the organiser enters the cards by hand."""
+        with self._lock:
+            return self._status.get("mode") == "manual"
+
     def alert(self, kind: str, **data: Any) -> None:
         """Publish an alert (``renonce``, ``out_of_turn``, ``unknown_card``)."""
         if kind not in ALERT_KINDS:
@@ -154,6 +178,7 @@ class TableService:
                 self.store.end_game(self.game_id)
             game_id = self.store.new_game(started, source=source, author=author)
             self.game_id = game_id
+            self._created = self.store.now()
             self._events = [started]
             self._state = state
             self._json = state.to_json()
@@ -164,9 +189,10 @@ class TableService:
         return game_id
 
     def submit(self, event: Event, source: str = "web", confidence: float | None = None,
-               author: str | None = None) -> StoredEvent:
+               author: str | None = None, crop: bytes | None = None) -> StoredEvent:
         """Verify ``event`` with the rules engine, store it, fold it in, publish it.
 
+        ``crop``: the JPEG the camera read (camera events), kept as evidence.
         Raises a ``ValueError`` subclass saying why when the event is refused
         (``IllegalEventError`` from the scorer, ``StoreError``, ``ServiceError``);
         then nothing is stored and the state is unchanged.
@@ -185,7 +211,8 @@ class TableService:
             hand_no = old_json.get("hand_no")
             try:
                 stored = self.store.append(self.game_id, event, source, confidence, author,
-                                           hand_no=hand_no if isinstance(hand_no, int) else None)
+                                           hand_no=hand_no if isinstance(hand_no, int) else None,
+                                           crop=crop)
             except BaseException:
                 # apply may fold in place: rebuild the state from what is stored.
                 self._state = replay(self._events)
@@ -201,7 +228,27 @@ class TableService:
         for alert in alerts:
             self.bus.publish("alert", alert)
         self.bus.publish("state", state_json)
+        if self._time_is_up(old_json, new_json):
+            # The game's time limit passed during the hand that just ended.
+            self.submit(GameEnded(reason="time"), source=source, author=author)
         return stored
+
+    def _time_is_up(self, old_json: dict[str, Any], new_json: dict[str, Any]) -> bool:
+        """A hand has just ended, the game is not over, and it has run past its
+        time limit (rules ``minutes``)."""
+        ends_at = self._ends_at(new_json)
+        if ends_at is None or new_json.get("phase") == "over":
+            return False
+        if len(new_json.get("hands") or []) == len(old_json.get("hands") or []):
+            return False
+        return self.store.now() >= ends_at
+
+    def _ends_at(self, state_json: dict[str, Any]) -> float | None:
+        """When the game's time limit ends (None without one)."""
+        minutes = int((state_json.get("rules") or {}).get("minutes") or 0)
+        if not minutes or self._created is None:
+            return None
+        return self._created + minutes * 60
 
     def submit_many(self, events: Iterable[Event], source: str = "web",
                     author: str | None = None) -> list[StoredEvent]:

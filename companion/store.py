@@ -158,6 +158,30 @@ class Store:
                 raise
             self._db.execute("COMMIT")
 
+    def backup(self, target: str | Path) -> Path:
+        """A consistent copy of the whole store in ``target`` (SQLite's online
+        backup: safe while the table plays; each event is in the copy whole or
+        not at all). Written beside the target and renamed, so a half copy is
+        never left under its name."""
+        target = Path(target)
+        tmp = target.with_name(target.name + ".part")
+        tmp.unlink(missing_ok=True)
+        copy = sqlite3.connect(tmp)
+        try:
+            with self._lock:
+                self._db.backup(copy)
+            copy.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
+            if copy.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
+                raise StoreError(f"backup to {target}: the copy failed its integrity check")
+        finally:
+            copy.close()
+        tmp.replace(target)
+        return target
+
+    def now(self) -> float:
+        """The store's clock (the time it stamps on events)."""
+        return float(self._clock())
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
@@ -222,11 +246,26 @@ class Store:
                        (game_id, "GameStarted", data, source, now, author))
         return game_id
 
+    # The largest picture kept with a camera card (a small JPEG is a few kB).
+    CROP_MAX = 64 * 1024
+
     def append(self, game_id: int, event: Event, source: str, confidence: float | None = None,
-               author: str | None = None, hand_no: int | None = None) -> StoredEvent:
-        """Add one event at the end of a game, in one transaction; return it as stored."""
+               author: str | None = None, hand_no: int | None = None,
+               crop: bytes | None = None) -> StoredEvent:
+        """Add one event at the end of a game, in one transaction; return it as stored.
+
+        ``crop`` (camera events only): the JPEG the camera read, kept with the
+        card it read and its confidence as the event's evidence."""
         where = f"append to game {game_id}"
         self._check(where, source, confidence, author)
+        if crop is not None:
+            if source != "camera":
+                raise StoreError(f"{where}: only the camera's cards keep a picture")
+            if not isinstance(crop, bytes) or not crop.startswith(b"\xff\xd8"):
+                raise StoreError(f"{where}: the picture is not a JPEG")
+            if len(crop) > self.CROP_MAX:
+                raise StoreError(f"{where}: the picture is {len(crop)} bytes, more than "
+                                 f"{self.CROP_MAX}")
         if isinstance(event, GameStarted):
             raise StoreError(f"{where}: GameStarted opens a game (use new_game)")
         if hand_no is not None and (not isinstance(hand_no, int) or hand_no < 1):
@@ -245,6 +284,12 @@ class Store:
                        " confidence, author) VALUES (?,?,?,?,?,?,?,?,?)",
                        (game_id, seq, hand_no, type(event).__name__, data, source, ts,
                         None if confidence is None else float(confidence), author))
+            if source == "camera":
+                read = event.to_json()
+                db.execute("INSERT INTO evidence (game_id, seq, card, confidence, crop)"
+                           " VALUES (?,?,?,?,?)",
+                           (game_id, seq, read.get("card", read.get("new")),
+                            None if confidence is None else float(confidence), crop))
             if hand_no is not None:
                 db.execute("INSERT INTO hands (game_id, hand_no, first_seq, last_seq)"
                            " VALUES (?,?,?,?) ON CONFLICT (game_id, hand_no)"
@@ -279,6 +324,23 @@ class Store:
                 raise StoreError(f"{self.path}: game {game_id} event {seq}: {exc}") from None
             out.append(StoredEvent(game_id, seq, event, source, ts, confidence, author, hand_no))
         return out
+
+    def evidence(self, game_id: int) -> dict[int, dict[str, Any]]:
+        """The camera's evidence by event number: ``card`` read, ``confidence``,
+        ``crop`` (True when a picture is kept; ``crop()`` gives it)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT seq, card, confidence, crop IS NOT NULL FROM evidence"
+                " WHERE game_id = ? ORDER BY seq", (game_id,)).fetchall()
+        return {int(seq): {"card": card, "confidence": conf, "crop": bool(has)}
+                for seq, card, conf, has in rows}
+
+    def crop(self, game_id: int, seq: int) -> bytes | None:
+        """The picture the camera read for event ``seq`` (JPEG), or None."""
+        with self._lock:
+            row = self._db.execute("SELECT crop FROM evidence WHERE game_id = ? AND seq = ?",
+                                   (game_id, seq)).fetchone()
+        return None if row is None or row[0] is None else bytes(row[0])
 
     def games(self) -> list[dict[str, Any]]:
         """Every game, oldest first: id, created, source, author, rules, ended, events, hands."""

@@ -85,7 +85,10 @@ if [ ! -e /etc/default/belote-table ]; then
 fi
 run install -m 644 "$SRC/hardware/belote-table.service" /etc/systemd/system/
 run systemctl daemon-reload
-run systemctl enable --now belote-table
+run systemctl enable belote-table
+# Restart, not just start: installing over a running table must put the new code
+# to work now (the open game is replayed from the store; nothing is lost).
+run systemctl restart belote-table
 
 if [ "$KIOSK" = 1 ]; then
     echo "== club screen for $KIOSK_USER"

@@ -156,3 +156,20 @@ class TallyEntered(Event):
     points: dict[str, int]
     tricks: dict[str, int]
     belote: str | list[str] | None = None
+
+
+@dataclass(frozen=True)
+class GameEnded(Event):
+    """The game ends now, before its target: the organiser's decision
+    (``reason`` "organiser") or the time limit ("time"). The hand in play, if
+    any, is left unscored; the higher total wins, equal totals are a draw."""
+
+    REASONS: ClassVar[tuple[str, ...]] = ("organiser", "time")
+
+    reason: str = "organiser"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.reason not in self.REASONS:
+            raise InvalidEventError(f"GameEnded.reason: {self.reason!r} is not one of "
+                                    f"{', '.join(self.REASONS)}")

@@ -37,6 +37,7 @@ from scorer.events import (
     ContractSet,
     EntryUndone,
     Event,
+    GameEnded,
     GameStarted,
     TallyEntered,
 )
@@ -59,7 +60,7 @@ _BIDS: dict[str, tuple[Bid, str]] = {}
 # Attributes of a GameState (slots: the fold reads and writes them for every card).
 _SLOTS = (
     "events", "undone", "rules", "preset", "settings", "teams", "players", "scores",
-    "hand_no", "dealer", "phase", "winner", "_hands", "held_over", "_next", "_classic",
+    "hand_no", "dealer", "phase", "winner", "ended", "_hands", "held_over", "_next", "_classic",
     "_undertrump", "_partner_free", "_plays_by_hand",
     "to_speak", "turned", "contract", "mode", "_high", "_high_seat", "_double", "_passes",
     "_round", "to_play", "leader", "trick_no", "_known", "_led", "_keys", "_win", "_top",
@@ -134,6 +135,9 @@ class GameState:
         self.dealer = "N"
         self.phase = "setup"
         self.winner: str | None = None
+        # Why the game ended before its target: "organiser", "time" (GameEnded)
+        # or "hands" (the fixed number of hands); None otherwise.
+        self.ended: str | None = None
         self._hands: list[Any] = []     # dicts, or FinishedHand built on first read
         self.held_over = 0
         self._next = _NEXT_CCW
@@ -239,6 +243,7 @@ class GameState:
             "played": [code_of(c) for c in self.played],
             "hands": [dict(h) for h in self.hands],
             "winner": self.winner,
+            "ended": self.ended,
         }
 
     def legal_plays(self, hand: Iterable[str]) -> list[str]:
@@ -507,6 +512,11 @@ class GameState:
         # FFB 10.4: first to the target; both: the higher; equal: another hand.
         if (scores["NS"] >= target or scores["EW"] >= target) and scores["NS"] != scores["EW"]:
             self.winner = "NS" if scores["NS"] > scores["EW"] else "EW"
+        elif (self.rules.hands and self.hand_no >= self.rules.hands
+              and scores["NS"] != scores["EW"]):
+            # A game of a fixed number of hands: the higher total (equal: one more hand).
+            self.winner = "NS" if scores["NS"] > scores["EW"] else "EW"
+            self.ended = "hands"
         self.dealer = self._next[self.dealer]
         self.hand_no += 1
         self._begin_hand()
@@ -548,6 +558,18 @@ def _undo(s: GameState, e: EntryUndone, index: int) -> None:
     pass  # handled by _rebuild
 
 
+def _end_game(s: GameState, e: GameEnded, index: int) -> None:
+    """The game stops here: the hand in play is dropped, the higher total wins."""
+    hand_no, dealer = s.hand_no, s.dealer
+    s._reset_hand()
+    s.hand_no, s.dealer = hand_no, dealer
+    scores = s.scores
+    s.winner = None if scores["NS"] == scores["EW"] else (
+        "NS" if scores["NS"] > scores["EW"] else "EW")
+    s.ended = e.reason
+    s.phase = "over"
+
+
 _HANDLERS: dict[type[Event], Callable[[GameState, Any, int], None]] = {
     GameStarted: GameState._start,
     CardTurned: GameState._turn,
@@ -557,6 +579,7 @@ _HANDLERS: dict[type[Event], Callable[[GameState, Any, int], None]] = {
     BeloteAnnounced: GameState._announce,
     TallyEntered: GameState._tally,
     EntryUndone: _undo,
+    GameEnded: _end_game,
 }
 
 

@@ -46,6 +46,8 @@ RANGES: Final[dict[str, tuple[int, int, int]]] = {
     "unannounced_capot": (0, 1000, 1),
     "dedans_points": (0, 1000, 1),
     "capot_points": (0, 1000, 1),
+    "hands": (0, 100, 1),           # 0: no fixed number of hands
+    "minutes": (0, 24 * 60, 1),     # 0: no time limit; a club evening is hours, not days
 }
 
 
@@ -100,6 +102,12 @@ class Rules:
     # or "half": at least 82 of the 162 (the other classic text).
     classic_taker_wins: str = "more"
     litige_held_over: bool = True
+    # Game length besides the target: a fixed number of hands (0: none), after
+    # which the higher total wins (equal totals: another hand, as FFB 10.4).
+    hands: int = 0
+    # A time limit in minutes (0: none). The engine has no clock: the table
+    # service ends the game (GameEnded, reason "time") once a hand finishes past it.
+    minutes: int = 0
 
     @classmethod
     def from_preset(cls, name: str | None = "ffb", overrides: dict[str, Any] | None = None

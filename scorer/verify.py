@@ -100,7 +100,8 @@ def verify_event(state: GameState, event: Event) -> None:
                                     "cannot be undone")
         return
     if state.phase == "over":
-        raise IllegalEventError(f"the game is over ({state.winner} won)")
+        raise IllegalEventError(f"the game is over ({state.winner} won)" if state.winner
+                                else "the game is over (a draw)")
     if isinstance(event, CardCorrected):
         _verify_correction(state, event)
     elif isinstance(event, CardTurned):

@@ -85,9 +85,14 @@ def test_whole_numbers_are_ascii_digits_in_range() -> None:
 def test_rules_check_ranges_and_min_under_max() -> None:
     assert Rules.from_settings({"min_bid": "100", "max_bid": 140}).min_bid == 100
     for bad in ({"target": 0}, {"target": 10 ** 23}, {"min_bid": 85}, {"max_bid": 170},
-                {"min_bid": 170, "max_bid": 160}, {"capot_points": -1}):
+                {"min_bid": 170, "max_bid": 160}, {"capot_points": -1},
+                {"hands": -1}, {"hands": 101}, {"minutes": 10 ** 6}, {"minutes": "²"}):
         with pytest.raises(UnknownSettingError):
             Rules.from_settings(bad)
+    # The game's length: 0 is "no limit"; a club evening is counted in hours.
+    rules = Rules.from_settings({"hands": "12", "minutes": 0})
+    assert (rules.hands, rules.minutes) == (12, 0)
+    assert Rules.from_settings({"minutes": 24 * 60}).minutes == 24 * 60
 
 
 def test_read_json_bounds_what_it_reads() -> None:
@@ -157,14 +162,14 @@ def test_store_refuses_a_game_its_rules_cannot_play(tmp_path: Path) -> None:
 
 def test_api_and_setup_say_refusals_in_french_first(api: Any) -> None:
     r = api.post("/api/games", json={"pin": "123456", "target": "²"})
-    assert r.json["error"] == "target: un nombre entier est attendu, pas '²'"
+    assert r.json["error"] == "Objectif : un nombre entier est attendu, pas ²"
     r = api.post("/api/games", json={"pin": "123456", "target": 0})
-    assert r.json["error"] == "target: 0 est hors limites (de 10 à 100000)"
+    assert r.json["error"] == "Objectif : 0 est hors des limites (de 10 à 100000)"
     r = api.post("/api/games", json={"pin": "123456",
                                      "settings": {"min_bid": 150, "max_bid": 120}})
-    assert r.json["error"] == "settings: réglage 'min_bid' : 150 dépasse 'max_bid' 120"
+    assert r.json["error"] == "Réglages : réglage 'min_bid' : 150 dépasse 'max_bid' 120"
     r = api.post("/api/games?lang=en", json={"pin": "12"})
-    assert r.json["error"] == "pin: the table's PIN must be 6 to 8 digits"
+    assert r.json["error"] == "PIN: the table's PIN must be 6 to 8 digits"
     page = api.get("/setup").get_data(as_text=True)
     token = page.split('name="csrf-token" content="')[1].split('"')[0]
     r = api.post("/setup", data={"pin": "123456", "settings": "min_bid=85",

@@ -166,6 +166,17 @@ class PinBook:
             stored = self._pins.get(str(game_id))
         return stored is not None and _pin_ok(stored, pin)
 
+    def copy(self, from_game: Any, to_game: Any) -> bool:
+        """Give ``to_game`` the PIN of ``from_game`` (its hash: the PIN itself
+        is not kept). False when ``from_game`` has none."""
+        with self._lock:
+            record = self._pins.get(str(from_game))
+            if record is None:
+                return False
+            self._pins[str(to_game)] = dict(record)
+            self._save()
+        return True
+
     def set(self, game_id: Any, pin: str) -> None:
         record = hash_pin(pin)
         with self._lock:
@@ -404,6 +415,12 @@ def _open_session(game_id: Any, author: str) -> None:
 
 def log_out() -> None:
     book().close_session(session.pop("sid", None))
+
+
+def keep_session(game_id: Any, author: str) -> None:
+    """This browser, logged in to the last game, stays logged in to ``game_id``
+    (a new game with the same PIN)."""
+    _open_session(game_id, author)
 
 
 def remember_new_game(game_id: Any, pin: str, author: str) -> None:

@@ -14,15 +14,16 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
+from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
 from companion.store import StoreError
 from scorer.bidding import DOUBLES
 from scorer.cards import CARD_PATTERN, SEATS, TEAMS, TRUMPS
-from scorer.events import Event
+from scorer.events import EntryUndone, Event
 from scorer.validate import InvalidInputError, read_json
-from web import access, entries, gamebook, i18n
+from web import access, entries, gamebook, i18n, messages
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -87,7 +88,9 @@ def doc(method: str, summary: str, body: dict[str, Any] | None = None,
 
 
 def _error(status: int, message: str, field: str | None = None) -> tuple[Response, int]:
-    body: dict[str, Any] = {"error": message}
+    # People read these on the organiser's page: in their language, codes as
+    # the page shows them; programs read ``field``.
+    body: dict[str, Any] = {"error": messages.human(message, field)}
     if field:
         body["field"] = field
     return jsonify(body), status
@@ -95,7 +98,7 @@ def _error(status: int, message: str, field: str | None = None) -> tuple[Respons
 
 @bp.errorhandler(entries.EntryError)
 def _bad_entry(exc: entries.EntryError) -> tuple[Response, int]:
-    return _error(400, i18n.refusal(str(exc)), exc.field)
+    return _error(400, str(exc), exc.field)
 
 
 @bp.errorhandler(access.AccessDenied)
@@ -112,12 +115,13 @@ def _locked(exc: access.PinLocked) -> tuple[Response, int]:
 
 @bp.errorhandler(CSRFError)
 def _csrf(exc: CSRFError) -> tuple[Response, int]:
-    return _error(400, f"CSRF: {exc.description}")
+    return _error(400, _("CSRF: the page is out of date, reload it (%(why)s)")
+                  % {"why": exc.description})
 
 
 @bp.errorhandler(HTTPException)
 def _http(exc: HTTPException) -> tuple[Response, int]:
-    return _error(exc.code or 500, exc.description or exc.name)
+    return _error(exc.code or 500, messages.http_reason(exc.code))
 
 
 def _service() -> Any:
@@ -152,7 +156,12 @@ def _submit(build: Callable[[dict[str, Any], dict[str, Any]], Event]) -> tuple[R
         stored = service.submit(event, source="web", author=author)
     except ValueError as exc:
         return _error(409, str(exc))
-    return jsonify({"seq": stored.seq, "event": event.to_json(),
+    said = i18n.entry_sentence(event.to_json(), stored.source, stored.confidence)
+    if isinstance(event, EntryUndone):
+        target = service.events()[event.index]
+        said = _("Undone: %(entry)s") % {"entry": i18n.entry_sentence(
+            target.event.to_json(), target.source, target.confidence)}
+    return jsonify({"seq": stored.seq, "event": event.to_json(), "message": said,
                     "state": service.state_json()}), 200
 
 
@@ -210,17 +219,133 @@ def hand_record(game_id: int, hand_no: int) -> Any:
     return response
 
 
-@bp.get("/games/<int:game_id>/scores.csv")
-@doc("get", "The game's scores, one line per hand (CSV)",
-     responses=_read("CSV", {"type": "string"}, "text/csv"))
-def scores_csv(game_id: int) -> Any:
-    """hand, dealer, contract, each team's score for the hand and running totals."""
+@bp.get("/games/<int:game_id>/hands/<int:hand_no>/evidence")
+@doc("get", "The camera's evidence for each card of a hand (the hand in play too)",
+     responses=_read("each card played", {"type": "object"}))
+def hand_evidence(game_id: int, hand_no: int) -> Any:
+    """Each card played: trick, seat, the card as it stands, what the camera
+    read and how sure it was, the address of the picture it read, whether the
+    read is unsure, and the correction that replaced it."""
     try:
-        text = gamebook.scores_csv(_service(), game_id)
+        plays = gamebook.evidence(_service(), game_id, hand_no)
     except (StoreError, LookupError) as exc:
         return _error(404, str(exc))
-    return Response(text, mimetype="text/csv", headers={
-        "Content-Disposition": f'attachment; filename="game{game_id}-scores.csv"'})
+    return jsonify({"game_id": game_id, "hand_no": hand_no, "unsure": gamebook.UNSURE,
+                    "plays": plays})
+
+
+@bp.get("/camera/frame.jpg")
+@doc("get", "The camera's latest frame (JPEG), for the Pi itself", responses={
+    "200": {"description": "JPEG", "content": {"image/jpeg": {"schema": {
+        "type": "string", "format": "binary"}}}},
+    "403": {"description": "asked from another computer", "content": {
+        "application/json": {"schema": ERROR}}},
+    "404": {"description": "no frame yet", "content": {"application/json": {"schema": ERROR}}}})
+def camera_frame() -> Any:
+    """What ``belote-table calibrate --service`` borrows while the table runs:
+    the camera stays with the service. Answered only on the Pi itself
+    (loopback): the camera sees more of the table than the page shows."""
+    if request.remote_addr not in ("127.0.0.1", "::1"):
+        return _error(403, "only on the table's own computer")
+    frame = _service().camera_frame
+    if frame is None:
+        return _error(404, "no frame from the camera yet")
+    import cv2
+
+    ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    if not ok:
+        return _error(500, "the frame could not be encoded")
+    return Response(data.tobytes(), mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/evening.zip")
+@doc("get", "The evening in one download (zip)", responses={
+    "200": {"description": "the store's copy, each game's spreadsheet and JSON",
+            "content": {"application/zip": {"schema": {"type": "string",
+                                                        "format": "binary"}}}}})
+def evening() -> Response:
+    """'Télécharger la soirée': a consistent copy of the event store (taken
+    while the table plays) and, for each game of the evening, its spreadsheet
+    (CSV for French Excel) and its JSON document."""
+    from companion.backup import evening_zip
+    from companion.export import game_document
+
+    service = _service()
+    table = gamebook.table_name(current_app)
+    words = i18n.csv_words()
+    name, data = evening_zip(
+        service.store, lambda g: gamebook.club_csv(service, g, table, words),
+        lambda g: game_document(service.store, g, table),
+        {"evening": _("evening"), "game": _("game")})
+    return Response(data, mimetype="application/zip", headers={
+        "Content-Disposition": f'attachment; filename="{name}"'})
+
+
+@bp.get("/games/<int:game_id>/chart.svg")
+@doc("get", "The game's score hand by hand (SVG chart)", responses={
+    "200": {"description": "SVG", "content": {"image/svg+xml": {"schema": {"type": "string"}}}},
+    "404": {"description": "no such game", "content": {"application/json": {"schema": ERROR}}}})
+def chart(game_id: int) -> Any:
+    """Each team's total after each hand, with the target, drawn on the server."""
+    try:
+        svg = gamebook.chart(_service(), game_id, _("The score, hand by hand"), _("hands"))
+    except (StoreError, LookupError) as exc:
+        return _error(404, str(exc))
+    return Response(svg, mimetype="image/svg+xml", headers={"Cache-Control": "no-cache"})
+
+
+@bp.get("/games/<int:game_id>/crops/<int:seq>.jpg")
+@doc("get", "The picture the camera read for one card (JPEG)", responses={
+    "200": {"description": "JPEG", "content": {"image/jpeg": {"schema": {
+        "type": "string", "format": "binary"}}}},
+    "404": {"description": "no picture", "content": {"application/json": {"schema": ERROR}}}})
+def crop(game_id: int, seq: int) -> Any:
+    """The small JPEG kept with a card the camera played."""
+    data = _service().store.crop(game_id, seq)
+    if data is None:
+        return _error(404, "no picture")
+    return Response(data, mimetype="image/jpeg",
+                    headers={"Cache-Control": "public, max-age=86400"})
+
+
+@bp.get("/games/<int:game_id>/scores.csv")
+@doc("get", "The game's scores for a spreadsheet, one line per hand (CSV)", responses={
+    "200": {"description": "CSV: semicolons, UTF-8 with a byte order mark (French Excel)",
+            "content": {"text/csv": {"schema": {"type": "string"}}}},
+    "404": {"description": "no such game", "content": {"application/json": {"schema": ERROR}}}})
+def scores_csv(game_id: int) -> Any:
+    """Date, time, table, game, hand, dealer, teams and players, taker,
+    contract, trump, contre, result, belote, renonces, points, each team's score
+    and the running totals, with French headers (English with ``?lang=en``)."""
+    try:
+        text = gamebook.club_csv(_service(), game_id, gamebook.table_name(current_app),
+                                 i18n.csv_words())
+    except (StoreError, LookupError) as exc:
+        return _error(404, str(exc))
+    name = _("game") + f"-{game_id}.csv"
+    return Response(text.encode("utf-8"), mimetype="text/csv", headers={
+        "Content-Type": "text/csv; charset=utf-8",
+        "Content-Disposition": f'attachment; filename="{name}"'})
+
+
+@bp.get("/games/<int:game_id>/game.json")
+@doc("get", "The whole game as one JSON document", responses={
+    "200": {"description": "teams, players, rules, every event, each hand's record and "
+            "result, the scores"},
+    "404": {"description": "no such game", "content": {"application/json": {"schema": ERROR}}}})
+def game_json(game_id: int) -> Any:
+    """Everything stored about the game: replaying its ``events`` gives the game
+    back; each hand's ``record`` is what ``belote-table score`` reads."""
+    from companion.export import game_document
+
+    try:
+        document = game_document(_service().store, game_id, gamebook.table_name(current_app))
+    except (StoreError, LookupError) as exc:
+        return _error(404, str(exc))
+    response = jsonify(document)
+    response.headers["Content-Disposition"] = (
+        f'attachment; filename="{_("game")}-{game_id}.json"')
+    return response
 
 
 @bp.get("/games/<int:game_id>/events")
@@ -371,11 +496,101 @@ def tally() -> tuple[Response, int]:
     return _submit(lambda data, _state: entries.read_tally(data))
 
 
+def _undoer() -> str | None:
+    """Whose entries an undo may take back: the organiser logged in on this
+    browser, or the API client named by ``X-Author`` (``api`` by default)."""
+    if request.headers.get(access.PIN_HEADER) is not None:
+        return str(request.headers.get("X-Author") or "api")[:40]
+    return access.session_author()
+
+
+@bp.get("/undo")
+@doc("get", "What an undo would take back now")
+def undo_preview() -> Response:
+    """The caller's own last entry that an undo would cancel (``index``, and the
+    entry said in a sentence), or ``index`` null when there is none. Cards the
+    camera read are never undone: they are corrected."""
+    stored = _service().events()
+    index = entries.last_entry(stored, _undoer())
+    if index is None:
+        return jsonify({"index": None, "entry": None})
+    s = stored[index]
+    return jsonify({"index": index, "entry": i18n.entry_sentence(
+        s.event.to_json(), s.source, s.confidence), "event": s.event.to_json()})
+
+
 @bp.post("/undo")
-@doc("post", "Undo the last entry", {"type": "object"}, write=True)
+@doc("post", "Undo your own last entry", {"type": "object", "properties": {
+    "index": {"type": "integer", "description": "the entry the page named (GET /api/undo); "
+              "refused if it is no longer the last"}}}, write=True)
 def undo() -> tuple[Response, int]:
-    """Cancels the latest entry not yet undone (the game's start cannot be undone)."""
-    return _submit(lambda _data, _state: entries.read_undo(_service().events()))
+    """Cancels the caller's own latest entry not yet undone: not a card the
+    camera read (correct it instead), not the game's start."""
+    who = _undoer()
+    return _submit(lambda data, _state: entries.read_undo(_service().events(), who, data))
+
+
+@bp.post("/end")
+@doc("post", "End the game now", {"type": "object"}, write=True)
+def end() -> tuple[Response, int]:
+    """The game stops before its target: the hand in play is not scored, the
+    higher total wins (equal totals: a draw)."""
+    from scorer.events import GameEnded
+
+    return _submit(lambda _data, _state: GameEnded(reason="organiser"))
+
+
+@bp.post("/games/again")
+@doc("post", "A new game with the same teams", {"type": "object"}, write=True)
+def again() -> tuple[Response, int]:
+    """Starts a game with the last game's teams, players, rules and settings
+    and the same PIN; the deal moves on to the next dealer."""
+    author = access.authorise()
+    service = _service()
+    if service.game_id is None:
+        return _error(409, "no game is open: start a game first")
+    access.ensure_pin()
+    last_game = service.game_id
+    was_logged_in = access.logged_in()
+    game_id = service.start_game(next_game(service), source="web", author=author)
+    # The same PIN: its hash is copied (the PIN itself is not kept).
+    access.pins().copy(last_game, game_id)
+    if was_logged_in:
+        # The organiser's browser stays logged in to the new game.
+        access.keep_session(game_id, author)
+    return jsonify({"game_id": game_id, "message": _("New game, same teams."),
+                    "state": service.state_json()}), 201
+
+
+def next_game(service: Any) -> Any:
+    """The last game's start with the next dealer: 'mêmes équipes'."""
+    from scorer.events import GameStarted
+
+    first = service.events()[0].event
+    state = service.state_json()
+    dealer = state.get("dealer") or first.dealer
+    return GameStarted(rules=first.rules, settings=dict(first.settings), dealer=dealer,
+                       teams=dict(first.teams), players=dict(first.players))
+
+
+@bp.post("/mode")
+@doc("post", "Cards from the camera or by hand", {"type": "object", "required": ["mode"],
+                                                  "properties": {"mode": {
+                                                      "type": "string",
+                                                      "enum": ["camera", "manual"]}}},
+     write=True)
+def mode() -> tuple[Response, int]:
+    """``manual``: the camera's reads are ignored and the organiser enters the
+    hand (cards or a tally); ``camera``: back to the camera."""
+    access.authorise()
+    data = _body()
+    wanted = str(data.get("mode", "")).strip().lower()
+    if wanted not in _service().MODES:
+        raise entries.EntryError("mode", f"{wanted!r} is not camera or manual")
+    _service().set_mode(wanted)
+    message = _("Manual entry: the camera's reads are ignored.") if wanted == "manual" else _(
+        "Back to the camera.")
+    return jsonify({"mode": wanted, "message": message, "state": _service().state_json()}), 200
 
 
 # -- description ---------------------------------------------------------------------------

@@ -8,7 +8,9 @@ and the CSRF token, and follow the table through the event stream.
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
+from collections.abc import Mapping
 from typing import Any
 
 from flask import (
@@ -24,8 +26,9 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from scorer.cards import CARD_CODES, SEATS
-from scorer.rules import PRESETS
-from web import access, entries, i18n
+from scorer.events import GameStarted
+from scorer.rules import CHOICES, PRESETS, Rules
+from web import access, entries, i18n, messages
 
 bp = Blueprint("control", __name__)
 
@@ -35,9 +38,76 @@ def _page(template: str, status: int = 200, **extra: Any) -> tuple[str, int]:
     return render_template(
         template, state=service.state_json(), status=service.status(), words=i18n.words(),
         lang=str(get_locale()), logged_in=access.logged_in(), presets=list(PRESETS),
-        access_problems=access.problems(),
+        preset_descriptions=i18n.preset_descriptions(), setting_labels=i18n.setting_labels(),
+        settings_fields=settings_fields(), access_problems=access.problems(),
         suggested_pin=f"{secrets.randbelow(10 ** access.PIN_DIGITS):0{access.PIN_DIGITS}d}",
         seats=SEATS, cards=CARD_CODES, game_id=service.game_id, **extra), status
+
+
+# Settings the set-up form asks for in their own fields, not in "other settings".
+OWN_FIELDS = ("game", "target", "clockwise", "hands", "minutes")
+
+
+def settings_fields() -> list[tuple[str, str, list[tuple[str, str]]]]:
+    """The rule settings the form offers: (name, "int" | "choice", [(value, label)])."""
+    labels = i18n.choice_labels()
+    out: list[tuple[str, str, list[tuple[str, str]]]] = []
+    for f in dataclasses.fields(Rules):
+        if f.name in OWN_FIELDS:
+            continue
+        default = getattr(Rules(), f.name)
+        if isinstance(default, bool):
+            out.append((f.name, "choice", [("true", _("yes")), ("false", _("no"))]))
+        elif isinstance(default, int):
+            out.append((f.name, "int", []))
+        else:
+            names = labels.get(f.name, {})
+            out.append((f.name, "choice", [(v, names.get(v, v)) for v in CHOICES[f.name]]))
+    return out
+
+
+def form_start(form: Mapping[str, Any]) -> dict[str, Any]:
+    """The set-up form as ``entries.read_start`` reads it: the ``set_<name>``
+    fields, the number of hands and the time limit become rule settings."""
+    data = {k: v for k, v in form.items() if not k.startswith("set_")}
+    settings = entries.read_settings(form.get("settings"))
+    for name, _kind, _choices in settings_fields():
+        value = str(form.get("set_" + name, "")).strip()
+        if value:
+            settings[name] = value
+    for name in ("hands", "minutes"):
+        value = str(form.get(name, "")).strip()
+        if value:
+            settings[name] = value
+    data["settings"] = settings
+    return data
+
+
+def last_game_form(service: Any) -> dict[str, str]:
+    """The set-up form filled in as the last game was set up (names, rules,
+    settings, direction), so that the next game starts from it."""
+    games = service.store.games()
+    if not games:
+        return {}
+    started = service.store.events(games[-1]["id"])[0].event
+    if not isinstance(started, GameStarted):
+        return {}
+    form: dict[str, str] = {"rules": started.rules}
+    for team, name in started.teams.items():
+        if name and name != team:
+            form[f"team_{team}"] = name
+    for seat, name in started.players.items():
+        form[f"player_{seat}"] = name
+    own = {"target": "target", "hands": "hands", "minutes": "minutes"}
+    for name, value in started.settings.items():
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        if name == "clockwise":
+            form["direction"] = "clockwise" if value else "counterclockwise"
+        elif name in own:
+            form[own[name]] = text
+        else:
+            form["set_" + name] = text
+    return form
 
 
 @bp.get("/control")
@@ -94,7 +164,9 @@ def setup() -> Any:
     Starting a new game while one exists needs that game's PIN."""
     service = current_app.config["SERVICE"]
     if request.method == "GET":
-        return _page("setup.html", form={})
+        form = last_game_form(service)
+        return _page("setup.html", form=form,
+                     form_settings=any(k.startswith("set_") for k in form))
     form = request.form
     try:
         if service.game_id is not None and not access.logged_in() \
@@ -104,10 +176,12 @@ def setup() -> Any:
     except access.PinLocked as exc:
         return _locked(exc, "setup.html", form=form)
     try:
-        started, pin = entries.read_start(form)
+        started, pin = entries.read_start(form_start(form))
         author = form.get("author", "").strip()[:40] or _("organiser")
         game_id = service.start_game(started, source="web", author=author)
+    except entries.EntryError as exc:
+        return _page("setup.html", 400, form=form, error=messages.human(str(exc), exc.field))
     except ValueError as exc:
-        return _page("setup.html", 400, form=form, error=i18n.refusal(str(exc)))
+        return _page("setup.html", 400, form=form, error=messages.human(str(exc)))
     access.remember_new_game(game_id, pin, author)
     return redirect(url_for("control.panel"))

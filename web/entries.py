@@ -267,8 +267,11 @@ def read_tally(data: Mapping[str, Any]) -> TallyEntered:
         points = {t: data.get(f"points_{t}") for t in TEAMS}
     if tricks is None:
         tricks = {t: data.get(f"tricks_{t}") for t in TEAMS}
-    clean_points = {t: _int(points, t, 0, 500) for t in TEAMS}
-    clean_tricks = {t: _int(tricks, t, 0, 8) for t in TEAMS}
+    # Each figure is named by its form field (points_NS...), for the message.
+    clean_points = {t: _int({f"points_{t}": points.get(t)}, f"points_{t}", 0, 500)
+                    for t in TEAMS}
+    clean_tricks = {t: _int({f"tricks_{t}": tricks.get(t)}, f"tricks_{t}", 0, 8)
+                    for t in TEAMS}
     if sum(clean_tricks.values()) != 8:
         raise EntryError("tricks", f"the two teams' tricks add up to "
                                    f"{sum(clean_tricks.values())}, not 8")
@@ -285,21 +288,36 @@ def read_tally(data: Mapping[str, Any]) -> TallyEntered:
     return _event("tally", TallyEntered, points=clean_points, tricks=clean_tricks, belote=belote)
 
 
-def last_entry(stored: list[Any]) -> int | None:
-    """Index of the latest entry that can still be undone: not the game's
-    start, not an undo, not already undone."""
+def last_entry(stored: list[Any], author: str | None = None) -> int | None:
+    """Index of the latest entry that the organiser ``author`` may still undo:
+    one of their own (any person's when ``author`` is None), not a card the
+    camera read (those are corrected, never undone), not the game's start, not
+    an undo, not already undone."""
     undone = {s.event.index for s in stored if isinstance(s.event, EntryUndone)}
     for s in reversed(stored):
         if isinstance(s.event, GameStarted | EntryUndone) or s.seq in undone:
+            continue
+        if s.source == "camera":
+            continue
+        if author is not None and s.author != author:
             continue
         return int(s.seq)
     return None
 
 
-def read_undo(stored: list[Any]) -> EntryUndone:
-    index = last_entry(stored)
+def read_undo(stored: list[Any], author: str | None = None,
+              data: Mapping[str, Any] | None = None) -> EntryUndone:
+    """Undo ``author``'s last entry. ``index`` in ``data``, when given, must be
+    that entry (the one the page named before the organiser confirmed)."""
+    index = last_entry(stored, author)
+    asked = None if data is None or data.get("index") in (None, "") else _int(
+        data, "index", 0, 10**9)
+    if asked is not None and 0 <= asked < len(stored) and stored[asked].source == "camera":
+        raise EntryError("undo", "a camera card is corrected, not undone")
     if index is None:
-        raise EntryError("undo", "nothing to undo")
+        raise EntryError("undo", "nothing of yours to undo")
+    if asked is not None and asked != index:
+        raise EntryError("undo", f"entry {asked} is no longer your last entry ({index} is)")
     return EntryUndone(index=index)
 
 

@@ -13,8 +13,13 @@ from typing import Any
 
 from companion import export
 from scorer import scoring
-from scorer.events import BidMade, CardCorrected, EntryUndone
-from web.entries import describe
+from scorer.events import BidMade, CardCorrected, CardPlayed, EntryUndone
+from web.i18n import entry_sentence
+
+
+def _sentence(stored: Any) -> str:
+    """A stored entry as the pages say it ("South plays the 10♠, camera 0.98")."""
+    return entry_sentence(stored.event.to_json(), stored.source, stored.confidence)
 
 
 def _game_state(service: Any, game_id: int) -> dict[str, Any]:
@@ -81,6 +86,7 @@ def hand(service: Any, game_id: int, hand_no: int) -> dict[str, Any]:
     if found is None:
         raise LookupError(f"game {game_id} has no finished hand {hand_no}")
     stored = service.store.events(game_id)
+    plays = evidence(service, game_id, hand_no)
     entries = [s for s in stored if s.hand_no == hand_no
                or (isinstance(s.event, CardCorrected) and s.event.hand == hand_no)]
     corrections = []
@@ -88,12 +94,19 @@ def hand(service: Any, game_id: int, hand_no: int) -> dict[str, Any]:
         e = s.event
         if isinstance(e, CardCorrected) and (e.hand == hand_no or
                                              (e.hand is None and s.hand_no == hand_no)):
+            # What the camera had read there, and its picture: "lu X, corrigé en Y".
+            read = next((p for p in plays if p["trick"] == e.trick and p["seat"] == e.seat),
+                        None)
             corrections.append({"seq": s.seq, "kind": "correction", "seat": e.seat,
                                 "trick": e.trick, "card": e.new, "author": s.author,
-                                "source": s.source, "ts": s.ts})
+                                "source": s.source, "ts": s.ts,
+                                "read": read["read"] if read and read["camera"] else None,
+                                "camera": bool(read and read["camera"]),
+                                "confidence": read["confidence"] if read else None,
+                                "crop": read["crop"] if read else None})
         elif isinstance(e, EntryUndone) and s.hand_no == hand_no:
             corrections.append({"seq": s.seq, "kind": "undo", "index": e.index,
-                                "undone": describe(stored[e.index].event)
+                                "undone": _sentence(stored[e.index])
                                 if 0 <= e.index < len(stored) else None,
                                 "author": s.author, "source": s.source, "ts": s.ts})
     undone = {s.event.index for s in stored if isinstance(s.event, EntryUndone)}
@@ -113,7 +126,10 @@ def hand(service: Any, game_id: int, hand_no: int) -> dict[str, Any]:
         "steps": steps(result, state.get("rules") or {}),
         "renonces": result.get("renonces") or [],
         "corrections": corrections,
-        "entries": [{"seq": s.seq, "entry": describe(s.event), "source": s.source,
+        "evidence": plays,
+        "evidence_at": {f"{p['trick']}{p['seat']}": p for p in plays},
+        "unsure": UNSURE,
+        "entries": [{"seq": s.seq, "entry": _sentence(s), "source": s.source,
                      "author": s.author, "ts": s.ts, "confidence": s.confidence}
                     for s in entries],
     }
@@ -123,3 +139,84 @@ def scores_csv(service: Any, game_id: int) -> str:
     if not any(g["id"] == game_id for g in service.store.games()):
         raise LookupError(f"no game {game_id}")
     return export.scores_csv(_game_state(service, game_id))
+
+
+def table_name(app: Any) -> str:
+    """The table's name in exports: ``TABLE_NAME`` in the app's config, else the
+    computer's name (each Pi of a club is named after its table)."""
+    import socket
+
+    return str(app.config.get("TABLE_NAME") or socket.gethostname())
+
+
+def hand_times(service: Any, game_id: int) -> dict[int, float]:
+    """When each hand ended: the time of its last stored event."""
+    out: dict[int, float] = {}
+    for s in service.store.events(game_id):
+        if s.hand_no is not None:
+            out[s.hand_no] = max(out.get(s.hand_no, 0.0), s.ts)
+    return out
+
+
+def club_csv(service: Any, game_id: int, table: str, words: dict[str, Any]) -> str:
+    """The game for the club's spreadsheet (French Excel), one row per hand."""
+    row = next((g for g in service.store.games() if g["id"] == game_id), None)
+    if row is None:
+        raise LookupError(f"no game {game_id}")
+    return export.club_csv(_game_state(service, game_id), row, hand_times(service, game_id),
+                           table, words)
+
+
+# A camera read below this confidence is shown as unsure (it stands out on the
+# organiser's page and in the history, to be looked at).
+UNSURE = 0.9
+
+
+def evidence(service: Any, game_id: int, hand_no: int) -> list[dict[str, Any]]:
+    """Each card played in a hand with the camera's evidence, in play order:
+    ``trick``, ``seat``, ``seq``, ``card`` (as it stands, corrections
+    included), ``read`` (what the camera read; None for a card entered by
+    hand), ``confidence``, ``crop`` (the picture's address, or None),
+    ``unsure``, ``corrected_by`` (the correction's seq, or None)."""
+    stored = service.store.events(game_id)
+    kept = service.store.evidence(game_id)
+    undone = {s.event.index for s in stored if isinstance(s.event, EntryUndone)}
+    plays = [s for s in stored if s.hand_no == hand_no and isinstance(s.event, CardPlayed)
+             and s.seq not in undone]
+    out = []
+    for k, s in enumerate(plays):
+        ev = kept.get(s.seq)
+        card = s.event.card
+        out.append({"trick": k // 4 + 1, "seat": s.event.seat, "seq": s.seq, "card": card,
+                    "read": ev["card"] if ev else None,
+                    "confidence": ev["confidence"] if ev else None,
+                    "crop": crop_url(game_id, s.seq) if ev and ev["crop"] else None,
+                    "camera": s.source == "camera",
+                    "unsure": bool(ev) and (ev["card"] is None or ev["confidence"] is None
+                                            or ev["confidence"] < UNSURE),
+                    "corrected_by": None})
+    by_place = {(p["trick"], p["seat"]): p for p in out}
+    for s in stored:
+        e = s.event
+        if (isinstance(e, CardCorrected) and s.seq not in undone
+                and (e.hand == hand_no or (e.hand is None and s.hand_no == hand_no))):
+            place = by_place.get((e.trick, e.seat))
+            if place is not None:
+                place["card"] = e.new
+                place["corrected_by"] = s.seq
+    return out
+
+
+def crop_url(game_id: int, seq: int) -> str:
+    return f"/api/games/{game_id}/crops/{seq}.jpg"
+
+
+def chart(service: Any, game_id: int, title: str, hand_word: str) -> str:
+    """The game's score hand by hand as an SVG chart (``web.chart``)."""
+    from web.chart import score_svg
+    from web.i18n import team_names
+
+    data = game(service, game_id)
+    totals = [h["totals"] for h in data["hands"]]
+    return score_svg(totals, team_names(data.get("teams")), data.get("target"), title,
+                     hand_word)

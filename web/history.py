@@ -8,6 +8,8 @@ from typing import Any
 
 from flask import Blueprint, abort, current_app, render_template
 from flask_babel import format_datetime, get_locale
+from flask_babel import gettext as _
+from markupsafe import Markup
 
 from companion.store import StoreError
 from web import gamebook, i18n
@@ -35,7 +37,9 @@ def game(game_id: int) -> str:
         data = gamebook.game(current_app.config["SERVICE"], game_id)
     except (LookupError, StoreError):
         abort(404)
-    return _render("game.html", game=data)
+    svg = gamebook.chart(current_app.config["SERVICE"], game_id, _("The score, hand by hand"),
+                         _("hands"))
+    return _render("game.html", game=data, chart=Markup(svg))
 
 
 @bp.get("/history/<int:game_id>/sheet")
@@ -44,7 +48,7 @@ def sheet(game_id: int) -> str:
         data = gamebook.game(current_app.config["SERVICE"], game_id)
     except (LookupError, StoreError):
         abort(404)
-    return _render("sheet.html", game=data)
+    return _render("sheet.html", game=data, table=gamebook.table_name(current_app))
 
 
 @bp.get("/history/<int:game_id>/hands/<int:hand_no>")

@@ -6,6 +6,7 @@ from here, translated on the server by Flask-Babel, in one JSON object.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from flask_babel import get_locale
@@ -13,6 +14,25 @@ from flask_babel import gettext as _
 
 from scorer.bidding import PASS, TAKE, Bid, InvalidBidError
 from scorer.cards import RANK_INDEX_EN, RANK_INDEX_FR, SEATS, SUIT_SYMBOLS, TRUMPS, Card
+
+
+def is_french() -> bool:
+    return str(get_locale() or "fr") != "en"
+
+
+def team_code(team: str) -> str:
+    """``NS`` and ``EW`` as the visitor writes them: NS and EO in French."""
+    return str({"NS": _("NS"), "EW": _("EW")}.get(team, team))
+
+
+def team_name(teams: Mapping[str, str] | None, team: str) -> str:
+    """A team's name; a team left unnamed (its name is its code) by its code in French."""
+    name = (teams or {}).get(team) or team
+    return team_code(team) if name == team else name
+
+
+def team_names(teams: Mapping[str, str] | None) -> dict[str, str]:
+    return {t: team_name(teams, t) for t in ("NS", "EW")}
 
 
 def seat_names() -> dict[str, str]:
@@ -117,10 +137,6 @@ def words() -> dict[str, Any]:
         "out_of_turn": _("%(card)s put down at %(seat)s out of turn, %(to_play)s to play"),
         "camera": _("camera"),
         "display": _("display"),
-        # What the camera and the display say of themselves (service status).
-        "health": {"ok": _("working"), "off": _("off"), "searching": _("searching"),
-                   "lost": _("lost: hand entry works, looking for it again…"),
-                   "error": _("fault")},
         "connected": _("live"),
         "disconnected": _("connection lost, reconnecting…"),
         "winner": _("%(team)s wins the game"),
@@ -135,6 +151,234 @@ def words() -> dict[str, Any]:
         "last_hand": _("Last hand"),
         "pick_card": _("First pick a card among the 32."),
         "pick_played": _("First pick a card played this hand (the list above the buttons)."),
+        "team_codes": {"NS": team_code("NS"), "EW": team_code("EW")},
+        "status_line": _("%(part)s: %(value)s"),
+        "status_values": {v: status_value(v) for v in (
+            "ok", "off", "searching", "connecting", "incompatible", "virtual table", "lost",
+            "error", "manual", "paused", "none")},
+        "draw": _("the game ends in a draw"),
+        "nothing_to_undo": _("Nothing of yours to undo."),
+        "problems": {
+            "calibration_missing": _(
+                "Setting to fix: the calibration file %(detail)s is missing. Calibrate the "
+                "table again (belote-table calibrate) or fix the path in "
+                "/etc/default/belote-table. Meanwhile, enter the cards by hand."),
+            "calibration_bad": _(
+                "Setting to fix: the calibration file %(detail)s cannot be read. Calibrate "
+                "the table again (belote-table calibrate). Meanwhile, enter the cards by hand."),
+            "model_missing": _(
+                "Setting to fix: the card reader's model %(detail)s is missing. Fix the path "
+                "in /etc/default/belote-table or leave --model out. Meanwhile, enter the "
+                "cards by hand."),
+            "model": _(
+                "Setting to fix: the card reader's model %(detail)s cannot be loaded. "
+                "Meanwhile, enter the cards by hand."),
+            "zoom": _(
+                "Setting to fix: %(detail)s is not a zoom the camera takes (1 or more, with "
+                "--picamera only). Fix it in /etc/default/belote-table. Meanwhile, enter the "
+                "cards by hand."),
+            "other": _("Setting to fix: %(detail)s. Meanwhile, enter the cards by hand."),
+        },
+        "hands_played": _("%(n)s hands played"),
+        "camera_read": _("what the camera read"),
+        "read": _("read"),
+        "decimal": "," if is_french() else ".",
+        "contract_missing": _("Choose the taker, the value and the trump."),
+        "hand_of": _("hand %(n)s of %(total)s"),
+        "time_left": _("%(n)s min left"),
+        "time_up": _("time is up: last hand"),
+        "last_entry": _("Your last entry:"),
+        "undo_question": _("Undo “%(entry)s”?"),
+        "game_over": _("Game over"),
+    }
+
+
+def preset_names() -> dict[str, str]:
+    """The rule presets (``scorer.rules.PRESETS``) by French name."""
+    return {
+        "ffb": _("FFB contrée"),
+        "ffb-sata": _("FFB contrée with no trump and all trump"),
+        "ffb-pfd": _("FFB contrée, points made + bid"),
+        "ffb-pfd-note1": _("FFB contrée, points made + bid, contre 160"),
+        "ffb-en": _("FFB contrée, more points than the defence"),
+        "classic": _("Classic belote (turned card)"),
+        "classic-82": _("Classic belote, 82 points to make"),
+        "club": _("Club contrée"),
+        "club-variant": _("Club contrée, variant"),
+    }
+
+
+def preset_descriptions() -> dict[str, str]:
+    """One line on what each preset is."""
+    return {
+        "ffb": _("The French Belote Federation's official rules (2016), games to 1000."),
+        "ffb-sata": _("The official rules with no trump and all trump bids (FFB 11)."),
+        "ffb-pfd": _("Official rules, counted points made + points bid (FFB 10.2)."),
+        "ffb-pfd-note1": _("Points made + bid, a contre adds 160 (tournaments, FFB 10.2 "
+                           "note 1)."),
+        "ffb-en": _("Official rules; the takers must also score more than the defence."),
+        "classic": _("A turned card, take or pass; 162 to the defence when the takers fall."),
+        "classic-82": _("Classic belote: the takers need 82 points; a fall leaves the "
+                        "defence its own points."),
+        "club": _("Takers score their contract, unannounced capot 250, games to 2000."),
+        "club-variant": _("Contre doubles the contract, the defence scores nothing on a "
+                          "made contract, must undertrump, games to 1500."),
+    }
+
+
+def preset_label(preset: str | None) -> str:
+    return preset_names().get(preset or "ffb", preset or "ffb")
+
+
+def setting_labels() -> dict[str, str]:
+    """Each rule setting (``scorer.rules.Rules``) as the set-up form names it."""
+    return {
+        "game": _("Game"), "target": _("Target (points to win)"),
+        "clockwise": _("Play clockwise"), "scoring": _("Counting"),
+        "contre_scoring": _("Contre and surcontre"),
+        "made_needs_more": _("Takers must also score more than the defence"),
+        "contre_160": _("A contre adds 160"),
+        "sans_tout_atout": _("No trump and all trump bids"),
+        "belote": _("Belote counts"),
+        "must_undertrump": _("Must trump lower when one cannot overtrump"),
+        "partner_master_free": _("Free discard when the partner holds the trick"),
+        "renonce_penalty": _("Penalty for a renonce"),
+        "unannounced_capot": _("Unannounced capot scores (0: its points)"),
+        "rounding": _("Round hand scores to the ten"),
+        "tout_atout_convert": _("All trump points brought back to 162"),
+        "min_bid": _("Lowest bid"), "max_bid": _("Highest bid"),
+        "dedans_points": _("Classic: points to the defence on a fall"),
+        "capot_points": _("Classic: a capot scores"),
+        "classic_taker_wins": _("Classic: takers make their contract with"),
+        "litige_held_over": _("A tie (litige) is held over to the next hand"),
+        "hands": _("Number of hands (0: up to the target)"),
+    }
+
+
+def setting_label(name: str) -> str:
+    return setting_labels().get(name, name)
+
+
+def choice_labels() -> dict[str, dict[str, str]]:
+    """The values of each enumerated setting (``scorer.rules.CHOICES``)."""
+    return {
+        "game": {"contree": _("contrée"), "classic": _("classic belote")},
+        "scoring": {"points-faits": _("points made"),
+                    "points-faits-demandes": _("points made + bid"),
+                    "contract": _("the contract (club)"),
+                    "contract-only": _("the contract only, nothing to the defence")},
+        "contre_scoring": {"table": _("FFB table (320, 640…)"),
+                           "multiply": _("contract × 2, × 4")},
+        "belote": {"announced": _("when announced"), "auto": _("by itself (king and queen)")},
+        "renonce_penalty": {"hand-lost": _("hand lost, valued by the FFB 10.2 table"),
+                            "flat-160": _("hand lost, 160 to the others"),
+                            "flat-162": _("162 to the others"),
+                            "contract": _("the contract to the others"),
+                            "cancel": _("hand cancelled")},
+        "classic_taker_wins": {"more": _("more than the defence"),
+                               "half": _("at least 82 points")},
+    }
+
+
+def status_value(value: Any) -> str:
+    """A camera or display status word (``ok``, ``searching``...) in the visitor's language."""
+    names = {"ok": _("working"), "off": _("off"), "searching": _("searching"),
+             "connecting": _("connecting"), "incompatible": _("incompatible firmware"),
+             "virtual table": _("virtual table"),
+             "lost": _("lost: hand entry works, looking for it again…"), "error": _("fault"),
+             "manual": _("manual entry"), "paused": _("paused"), "none": _("none")}
+    text = "" if value is None else str(value)
+    return str(names.get(text, text))
+
+
+def number(value: float, digits: int = 2) -> str:
+    """A decimal with the visitor's separator: 0,98 in French."""
+    from flask_babel import format_decimal
+
+    return str(format_decimal(value, "0." + "0" * digits))
+
+
+def entry_sentence(event: Mapping[str, Any], source: str | None = None,
+                   confidence: float | None = None) -> str:
+    """One stored entry as a sentence: "South plays the 10♠, camera 0.98".
+
+    ``event`` is the event's JSON form (``Event.to_json()``).
+    """
+    seats = seat_names()
+    kind = event.get("type")
+    seat = seats.get(str(event.get("seat")), str(event.get("seat")))
+    if kind == "CardPlayed":
+        text = (_("%(seat)s plays %(card)s") % {"seat": seat, "card": card_label(event["card"])}
+                if event.get("card") else _("%(seat)s puts down an unknown card") % {"seat": seat})
+    elif kind == "BidMade":
+        bid = str(event.get("bid"))
+        text = (_("%(seat)s passes") % {"seat": seat} if bid == "pass" else
+                _("%(seat)s says %(bid)s") % {"seat": seat, "bid": bid_label(bid)})
+    elif kind == "ContractSet":
+        value = event.get("value")
+        text = _("Contract: %(seat)s %(value)s %(trump)s") % {
+            "seat": seats.get(str(event.get("taker")), ""),
+            "value": _("capot") if value == "capot" else value,
+            "trump": trump_names().get(str(event.get("trump")), "")}
+        if event.get("double") == 2:
+            text += " " + _("contré")
+        elif event.get("double") == 4:
+            text += " " + _("surcontré")
+    elif kind == "CardCorrected":
+        text = _("%(seat)s's card in trick %(trick)s is %(card)s") % {
+            "seat": seat, "trick": event.get("trick"), "card": card_label(event.get("new"))}
+    elif kind == "CardTurned":
+        text = _("Turned card: %(card)s") % {"card": card_label(event.get("card"))}
+    elif kind == "BeloteAnnounced":
+        text = _("%(seat)s announces belote") % {"seat": seat}
+    elif kind == "EntryUndone":
+        text = _("Entry %(n)s undone") % {"n": event.get("index")}
+    elif kind == "TallyEntered":
+        points, tricks = event.get("points") or {}, event.get("tricks") or {}
+        text = _("Tally: %(NS)s %(pNS)s points (%(tNS)s tricks), %(EW)s %(pEW)s points "
+                 "(%(tEW)s tricks)") % {
+            "NS": team_code("NS"), "EW": team_code("EW"), "pNS": points.get("NS"),
+            "pEW": points.get("EW"), "tNS": tricks.get("NS"), "tEW": tricks.get("EW")}
+        if event.get("belote"):
+            text += ", " + _("belote %(team)s") % {"team": team_code(str(event["belote"]))}
+    elif kind == "GameStarted":
+        text = _("Game started (%(rules)s)") % {"rules": preset_label(event.get("rules"))}
+    elif kind == "GameEnded":
+        text = _("Game ended by the organiser")
+    else:
+        text = str(kind)
+    if source == "camera":
+        text += ", " + _("camera")
+        if confidence is not None:
+            text += " " + number(confidence)
+    return str(text)
+
+
+def source_label(source: str | None) -> str:
+    """Where an entry came from: the camera, the web page, the simulator."""
+    return str({"camera": _("camera"), "web": _("by hand"), "simulator": _("simulator")}.get(
+        source or "", source or ""))
+
+
+def csv_words() -> dict[str, Any]:
+    """The club spreadsheet's headers and values (``companion.export.club_csv``)."""
+    ns, ew = team_code("NS"), team_code("EW")
+    return {
+        "headers": (_("Date"), _("Time"), _("Table"), _("Game"), _("Hand"), _("Dealer"),
+                    _("Team") + " " + ns, _("Players") + " " + ns, _("Team") + " " + ew,
+                    _("Players") + " " + ew, _("Taker"), _("Contract"), _("Trump"),
+                    _("Contré"), _("Result"), _("Belote"), _("Renonces"),
+                    _("Points") + " " + ns, _("Points") + " " + ew, _("Score") + " " + ns,
+                    _("Score") + " " + ew, _("Total") + " " + ns, _("Total") + " " + ew),
+        "seats": seat_names(),
+        "teams": {"NS": ns, "EW": ew},
+        "trumps": trump_names(),
+        "double": {1: "", 2: _("contré"), 4: _("surcontré")},
+        "made": {True: _("made"), False: _("fallen"), None: _("pass")},
+        "capot": _("capot"),
+        "and": " " + _("and") + " ",
+        "date": "%d/%m/%Y" if is_french() else "%Y-%m-%d",
+        "time": "%H:%M",
     }
 
 
@@ -176,11 +420,14 @@ _REASONS: list[tuple[str, Any]] = [
 ]
 
 
-def refusal(text: str) -> str:
+def refusal(text: str, whole: bool = False) -> str:
     """A refusal of bad input (``field: reason``) in the visitor's language;
-    a reason no pattern knows stays as written."""
+    a reason no pattern knows stays as written. ``whole``: ``text`` is the
+    reason alone (its field already said), "setting 'x': why" included."""
     import re
 
+    if whole:
+        return _reason(text, re)
     field, sep, reason = text.partition(": ")
     if not sep:
         field, reason = "", text

@@ -16,12 +16,32 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Blueprint, Response, current_app, redirect, render_template, request, session
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    redirect,
+    render_template,
+    request,
+    session,
+)
 from flask_babel import get_locale
+from werkzeug.exceptions import HTTPException
 
-from web import i18n
+from web import i18n, messages
 
 bp = Blueprint("live", __name__)
+
+
+@bp.app_context_processor
+def _helpers() -> dict[str, Any]:
+    """What every template uses to show codes in the visitor's language."""
+    return {"team_name": i18n.team_name, "team_code": i18n.team_code,
+            "preset_label": i18n.preset_label, "status_value": i18n.status_value,
+            "entry_sentence": i18n.entry_sentence, "source_label": i18n.source_label,
+            "number": i18n.number, "choices": i18n.choice_labels(),
+            # French puts a space before a colon.
+            "colon": " :" if i18n.is_french() else ":"}
 
 # Topics forwarded to browsers; the display's own topic (the PIN) is not.
 TOPICS = ("state", "status", "alert", "event")
@@ -48,8 +68,22 @@ def _last_event_id() -> int:
     return int(seq)
 
 
+@bp.app_errorhandler(HTTPException)
+def _page_error(exc: HTTPException) -> Any:
+    """A refused page in the visitor's language (the API answers JSON itself)."""
+    if request.path.startswith("/api/"):
+        return exc
+    from flask_babel import gettext as _
+    from flask_wtf.csrf import CSRFError
+
+    message = (_("The page is out of date: go back, reload it and try again.")
+               if isinstance(exc, CSRFError) else messages.http_reason(exc.code))
+    return render_template("error.html", message=message,
+                           lang=str(get_locale())), exc.code or 500
+
+
 @bp.get("/")
-def table() -> str:
+def table() -> Any:
     service = current_app.config["SERVICE"]
     return render_template("live.html", state=service.state_json(), status=service.status(),
                            words=i18n.words(), lang=str(get_locale()))

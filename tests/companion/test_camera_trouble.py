@@ -136,7 +136,7 @@ def test_run_camera_7_without_a_camera_serves_the_table(tmp_path: Path) -> None:
         page = urllib.request.urlopen(url + "/", timeout=5).read().decode()
         words = json.loads(page.split('id="words">')[1].split("</script>")[0])
         # What the page's script writes beside the camera's dot (table.js).
-        assert words["health"]["lost"].startswith("perdue : la saisie à la main marche")
+        assert words["status_values"]["lost"].startswith("perdue : la saisie à la main marche")
         assert proc.poll() is None  # still serving
     finally:
         proc.send_signal(signal.SIGINT)
@@ -173,8 +173,8 @@ def test_run_sets_a_corrupt_store_aside_and_goes_on(tmp_path: Path,
     assert "base de données illisible" in out
     aside = [p for p in tmp_path.iterdir() if p.name.startswith("club.db.corrupt-")]
     assert len(aside) == 1 and aside[0].read_bytes().startswith(b"not a database")
-    with Store(db) as store:
-        assert store.current_game() is not None
+    with Store(db) as store:  # a new, working store; no game is started by itself
+        assert store.current_game() is None and store.games() == []
 
 
 def test_run_refuses_a_newer_store_without_a_traceback(tmp_path: Path) -> None:

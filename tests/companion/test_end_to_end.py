@@ -35,11 +35,14 @@ def played(tmp_path_factory, play_film):
     while (msg := sub.get(timeout=0)) is not None:
         messages.append((msg.topic, msg.data))
     stored = store.events(service.game_id)
+    # The camera's evidence: what it read, how sure, and the picture of each card.
+    kept = store.evidence(service.game_id)
+    pictures = {seq: store.crop(service.game_id, seq) for seq in kept}
     store.close()
     # The same file opened afresh: what a restart would see.
     with Store(db) as again:
         reopened = again.events(service.game_id)
-    return table, stored, reopened, messages
+    return table, stored, reopened, messages, (kept, pictures)
 
 
 def test_the_film_put_hands_nudges_and_glare_in_the_cameras_way(played):
@@ -51,7 +54,7 @@ def test_the_film_put_hands_nudges_and_glare_in_the_cameras_way(played):
 
 
 def test_every_card_seat_trick_and_score_equals_the_simulators(played):
-    table, stored, reopened, _ = played
+    table, stored, reopened, *_ = played
     events = [s.event for s in stored]
     assert compare(table.events, events) == []
     # Compared directly too, not only through compare().
@@ -72,7 +75,7 @@ def test_every_card_seat_trick_and_score_equals_the_simulators(played):
 
 
 def test_the_injected_renonce_is_flagged_at_the_card_that_proves_it(played):
-    table, _, _, messages = played
+    table, _, _, messages, _ = played
     truth = [r for h in replay(table.events).to_json()["hands"]
              for r in h["result"].get("renonces", [])]
     assert len(truth) == 1, "the simulator was asked for one renonce"
@@ -87,3 +90,23 @@ def test_the_injected_renonce_is_flagged_at_the_card_that_proves_it(played):
     before = [data for topic, data in messages[:alerts[0]] if topic == "event"]
     assert before[-1]["event"]["type"] == "CardPlayed"
     assert before[-1]["event"]["card"] == want["proof"]["card"]
+
+
+def test_every_camera_card_keeps_its_picture_and_confidence(played):
+    import cv2
+    import numpy as np
+
+    _, stored, _, _, (kept, pictures) = played
+    plays = [s for s in stored if isinstance(s.event, CardPlayed)]
+    assert set(kept) == {s.seq for s in stored if s.source == "camera"}
+    for s in plays:
+        assert kept[s.seq]["card"] == s.event.card
+        assert kept[s.seq]["confidence"] == s.confidence
+    with_picture = [s for s in plays if pictures[s.seq] is not None]
+    # A card is pictured from the frame in which it was decided: nearly always there.
+    assert len(with_picture) >= 0.95 * len(plays)
+    sizes = [len(pictures[s.seq]) for s in with_picture]
+    assert max(sizes) < 16_000 and sorted(sizes)[len(sizes) // 2] < 8_000  # a few kB
+    image = cv2.imdecode(np.frombuffer(pictures[with_picture[0].seq], np.uint8),
+                         cv2.IMREAD_COLOR)
+    assert image is not None and max(image.shape[:2]) <= 120

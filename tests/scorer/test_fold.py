@@ -25,7 +25,7 @@ INTERFACE_KEYS = {
     "phase", "rules", "preset", "target", "teams", "players", "scores", "hand_no", "dealer",
     "bids", "to_speak", "turned", "contract", "trick_no", "current_trick", "to_play",
     "tricks", "tricks_won", "card_points", "belote", "renonces", "unknown", "played",
-    "hands", "winner"}
+    "hands", "winner", "ended"}
 
 
 def test_apply_step_by_step_equals_replay_and_leaves_the_old_state_alone():

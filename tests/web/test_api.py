@@ -98,17 +98,26 @@ def test_right_pin_does_not_count_against_the_limit(client: Any) -> None:
 def test_bad_input_gets_the_place_and_reason_and_changes_nothing(client: Any,
                                                                  service: Any) -> None:
     start(client)
-    for path, body, field in [
-        ("/api/bid", {"bid": "80H", "seat": "X"}, "seat"),
-        ("/api/contract", {"taker": "N", "value": 85, "trump": "H"}, "value"),
-        ("/api/contract", {"taker": "N", "value": 80, "trump": "Z"}, "trump"),
-        ("/api/play", {"seat": "W", "card": "5H"}, "card"),
-        ("/api/correct", {"seat": "W", "trick": 9, "card": "7H"}, "trick"),
+    # The message names the field as the page does, in French unless English is asked.
+    for path, body, field, french, english in [
+        ("/api/bid", {"bid": "80H", "seat": "X"}, "seat", "Place : X n'est pas une place",
+         "Seat: X is not a seat"),
+        ("/api/contract", {"taker": "N", "value": 85, "trump": "H"}, "value",
+         "Valeur : 85 n'est pas une valeur de contrat (capot, ou de 80 à 500",
+         "Value: 85 is not a contract value (capot, or 80 to 500"),
+        ("/api/contract", {"taker": "N", "value": 80, "trump": "Z"}, "trump",
+         "Atout : Z n'est pas un atout", "Trump: Z is not a trump"),
+        ("/api/play", {"seat": "W", "card": "5H"}, "card",
+         "Carte : 5H n'est pas une carte de belote", "Card: 5H is not a belote card"),
+        ("/api/correct", {"seat": "W", "trick": 9, "card": "7H"}, "trick",
+         "Pli : 9 est hors des limites (de 1 à 8)", "Trick: 9 is out of range (1 to 8)"),
     ]:
         r = client.post(path, json=body, headers=AUTH)
         assert r.status_code == 400, (path, r.json)
         assert r.json["field"] == field
-        assert r.json["error"].startswith(field + ":")
+        assert r.json["error"].startswith(french), r.json
+        r = client.post(path + "?lang=en", json=body, headers=AUTH)
+        assert r.json["error"].startswith(english), r.json
     r = client.post("/api/bid", data="{not json", headers={**AUTH,
                                                            "Content-Type": "application/json"})
     assert r.status_code == 400
@@ -238,9 +247,10 @@ def test_history_exports_agree_with_the_rules_engine(client: Any, service: Any) 
     assert "attachment" in record.headers["Content-Disposition"]
     assert score_record(record.json)["score"] == expected["result"]["score"]
     rows = list(csv.DictReader(io.StringIO(
-        client.get(f"/api/games/{game_id}/scores.csv").get_data(as_text=True))))
+        client.get(f"/api/games/{game_id}/scores.csv").get_data().decode("utf-8-sig")),
+        delimiter=";"))
     assert len(rows) == 1
-    assert int(rows[0]["total_NS"]) == expected["result"]["score"]["NS"]
+    assert int(rows[0]["Total NS"]) == expected["result"]["score"]["NS"]
     assert client.get(f"/api/games/{game_id}/hands/2").status_code == 404
     assert client.get("/api/games/999").status_code == 404
 
@@ -273,7 +283,7 @@ def test_organiser_session_needs_the_csrf_token(client: Any, app: Any) -> None:
     # Logged in by cookie: a call without the token could come from another site.
     r = client.post("/api/bid", json={"bid": "80H"})
     assert r.status_code == 400
-    assert "CSRF" in r.json["error"]
+    assert r.json["error"] == "la page n'est plus à jour : rechargez-la"
     r = client.post("/api/bid", json={"bid": "80H"}, headers={"X-CSRFToken": _token(client)})
     assert r.status_code == 200, r.json
     stored = app.config["SERVICE"].events()
@@ -296,3 +306,43 @@ def test_show_pin_asks_the_display_only_with_the_pin(client: Any, service: Any) 
             shown.append(msg.data)
         msg = sub.get(timeout=0.2)
     assert shown == [{"kind": "show_pin", "pin": PIN}]
+
+
+def test_undo_takes_back_the_organisers_own_entry_never_a_camera_card(
+        client: Any, service: Any) -> None:
+    from scorer.events import CardPlayed
+
+    start(client)
+    mine = {**AUTH, "X-Author": "Mado"}
+    for bid in ("80H", "pass", "pass", "pass"):
+        assert client.post("/api/bid", json={"bid": bid}, headers=mine).status_code == 200
+    # Mado announces belote for the wrong seat, then the camera reads a card.
+    assert client.post("/api/belote", json={"seat": "N"}, headers=mine).status_code == 200
+    to_play = service.to_play()
+    camera = service.submit(CardPlayed(seat=to_play, card="7S"), source="camera",
+                            confidence=0.97)
+    # Another organiser's entry is not Mado's to undo either.
+    assert client.post("/api/belote", json={"seat": "S"},
+                       headers={**AUTH, "X-Author": "Lucien"}).status_code == 200
+    preview = client.get("/api/undo", headers=mine).json
+    assert preview["event"] == {"type": "BeloteAnnounced", "seat": "N"}
+    assert preview["entry"] == "Nord annonce belote"
+    # Naming the camera's card is refused, and so is an entry that is no longer the last.
+    n = len(service.events())
+    r = client.post("/api/undo", json={"index": camera.seq}, headers=mine)
+    assert r.status_code == 400 and "caméra" in r.json["error"]
+    r = client.post("/api/undo", json={"index": preview["index"] - 1}, headers=mine)
+    assert r.status_code == 400 and "n'est plus votre dernière saisie" in r.json["error"]
+    assert len(service.events()) == n
+    r = client.post("/api/undo", json={"index": preview["index"]}, headers=mine)
+    assert r.status_code == 200, r.json
+    assert r.json["message"] == "Annulé : Nord annonce belote"
+    state = r.json["state"]
+    assert state["belote"] == ["S"] and state["played"] == ["7S"]
+    # The bids were Mado's too; the camera's card stays whatever happens.
+    for _ in range(4):
+        assert client.post("/api/undo", json={}, headers=mine).status_code == 200
+    r = client.post("/api/undo", json={}, headers=mine)
+    assert r.status_code == 400 and r.json["error"] == "Annulation : rien de votre saisie à annuler"
+    assert service.state_json()["played"] == []  # the bids are gone, so the card no longer fits
+    assert any(s.seq == camera.seq for s in service.events())

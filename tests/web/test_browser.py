@@ -19,6 +19,14 @@ from tests.web.conftest import PIN, api_body, one_hand, start_body
 
 pytestmark = pytest.mark.browser
 AUTH = {"X-Table-PIN": PIN}
+RANK_FR = {"7": "7", "8": "8", "9": "9", "T": "10", "J": "V", "Q": "D", "K": "R", "A": "A"}
+SUIT = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def CARD_FR(code: str) -> str:  # noqa: N802 - reads as the card's French name
+    return RANK_FR[code[0]] + SUIT[code[1]]
+
+
 POINTS = {"7": 0, "8": 0, "9": 0, "T": 10, "J": 2, "Q": 3, "K": 4, "A": 11}
 
 
@@ -314,7 +322,9 @@ def test_organiser_sees_played_cards_marked_confirms_and_undoes(page: Any, serve
     n = len(service.events())
     page.click(f"#played-list button[data-trick='1'][data-seat='{seat}']")
     page.click("#confirm-card")
-    page.wait_for_function("() => document.getElementById('message').textContent === '✓'")
+    # What was done is said where the organiser looks, in a sentence.
+    expect()(page.locator("#message")).to_contain_text("✓")
+    expect()(page.locator("#message")).to_contain_text("pli 1")
     stored = service.events()
     assert len(stored) == n + 1 and stored[-1].author == "Arbitre"
     assert isinstance(stored[-1].event, CardCorrected) and stored[-1].event.new == card
@@ -327,7 +337,11 @@ def test_organiser_sees_played_cards_marked_confirms_and_undoes(page: Any, serve
     expect()(page.locator(f"#picker button[data-card='{nxt.card}']")).to_have_class(
         re.compile(r"\bplayed\b"))
     expect()(page.locator(f"#seat-{nxt.seat} .card")).to_have_attribute("data-card", nxt.card)
+    # Undo names the entry first, and takes it back only once confirmed.
+    expect()(page.locator("#undo-what")).to_contain_text(CARD_FR(nxt.card))
     page.click("#undo")
+    expect()(page.locator("#undo-question")).to_contain_text(CARD_FR(nxt.card))
+    page.click("#undo-yes")
     expect()(page.locator(f"#picker button[data-card='{nxt.card}']")).not_to_have_class(
         re.compile(r"\bplayed\b"))
     expect()(page.locator(f"#seat-{nxt.seat} .card")).to_have_class(re.compile(r"\bempty\b"))

@@ -19,7 +19,7 @@ def test_the_page_says_the_camera_is_lost_in_french(page: Any, server: Any,
     service.set_status(camera="lost", camera_error="camera 7: OpenCV cannot open it")
     value = page.locator("#camera-status .value")
     expect(value).to_have_text(
-        "caméra: perdue : la saisie à la main marche, nouvel essai en cours…")
+        "caméra : perdue : la saisie à la main marche, nouvel essai en cours…")
     expect(page.locator("#camera-status .dot")).to_have_class("dot error")
     service.set_status(camera="ok")
-    expect(value).to_have_text("caméra: en marche")
+    expect(value).to_have_text("caméra : en marche")

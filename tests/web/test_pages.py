@@ -59,11 +59,11 @@ def test_live_page_carries_everything_it_draws_and_nothing_from_outside(client: 
 def test_setup_form_starts_a_game_and_logs_the_organiser_in(client: Any, service: Any) -> None:
     form = {"team_NS": "Les As", "team_EW": "Les Rois", "player_N": "Mado", "rules": "ffb",
             "target": "1500", "direction": "clockwise", "dealer": "E", "pin": PIN,
-            "author": "Mado", "settings": "must_undertrump=true"}
+            "author": "Mado", "set_must_undertrump": "true"}
     r = client.post("/setup", data={**form, "csrf_token": _token(client, "/setup"),
                                      "pin": "12"})
     assert r.status_code == 400
-    assert "pin:" in r.get_data(as_text=True)
+    assert "le code de la table doit avoir de 6 à 8 chiffres" in r.get_data(as_text=True)
     assert service.game_id is None
     r = client.post("/setup", data={**form, "csrf_token": _token(client, "/setup"),
                                      "settings": "undertrump=yes"})
@@ -283,7 +283,7 @@ def test_history_hand_shows_renonce_proof_and_each_correction_with_who_and_when(
     assert f'data-card="{proof}"' in renonces or web.i18n.SUIT_SYMBOLS[proof[1]] in renonces
     assert f"in trick {renonce['proof']['trick']}" in renonces
     corrections = page.split('id="corrections"')[1].split("</ul>")[0]
-    assert "Arbitre (web)" in corrections and "none" not in corrections
+    assert "Arbitre (by hand)" in corrections and "none" not in corrections
     assert re.search(r"\d{1,2}:\d{2}", corrections), corrections  # when it was made
     assert f'data-card="{first["cards"][2]}"' in corrections
     # The same undo or correction is listed by the API with its time.
@@ -440,9 +440,9 @@ def test_history_award_shows_the_litige_points_held_over_to_the_next_winners(
     assert hands[1]["result"]["score"] == {"NS": 181, "EW": 62}
     litige = _award_line(client.get(f"/history/{service.game_id}/hands/1").get_data(
         as_text=True))
-    assert litige == "Ce que marque chaque équipe: Nord points 81; Est 0", litige
+    assert litige == "Ce que marque chaque équipe : Nord points 81; Est 0", litige
     after = client.get(f"/history/{service.game_id}/hands/2").get_data(as_text=True)
-    assert _award_line(after) == ("Ce que marque chaque équipe: Nord points 100 + "
+    assert _award_line(after) == ("Ce que marque chaque équipe : Nord points 100 + "
                                   "report du litige 81 = 181; Est points 62"), _award_line(after)
     after = client.get(f"/history/{service.game_id}/hands/2?lang=en").get_data(as_text=True)
     assert "Nord points 100 + held over from the litige 81 = 181; Est points 62" in \

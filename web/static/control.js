@@ -8,10 +8,13 @@ const message = document.getElementById("message");
 let chosenCard = null;
 let chosenPlay = null;   // {seat, trick} of a card played this hand
 let bidTrump = null;
+let tallyOpened = false;
+let lastHand = null;
+let lastGame = null;
 
 function say(text, isError) {
   message.textContent = text;
-  message.className = "message" + (isError ? " error" : "");
+  message.classList.toggle("error", Boolean(isError));
 }
 
 async function send(path, body) {
@@ -23,7 +26,7 @@ async function send(path, body) {
     });
     const answer = await r.json().catch(() => ({error: r.statusText}));
     if (!r.ok) { say(answer.error || r.statusText, true); return null; }
-    say(answer.message || "✓", false);
+    say("✓ " + (answer.message || ""), false);
     if (answer.state) { window.beloteState = answer.state; renderTable(answer.state); }
     return answer;
   } catch (e) {
@@ -62,6 +65,21 @@ function renderPlayed(s) {
     b.dataset.card = it.card || "";
     b.textContent = it.trick + "·" + W.seats[it.seat][0] + " " + cardLabel(it.card);
     if (it.card === null) b.classList.add("danger");
+    // The camera's evidence: the picture it read and how sure it was.
+    const ev = evidence[it.trick + it.seat];
+    if (ev && ev.crop) {
+      const img = document.createElement("img");
+      img.className = "crop"; img.src = ev.crop; img.alt = W.camera_read;
+      b.prepend(img);
+    }
+    if (ev && ev.confidence !== null && ev.camera) {
+      const conf = document.createElement("small");
+      conf.className = "conf";
+      conf.textContent = (ev.read && ev.read !== it.card ? W.read + " " + cardLabel(ev.read) + " · " : "") +
+        ev.confidence.toFixed(2).replace(".", W.decimal);
+      b.append(conf);
+    }
+    if (ev && ev.unsure && ev.corrected_by === null) b.classList.add("unsure");
     const on = chosenPlay && chosenPlay.trick === it.trick && chosenPlay.seat === it.seat;
     b.setAttribute("aria-pressed", String(Boolean(on)));
     b.addEventListener("click", () => { chosenPlay = {trick: it.trick, seat: it.seat}; renderPlayed(window.beloteState); });
@@ -77,12 +95,79 @@ function renderPlayed(s) {
   document.getElementById("contract-entry").hidden = !bidding;
   document.getElementById("cards").hidden = !(s.phase === "play" || (bidding && classic));
   document.getElementById("belote").hidden = s.phase !== "play";
+  // The tally replaces the play of a hand: offered until the first card.
+  const manual = ((s.status || {}).mode) === "manual";
+  const camera = (s.status || {}).camera;
+  const lost = manual || ["lost", "error", "off"].includes(camera);
+  document.getElementById("tally").hidden = !(s.phase === "play" && !(s.played || []).length);
+  if (lost && !tallyOpened) { document.getElementById("tally-details").open = true; tallyOpened = true; }
+  document.getElementById("camera-lost").hidden = !lost || manual || s.phase === "over";
+  document.getElementById("mode-manual").hidden = manual;
+  document.getElementById("mode-camera").hidden = !manual;
+  // Each hand's quick entry starts blank: nothing carried over from the last hand.
+  if (s.hand_no !== lastHand || s.game_id !== lastGame) {
+    for (const id of ["k-taker", "k-value", "k-trump", "play-seat", "t-belote"]) document.getElementById(id).value = "";
+    document.getElementById("k-double").value = "1";
+    document.getElementById("bid-value").selectedIndex = 0;
+    lastHand = s.hand_no; lastGame = s.game_id;
+  }
+  const over = s.phase === "over";
+  document.getElementById("game-over").hidden = !over;
+  document.getElementById("end-box").hidden = over || s.phase === "setup";
+  if (over) {
+    const teams = teamNames(s);
+    document.getElementById("game-over-title").textContent = W.game_over + " — " +
+      (s.winner ? fmt(W.winner, {team: teams[s.winner]}) : W.draw);
+    document.getElementById("over-sheet").href = "/history/" + s.game_id + "/sheet";
+    document.getElementById("over-csv").href = "/api/games/" + s.game_id + "/scores.csv";
+  }
   const sata = Boolean((s.rules || {}).sans_tout_atout);
   for (const b of document.querySelectorAll('[data-trump="NT"], [data-trump="AT"]')) b.hidden = !sata;
 }
 
-document.addEventListener("belote:state", e => renderPlayed(e.detail));
-document.addEventListener("belote:alert", e => { if (e.detail.message) say(e.detail.message, e.detail.kind === "renonce"); });
+/* The current hand's evidence, fetched after each change (the state does not carry pictures). */
+let evidence = {};
+let evidenceTimer = null;
+async function refreshEvidence() {
+  const s = window.beloteState;
+  if (!s.game_id || !s.hand_no) return;
+  try {
+    const r = await fetch("/api/games/" + s.game_id + "/hands/" + s.hand_no + "/evidence");
+    if (!r.ok) return;
+    const answer = await r.json();
+    evidence = {};
+    for (const p of answer.plays) evidence[p.trick + p.seat] = p;
+    renderPlayed(window.beloteState);
+  } catch (e) { /* the next state tries again */ }
+}
+document.addEventListener("belote:state", e => {
+  renderPlayed(e.detail);
+  clearTimeout(evidenceTimer);
+  evidenceTimer = setTimeout(refreshEvidence, 200);
+});
+document.addEventListener("belote:status", e => {
+  window.beloteState.status = Object.assign({}, window.beloteState.status || {}, e.detail);
+  renderPlayed(window.beloteState);
+});
+/* An alert said in the page's words (the service's own message is for logs). */
+function alertText(a) {
+  const seat = W.seats[a.seat] || a.seat || "?";
+  if (a.kind === "renonce") {
+    return W.renonce + " ! " + fmt(W.renonce_by, {seat: seat, trick: a.trick,
+      rule: W.rules[a.rule] || a.rule, card: cardLabel((a.proof || {}).card),
+      proof: (a.proof || {}).trick});
+  }
+  if (a.kind === "unknown_card") return fmt(W.unknown, {seat: seat, trick: a.trick});
+  if (a.kind === "out_of_turn") {
+    return fmt(W.out_of_turn, {card: cardLabel(a.card), seat: seat,
+      to_play: W.seats[a.to_play] || a.to_play || "?"});
+  }
+  return "";
+}
+document.addEventListener("belote:alert", e => {
+  const text = alertText(e.detail);
+  if (text) say(text, e.detail.kind === "renonce");
+});
 
 for (const b of document.querySelectorAll("#picker button")) {
   b.addEventListener("click", () => pickCard(b.dataset.card));
@@ -96,12 +181,29 @@ for (const b of document.querySelectorAll("button.bid-trump")) {
     send("bid", {bid: (value === "capot" ? "capot" : value) + b.dataset.trump});
   });
 }
-document.getElementById("set-contract").addEventListener("click", () => send("contract", {
+document.getElementById("end-game").addEventListener("click", () => {
+  document.getElementById("end-ask").hidden = true;
+  document.getElementById("end-confirm").hidden = false;
+});
+function endAsked(show) {
+  document.getElementById("end-ask").hidden = show;
+  document.getElementById("end-confirm").hidden = !show;
+}
+document.getElementById("end-no").addEventListener("click", () => endAsked(false));
+document.getElementById("end-yes").addEventListener("click", async () => { endAsked(false); await send("end", {}); });
+document.getElementById("same-teams").addEventListener("click", () => send("games/again", {}));
+document.getElementById("set-contract").addEventListener("click", () => {
+  for (const id of ["k-taker", "k-value", "k-trump"]) {
+    if (!document.getElementById(id).value) { say(W.contract_missing, true); return; }
+  }
+  sendContract();
+});
+const sendContract = () => send("contract", {
   taker: document.getElementById("k-taker").value,
   value: document.getElementById("k-value").value,
   trump: document.getElementById("k-trump").value,
   double: Number(document.getElementById("k-double").value),
-}));
+});
 for (const b of document.querySelectorAll("button[data-belote]")) {
   b.addEventListener("click", () => send("belote", {seat: b.dataset.belote}));
 }
@@ -130,5 +232,79 @@ document.getElementById("confirm-card").addEventListener("click", () => {
   if (!chosen || !chosen.dataset.card) { say(W.pick_played, true); return; }
   send("correct", {seat: chosenPlay.seat, trick: chosenPlay.trick, card: chosen.dataset.card});
 });
-document.getElementById("undo").addEventListener("click", () => send("undo", {}));
+/* Undo names the entry it will take back (the organiser's own last one, never
+   a card the camera read) and asks before it does. */
+let undoIndex = null;
+let undoTimer = null;
+function askUndo(show) {
+  document.getElementById("undo-ask").hidden = show;
+  document.getElementById("undo-confirm").hidden = !show;
+}
+async function refreshUndo() {
+  try {
+    const r = await fetch("/api/undo", {credentials: "same-origin"});
+    const answer = await r.json();
+    undoIndex = answer.index;
+    const what = document.getElementById("undo-what");
+    if (answer.index === null) {
+      what.textContent = W.nothing_to_undo;
+    } else {
+      what.replaceChildren(document.createTextNode(W.last_entry + " "), Object.assign(
+        document.createElement("b"), {textContent: answer.entry}));
+      document.getElementById("undo-question").textContent = fmt(W.undo_question, {entry: answer.entry});
+    }
+    document.getElementById("undo").disabled = answer.index === null;
+    if (answer.index === null) askUndo(false);
+  } catch (e) { /* the next state tries again */ }
+}
+document.addEventListener("belote:state", () => {
+  clearTimeout(undoTimer);
+  undoTimer = setTimeout(refreshUndo, 150);
+});
+/* The tally: the other team's figures follow from one team's (162 points and
+   8 tricks in all, 252 and 8-0 on a capot), and stay editable. */
+function tallyValue(id) { return document.getElementById(id).value.trim(); }
+function other(t) { return t === "NS" ? "EW" : "NS"; }
+for (const t of ["NS", "EW"]) {
+  document.getElementById("t-points-" + t).addEventListener("input", e => {
+    const v = Number(e.target.value);
+    if (e.target.value !== "" && v >= 0 && v <= 162) document.getElementById("t-points-" + other(t)).value = 162 - v;
+  });
+  document.getElementById("t-tricks-" + t).addEventListener("input", e => {
+    const v = Number(e.target.value);
+    if (e.target.value !== "" && v >= 0 && v <= 8) document.getElementById("t-tricks-" + other(t)).value = 8 - v;
+  });
+}
+for (const b of document.querySelectorAll("button[data-capot]")) {
+  b.addEventListener("click", () => {
+    const t = b.dataset.capot;
+    document.getElementById("t-points-" + t).value = 252;
+    document.getElementById("t-points-" + other(t)).value = 0;
+    document.getElementById("t-tricks-" + t).value = 8;
+    document.getElementById("t-tricks-" + other(t)).value = 0;
+  });
+}
+document.getElementById("send-tally").addEventListener("click", async () => {
+  const answer = await send("tally", {
+    points: {NS: tallyValue("t-points-NS"), EW: tallyValue("t-points-EW")},
+    tricks: {NS: tallyValue("t-tricks-NS"), EW: tallyValue("t-tricks-EW")},
+    belote: document.getElementById("t-belote").value || null,
+  });
+  if (answer) {
+    for (const id of ["t-points-NS", "t-points-EW", "t-tricks-NS", "t-tricks-EW"]) document.getElementById(id).value = "";
+    document.getElementById("t-belote").value = "";
+  }
+});
+for (const b of document.querySelectorAll("button[data-mode]")) {
+  b.addEventListener("click", () => send("mode", {mode: b.dataset.mode}));
+}
+document.getElementById("undo").addEventListener("click", () => { if (undoIndex !== null) askUndo(true); });
+document.getElementById("undo-no").addEventListener("click", () => askUndo(false));
+document.getElementById("undo-yes").addEventListener("click", async () => {
+  askUndo(false);
+  await send("undo", {index: undoIndex});
+  refreshUndo();
+});
+refreshUndo();
 renderPlayed(window.beloteState);
+refreshEvidence();

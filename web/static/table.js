@@ -58,17 +58,48 @@ function setText(id, text) {
 }
 
 function renderStatus(status) {
+  // A bad setting: the table is up, the page says what to fix.
+  const banner = document.getElementById("problem-banner");
+  if (banner) {
+    const problem = status && status.problem;
+    banner.hidden = !problem;
+    if (problem) setText("problem-banner", fmt(W.problems[problem.code] || W.problems.other,
+      {detail: problem.detail || ""}));
+  }
   for (const part of ["camera", "display"]) {
     const value = (status && status[part]) || "off";
     const el = document.getElementById(part + "-status");
     if (!el) continue;
     el.querySelector(".dot").className = "dot " + (value === "ok" ? "ok" : value === "off" ? "off" : "error");
-    el.querySelector(".value").textContent = W[part] + ": " + ((W.health || {})[value] || value);
+    el.querySelector(".value").textContent = fmt(W.status_line, {part: W[part],
+      value: W.status_values[value] || value});
   }
 }
 
+/* A team left unnamed keeps its code, written the visitor's way (EO in French). */
+function teamNames(s) {
+  const out = {};
+  for (const t of ["NS", "EW"]) {
+    const name = (s.teams || {})[t] || t;
+    out[t] = name === t ? W.team_codes[t] : name;
+  }
+  return out;
+}
+
+/* A game with a time limit: minutes left, counted here between states. */
+let endsAt = null;
+function showTimeLeft() {
+  const el = document.getElementById("time-left");
+  if (!el) return;
+  el.hidden = !endsAt;
+  if (!endsAt) return;
+  const left = Math.ceil((endsAt * 1000 - Date.now()) / 60000);
+  setText("time-left", left > 0 ? fmt(W.time_left, {n: left}) : W.time_up);
+}
+setInterval(showTimeLeft, 15000);
+
 function renderTable(s) {
-  const teams = s.teams || {NS: "NS", EW: "EW"};
+  const teams = teamNames(s);
   for (const t of ["NS", "EW"]) {
     setText("team-" + t, teams[t] || t);
     setText("score-" + t, (s.scores || {})[t] ?? 0);
@@ -78,9 +109,13 @@ function renderTable(s) {
     if (box) box.classList.toggle("winner", s.winner === t);
   }
   setText("target", s.target ?? "");
-  setText("hand-no", s.hand_no ?? "");
+  const limit = (s.rules || {}).hands;
+  setText("hand-no", s.phase === "over" ? (s.hands || []).length :
+    limit ? fmt(W.hand_of, {n: s.hand_no, total: limit}) : (s.hand_no ?? ""));
+  endsAt = s.phase === "over" ? null : s.ends_at;
+  showTimeLeft();
   setText("dealer", s.dealer ? W.seats[s.dealer] : "");
-  setText("contract", contractText(s.contract));
+  setText("contract", s.phase === "over" ? "—" : contractText(s.contract));
   setText("phase", (W.phases[s.phase] || s.phase || "") +
     (s.winner ? " — " + fmt(W.winner, {team: teams[s.winner] || s.winner}) : ""));
   setText("trick-no", s.trick_no ?? "");
@@ -131,12 +166,39 @@ function renderTable(s) {
     seat: W.seats[r.seat], trick: r.trick, rule: W.rules[r.rule] || r.rule,
     card: cardLabel((r.proof || {}).card), proof: (r.proof || {}).trick})).join(" · ");
 
+  renderEnd(s, teams);
   const unknown = document.getElementById("unknown-prompt");
   const missing = s.unknown || [];
   unknown.hidden = missing.length === 0;
   unknown.textContent = missing.map(u => fmt(W.unknown, {seat: W.seats[u.seat], trick: u.trick})).join(" · ");
   if (s.status) renderStatus(s.status);
   document.dispatchEvent(new CustomEvent("belote:state", {detail: s}));
+}
+
+/* Between hands and at the end, the score hand by hand (an SVG the server draws);
+   at the end, the game-over screen in place of the empty table. */
+function renderEnd(s, teams) {
+  const over = s.phase === "over";
+  const screen = document.getElementById("game-over-screen");
+  if (screen) {
+    screen.hidden = !over;
+    document.getElementById("table").hidden = over;
+    if (over) {
+      setText("go-winner", s.winner ? fmt(W.winner, {team: teams[s.winner]}) : W.draw);
+      setText("go-detail", teams.NS + " " + s.scores.NS + " – " + s.scores.EW + " " + teams.EW +
+        " · " + fmt(W.hands_played, {n: (s.hands || []).length}));
+    }
+  }
+  const chart = document.getElementById("live-chart");
+  if (!chart) return;
+  const hands = (s.hands || []).length;
+  const between = s.phase === "bidding" && !(s.bids || []).length && !s.turned;
+  chart.hidden = !(hands && (over || between));
+  if (!chart.hidden) {
+    const src = "/api/games/" + s.game_id + "/chart.svg?hands=" + hands;
+    const img = document.getElementById("chart-img");
+    if (img.getAttribute("src") !== src) img.src = src;
+  }
 }
 
 /* A card put down out of turn: shown for a while (it is not stored, so no
@@ -166,7 +228,11 @@ function connect() {
     if (source.readyState === EventSource.CLOSED) setTimeout(connect, 5000);
   });
   source.addEventListener("state", e => { window.beloteState = JSON.parse(e.data); renderTable(window.beloteState); });
-  source.addEventListener("status", e => renderStatus(JSON.parse(e.data)));
+  source.addEventListener("status", e => {
+    const status = JSON.parse(e.data);
+    renderStatus(status);
+    document.dispatchEvent(new CustomEvent("belote:status", {detail: status}));
+  });
   source.addEventListener("alert", e => {
     const a = JSON.parse(e.data);
     showAlert(a);
