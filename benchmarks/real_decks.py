@@ -13,6 +13,9 @@
    courts, glare), on unseen seeds.
 4. The frames of 2 and 3 turned grey: no card may be misread (a card named that is not
    in the frame); missing it is allowed.
+5. The first ``--synthetic`` frames of ``benchmarks/accuracy.py``'s random test scenes
+   (``eval-fr``, ``eval-en``: seeds 9001 and 9002), so that a new model can be checked
+   against the first styles quickly; ``accuracy.py`` gives the full sets.
 
 Nothing here is tuned on: thresholds come from the ``calib`` split and synthetic frames.
 Prints the figures and writes them to ``benchmarks/real_decks.json``.
@@ -37,7 +40,12 @@ import numpy as np  # noqa: E402
 from scorer.cards import CARD_CODES  # noqa: E402
 from vision.lab import decks, render  # noqa: E402
 from vision.lab.dataset import REAL_CARDS, split_of  # noqa: E402
-from vision.lab.evaluate import SAVED_QUALITY, eval_card_folders, load_labels  # noqa: E402
+from vision.lab.evaluate import (  # noqa: E402
+    SAVED_QUALITY,
+    eval_card_folders,
+    load_labels,
+    synthetic_frames,
+)
 from vision.lab.labelfix import FIXES  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
 
@@ -121,14 +129,32 @@ def synthetic_set(reader: CardReader, style_names: list[str], n: int, seed: int)
             "grey": {"figures": grey.figures(), "misread": grey_misread}}
 
 
+def first_styles(reader: CardReader, n: int) -> dict:
+    out = {}
+    for name, seed, kind in (("eval-fr", 9001, "french"), ("eval-en", 9002, "english")):
+        tally = Tally()
+        for _, frame, things, _ in synthetic_frames(n, seed, kind):
+            ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, SAVED_QUALITY])
+            frame = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+            readable = {a["code"] for a in things if a["belote"] and a["readable"]}
+            present = {a["code"] for a in things
+                       if a["belote"] and (a["index_boxes"] or a["visible_fraction"] > 0)}
+            read = _read(reader, frame)
+            tally.add(readable, read & readable | (read - present))
+        out[name] = {"frames": n, "seed": seed, "figures": tally.figures()}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--frames", type=int, default=40, help="frames per held-out design")
+    p.add_argument("--synthetic", type=int, default=60,
+                   help="frames of each of accuracy.py's eval-fr and eval-en (0: none)")
     p.add_argument("--model", help="classifier .onnx (default: the shipped model)")
     p.add_argument("--out", default=str(OUT))
     args = p.parse_args(argv)
-    if args.frames < 1:
-        p.error("--frames: expected a whole number from 1")
+    if args.frames < 1 or args.synthetic < 0:
+        p.error("--frames: expected a whole number from 1; --synthetic: from 0")
     manifest = decks.load_manifest()
     if manifest is None:
         p.error("no deck designs cached: run belote-table vision decks first")
@@ -157,6 +183,10 @@ def main(argv: list[str] | None = None) -> int:
     result["held_out_total"] = total.figures()
     sets = [*result["held_out_designs"].values(), result["printed_french"]]
     result["grey_misread"] = sum(d["grey"]["misread"] for d in sets)
+    if args.synthetic:
+        result["first_styles"] = first_styles(reader, args.synthetic)
+        for name, d in result["first_styles"].items():
+            print(f"{name}: {json.dumps(d['figures']['all'])}")
     # The place for the figures with the deck enrolled (belote-table vision enroll).
     result["with_enrollment"] = None
     result["seconds"] = round(time.time() - t0, 1)
