@@ -183,7 +183,7 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _decks(args) -> int:
+def _decks(args: argparse.Namespace) -> int:
     from vision.lab import decks
 
     manifest = decks.build(Path(args.out) if args.out else decks.DATA,

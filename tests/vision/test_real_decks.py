@@ -119,3 +119,26 @@ def test_a_grey_real_photo_is_never_misread(reader, held_out_scenes):
         frame = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
         read = {d.code for d in reader.read(cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)) if d.code}
         assert read <= set(truth), f"{Path(path).name}: misread {sorted(read - set(truth))}"
+
+
+def test_the_shipped_detector_is_taken_back_to_train_further():
+    """--det-init: the exported detector (batch norms folded) as a torch model computes
+    what onnxruntime computes."""
+    import onnxruntime as ort
+    import torch
+
+    from vision.classify import MODELS
+    from vision.lab import train
+
+    frame, _ = render.render_scene(np.random.default_rng(31), n_cards=5)
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    patches = np.stack([grey[y:y + 256, x:x + 256] for y in (0, 200, 400)
+                        for x in (0, 500, 1000)])
+    model = train.detector_from_onnx(MODELS / "index_detector.onnx", patches)
+    x = patches[:2].astype(np.float32)[:, None] / 255
+    with torch.no_grad():
+        ours = model(torch.from_numpy(x)).numpy()
+    session = ort.InferenceSession(str(MODELS / "index_detector.onnx"),
+                                   providers=["CPUExecutionProvider"])
+    theirs = session.run(None, {"image": x})[0]
+    assert np.abs(ours - theirs).max() < 1e-3

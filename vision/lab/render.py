@@ -191,10 +191,11 @@ def art_styles(root: Path | None = None, held_out: bool | None = False) -> list[
     for design, meta in manifest["designs"].items():
         if held_out is not None and (design in manifest["held_out"]) != held_out:
             continue
+        x1, y1, x2, y2 = meta["box"]
         for suffix, narrow in (("", 1.0), ("-piquet", 0.9)):
             st = DeckStyle(f"art-{design}{suffix}", "french" if meta["indices"] == "french"
                            else "english", "dejavu-sans-bold", art=design,
-                           box=tuple(meta["box"]), narrow=narrow)  # type: ignore[arg-type]
+                           box=(int(x1), int(y1), int(x2), int(y2)), narrow=narrow)
             _STYLE_BY_NAME[st.name] = st
             out.append(st)
     return out
@@ -232,7 +233,7 @@ def _glossy(img: np.ndarray, rng: np.random.Generator) -> None:
     spot = np.zeros(img.shape[:2], np.float32)
     cx, cy = int(rng.integers(0, CARD_W)), int(rng.integers(0, CARD_H))
     ax, ay = int(rng.integers(12, 60)), int(rng.integers(8, 40))
-    cv2.ellipse(spot, (cx, cy), (ax, ay), float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+    cv2.ellipse(spot, (cx, cy), (ax, ay), float(rng.uniform(0, 180)), 0, 360, (1.0,), -1)
     spot = cv2.GaussianBlur(spot, (0, 0), float(rng.uniform(3, 12))) * float(rng.uniform(0.5, 0.95))
     img[:] = (img * (1 - spot[..., None]) + 255 * spot[..., None]).astype(np.uint8)
 
@@ -648,7 +649,7 @@ def render_card(code: str, style: DeckStyle | str | None, rng: np.random.Generat
             if rng.random() < 0.2:
                 _glossy(img, rng)
             return img
-        st = STYLES[0]  # a design without this card (a joker, a back): a drawn one
+        st = STYLES[0]  # a card the design lacks: drawn instead
     try:
         card = Card.parse(code)
         rank, suit = card.rank, card.suit

@@ -197,7 +197,7 @@ def _desaturate(crop: np.ndarray, rng: np.random.Generator, share: float = 0.15,
         return cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)
     if u < share + recolour / 2:
         # Warm or red light: blue and green fall, red stays; the red suits go pale.
-        gain = np.float32([rng.uniform(0.25, 0.7), rng.uniform(0.45, 0.85), 1.0])
+        gain = np.array([rng.uniform(0.25, 0.7), rng.uniform(0.45, 0.85), 1.0], np.float32)
         return np.clip(crop.astype(np.float32) * gain, 0, 255).astype(np.uint8)
     if u < share + recolour:
         # A black deck with its signs in one light ink: dark paper, the ink lifted.
@@ -205,8 +205,8 @@ def _desaturate(crop: np.ndarray, rng: np.random.Generator, share: float = 0.15,
         ink = np.clip(1.0 - grey / max(float(np.percentile(grey, 90)), 1.0), 0, 1)[..., None]
         ink = np.clip(ink * 1.6, 0, 1)
         paper = np.float32(rng.uniform(10, 45, size=3))
-        gold = np.float32([rng.uniform(40, 120), rng.uniform(150, 210), rng.uniform(180, 240)]) \
-            if rng.random() < 0.7 else np.float32([rng.uniform(170, 220)] * 3)
+        gold = np.array([rng.uniform(40, 120), rng.uniform(150, 210), rng.uniform(180, 240)]
+                        if rng.random() < 0.7 else [rng.uniform(170, 220)] * 3, np.float32)
         return np.clip(paper * (1 - ink) + gold * ink, 0, 255).astype(np.uint8)
     return crop
 
@@ -375,25 +375,29 @@ def detector_from_onnx(path: Path, x: np.ndarray) -> Detector:
     weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
     convs = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
     model = Detector()
-    blocks = [m for m in model.body if isinstance(m, nn.Sequential)]
-    if len(convs) != len(blocks) + 1 or any(
-            w.shape != tuple(b[0].weight.shape) for (w, _), b in zip(convs, blocks, strict=False)):
+    conv_layers = [m for m in model.body.modules() if isinstance(m, nn.Conv2d)]
+    norms = [m for m in model.body.modules() if isinstance(m, nn.BatchNorm2d)]
+    if len(convs) != len(conv_layers) + 1 or any(
+            w.shape != tuple(c.weight.shape)
+            for (w, _), c in zip(convs, conv_layers, strict=False)):
         raise ValueError(f"{path}: not an index detector of this shape")
     h = torch.from_numpy(x.astype(np.float32)[:, None] / 255)
     with torch.no_grad():
         h = model.body[0](h)  # Standardize
-        for (w, b), block in zip(convs, blocks, strict=False):
-            conv, norm = block[0], block[1]
+        for (w, b), conv, norm in zip(convs, conv_layers, norms, strict=False):
             conv.weight.copy_(torch.tensor(w))
             z = conv(h)
             mean, var = z.mean(dim=(0, 2, 3)), z.var(dim=(0, 2, 3))
+            assert norm.running_mean is not None and norm.running_var is not None
             norm.running_mean.copy_(mean)
             norm.running_var.copy_(var)
             norm.weight.copy_(torch.sqrt(var + norm.eps))
             norm.bias.copy_(torch.tensor(b) + mean)
             h = torch.relu(z + torch.tensor(b)[None, :, None, None])
+        head_bias = model.head.bias
+        assert head_bias is not None
         model.head.weight.copy_(torch.tensor(convs[-1][0]))
-        model.head.bias.copy_(torch.tensor(convs[-1][1]))
+        head_bias.copy_(torch.tensor(convs[-1][1]))
     model.eval()
     return model
 
@@ -674,14 +678,14 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
     t0 = time.time()
 
     # Synthetic frames: cached shards named after their seed, rendered when missing.
-    prefix = "v"
+    prefix, box_tag = "v", ""  # the cache names of the first styles' frames, as they were
     if decks:
         from vision.lab import render
 
         added = render.use_extra_styles()
         if not any(st.art for st in added):
             raise ValueError("no deck designs cached: run belote-table vision decks first")
-        prefix = "d"
+        prefix = box_tag = "d"
         summary_decks = sorted({st.art for st in added if st.art})
     shards = []
     per_shard = 600
@@ -751,7 +755,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
         # The cache names change whenever the boxes would (6: coarse boxes give way to
         # finer ones, ``IndexDetector.FINE_SIDE``); the tag names the detector file.
         tag = zlib.crc32(detector.read_bytes()) % 10000
-        path = (cache or DATA) / f"detbox6{prefix}_{seed * 100 + 51}_{detector_scenes}_{tag}.npz"
+        path = (cache or DATA) / f"detbox6{box_tag}_{seed * 100 + 51}_{detector_scenes}_{tag}.npz"
         if not path.is_file():
             log(f"rendering {detector_scenes} frames for the detector's boxes -> {path}")
             ds.cache_detector_samples(seed * 100 + 51, detector_scenes, detector, path)
@@ -771,7 +775,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
         if look_scenes:
             # Frames of their own, never trained on, for the second look alone: few boxes
             # are unsure at first, and its threshold needs a few hundred of them.
-            path = (cache or DATA) / f"detlook6{prefix}_{seed * 100 + 61}_{look_scenes}_{tag}.npz"
+            path = (cache or DATA) / f"detlook6{box_tag}_{seed * 100 + 61}_{look_scenes}_{tag}.npz"
             if not path.is_file():
                 log(f"rendering {look_scenes} frames for the second look -> {path}")
                 ds.cache_detector_samples(seed * 100 + 61, look_scenes, detector, path)
