@@ -3,6 +3,7 @@
     belote-table vision read IMAGE [--model PATH] [--unknown]
     belote-table vision eval DIR [--model PATH] [--split train|calib|test] [--fixes FILE]
     belote-table vision bench [--model PATH] [--frames N] [--out PATH]
+    belote-table vision decks [--out DIR]
     belote-table vision train [--seed S] [--steps N] [--out PATH] [--fixes FILE]
 
 Heavy libraries (numpy, OpenCV, onnxruntime, torch) are imported inside each
@@ -60,9 +61,19 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--aspect", type=float, default=1.0,
                    help="stretch training patches by up to this ratio of width to height "
                         "(1: none, as the first models; 1 to 2)")
+    t.add_argument("--decks", action="store_true",
+                   help="also draw the printed-French styles and the cached real deck designs "
+                        "(belote-table vision decks), but the held-out ones")
+    t.add_argument("--det-init", metavar="ONNX",
+                   help="train this exported index detector further instead of a fresh one")
+    t.add_argument("--recolour", type=float, default=0.0,
+                   help="share of index patches lit red or printed gold on black (0 to 0.5)")
     t.add_argument("--out", help="output folder (default: vision/models)")
     t.add_argument("--threads", type=int, default=2, help="torch threads (the shipped model: 2)")
     # The train module needs torch: its list of parts is not imported at start.
+    d = sub.add_parser("decks", help="rasterise the real deck designs for training "
+                                     "(needs gnome-cards-data and librsvg2-bin)")
+    d.add_argument("--out", help="cache folder (default: vision/lab/data/decks)")
     t.add_argument("--only", choices=("classifier", "detector", "corner", "quantize"),
                    action="append",
                    help="retrain only this model (repeatable; the data are drawn the same way); "
@@ -92,8 +103,10 @@ def main(argv: list[str] | None = None) -> int:
             return _eval(args)
         if args.command == "bench":
             return _bench(args)
+        if args.command == "decks":
+            return _decks(args)
         return _train(args)
-    except (ValueError, FileNotFoundError) as e:
+    except (ValueError, FileNotFoundError, RuntimeError) as e:
         return _fail(str(e))
 
 
@@ -164,5 +177,16 @@ def _train(args: argparse.Namespace) -> int:
               out=Path(args.out) if args.out else None, threads=args.threads, parts=parts,
               detector_scenes=args.detector_scenes, look_scenes=args.look_scenes,
               init=Path(args.init) if args.init else None,
-              label_fixes=Path(args.fixes) if args.fixes else None, aspect=args.aspect)
+              label_fixes=Path(args.fixes) if args.fixes else None, aspect=args.aspect,
+              decks=args.decks, det_init=Path(args.det_init) if args.det_init else None,
+              recolour=args.recolour)
+    return 0
+
+
+def _decks(args: argparse.Namespace) -> int:
+    from vision.lab import decks
+
+    manifest = decks.build(Path(args.out) if args.out else decks.DATA,
+                           log=lambda m: print(m, file=sys.stderr))
+    print(json.dumps({"designs": len(manifest["designs"]), "held_out": manifest["held_out"]}))
     return 0

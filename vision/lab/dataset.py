@@ -17,8 +17,8 @@ Labels are indices into :data:`CLASSES` (the 32 cards, then ``none``).
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Iterator
+from functools import lru_cache
 from pathlib import Path
 
 import cv2
@@ -34,27 +34,50 @@ CLASS_INDEX = {c: i for i, c in enumerate(CLASSES)}
 ROOT = Path(__file__).resolve().parents[2]
 REAL_CARDS = ROOT.parent / "shared" / "data" / "real-cards"
 
-# Share of real photos in each split; "test" is the held-out part behind the
-# figures in the model card, "calib" fits the temperature and threshold.
-SPLITS = (("train", 0.55), ("calib", 0.15), ("test", 0.30))
+# The real photos are one phone session of five bursts of shots (a pause of more than
+# BURST_GAP seconds between two shots starts a new burst: the cards were laid out again).
+# Whole bursts go to one split, in the order they were taken: the first two train, the
+# third calibrates (temperature, thresholds), the last two are the held-out "test" part
+# behind the figures in the model card; nothing is tuned on them.
+BURST_GAP = 20
+BURST_SPLITS = ("train", "train", "calib", "test", "test")
+
+
+def _shot_time(stem: str) -> int | None:
+    """Seconds since midnight of a photo named IMG_<yyyymmdd>_<hhmmss>..., else None."""
+    parts = stem.split("_")
+    if len(parts) < 3 or not parts[2][:6].isdigit():
+        return None
+    t = parts[2][:6]
+    return int(t[:2]) * 3600 + int(t[2:4]) * 60 + int(t[4:6])
+
+
+@lru_cache(maxsize=4)
+def _bursts(root: Path = REAL_CARDS) -> tuple[int, ...]:
+    """The first shot time of each burst of the real photos, in order."""
+    folder = root / "scenes"
+    times = sorted(t for p in folder.glob("IMG_*") if (t := _shot_time(p.name)) is not None) \
+        if folder.is_dir() else []
+    starts: list[int] = []
+    for i, t in enumerate(times):
+        if i == 0 or t - times[i - 1] > BURST_GAP:
+            starts.append(t)
+    return tuple(starts)
 
 
 def split_of(name: str) -> str:
-    """The split a real photo belongs to, from a stable hash of its file name."""
+    """The split a real photo belongs to: that of its burst (see BURST_SPLITS); a photo
+    that is not part of the session falls to "test"."""
     stem = Path(name).name
     # cards/ and corners/ crops are named after their photo: IMG_<photo>[_n].jpg
     if stem.startswith("IMG_IMG_"):
         stem = stem[4:]
-        base, _, tail = stem.rpartition("_")
-        if tail.split(".")[0].isdigit() and len(tail.split(".")[0]) <= 2:
-            stem = base + ".jpg"
-    u = (zlib.crc32(stem.encode()) % 10000) / 10000
-    acc = 0.0
-    for split, share in SPLITS:
-        acc += share
-        if u < acc:
-            return split
-    return SPLITS[-1][0]
+    t = _shot_time(stem)
+    starts = _bursts()
+    if t is None or not starts or t < starts[0]:
+        return "test"
+    k = sum(1 for s in starts if s <= t) - 1
+    return BURST_SPLITS[min(k, len(BURST_SPLITS) - 1)]
 
 
 def label_index(label: str) -> int:

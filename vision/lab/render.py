@@ -73,6 +73,14 @@ class DeckStyle:
     # Width squeeze on the table: 1 for 63x88 mm bridge/poker-size cards, about 0.9 for
     # the narrow 56x87 mm piquet decks many French belote players use.
     narrow: float = 1.0
+    # French decks as printed: the ace's index reads "1" (share of aces), courts may stand
+    # with no frame around them.
+    ace_one: float = 0.0
+    frameless: float = 0.0
+    # A real deck's art (a design cached by vision.lab.decks) instead of drawn faces, and
+    # its measured corner-index box (x1, y1, x2, y2 in face pixels).
+    art: str | None = None
+    box: tuple[int, int, int, int] | None = None
 
     def rank_label(self, rank: str) -> str:
         """The index text printed for ``rank`` ("10" for T, R/D/V on French decks)."""
@@ -84,6 +92,8 @@ class DeckStyle:
 
     def index_box(self) -> tuple[int, int, int, int]:
         """The top-left corner index (rank over suit) on a face: x1, y1, x2, y2."""
+        if self.box is not None:
+            return self.box
         rh = self.index_height
         bottom = self.index_top + rh + 6 + round(rh * 0.68) + 4
         return (self.index_x - 22, self.index_top - 4, self.index_x + 22, bottom)
@@ -124,6 +134,20 @@ STYLES: list[DeckStyle] = [
               index_x=25, index_top=12),
 ]
 _STYLE_BY_NAME = {s.name: s for s in STYLES}
+#: French decks as clubs buy them: serif R/D/V close to the edge, aces printed "1" as
+#: often as "A", court names, frameless figures. Drawn only when :func:`use_extra_styles`
+#: has added them (the first models were trained without them).
+PRINTED_FRENCH: list[DeckStyle] = [
+    DeckStyle("fr-printed-serif", "french", "dejavu-serif-bold", 34, index_x=22, index_top=5,
+              ace_one=0.6, frameless=0.5, narrow=0.9, red=(45, 35, 205)),
+    DeckStyle("fr-printed-liberation", "french", "liberation-serif-bold", 32, index_x=22,
+              index_top=4, ace_one=0.6, frameless=0.6, paper=(232, 240, 247)),
+    DeckStyle("fr-printed-triplex", "french", "hershey-triplex", 30, suit_font="dejavu-serif-bold",
+              index_x=22, index_top=6, ace_one=0.6, frameless=0.4, narrow=0.9),
+]
+#: Styles drawn at random beside STYLES (see :func:`use_extra_styles`); empty by default so
+#: that seeded scenes stay what they were.
+EXTRA_STYLES: list[DeckStyle] = []
 
 
 def french_styles() -> list[DeckStyle]:
@@ -143,12 +167,75 @@ def get_style(style: DeckStyle | str | None, rng: np.random.Generator | None = N
     if style is None:
         if rng is None:
             return STYLES[0]
+        if EXTRA_STYLES and rng.random() < 0.6:
+            return EXTRA_STYLES[int(rng.integers(len(EXTRA_STYLES)))]
         return STYLES[int(rng.integers(len(STYLES)))]
     try:
         return _STYLE_BY_NAME[style]
     except KeyError:
         raise RenderError(f"style {style!r}: unknown, expected one of "
                           f"{', '.join(_STYLE_BY_NAME)}") from None
+
+
+def art_styles(root: Path | None = None, held_out: bool | None = False) -> list[DeckStyle]:
+    """Styles of the real deck designs cached by :mod:`vision.lab.decks` (none when the
+    cache is missing): each design at bridge size and at the narrow piquet size.
+    ``held_out`` True gives only the designs kept out of training, False only the others,
+    None all; each style is also known by name to :func:`get_style`."""
+    from vision.lab import decks
+
+    manifest = decks.load_manifest(root or decks.DATA)
+    if manifest is None:
+        return []
+    out = []
+    for design, meta in manifest["designs"].items():
+        if held_out is not None and (design in manifest["held_out"]) != held_out:
+            continue
+        x1, y1, x2, y2 = meta["box"]
+        for suffix, narrow in (("", 1.0), ("-piquet", 0.9)):
+            st = DeckStyle(f"art-{design}{suffix}", "french" if meta["indices"] == "french"
+                           else "english", "dejavu-sans-bold", art=design,
+                           box=(int(x1), int(y1), int(x2), int(y2)), narrow=narrow)
+            _STYLE_BY_NAME[st.name] = st
+            out.append(st)
+    return out
+
+
+def use_extra_styles(art: bool = True, printed: bool = True) -> list[DeckStyle]:
+    """Draw the printed-French styles and the training deck designs beside STYLES from now
+    on (training data, the figures on them); returns what was added."""
+    EXTRA_STYLES.clear()
+    if printed:
+        for st in PRINTED_FRENCH:
+            _STYLE_BY_NAME[st.name] = st
+        EXTRA_STYLES.extend(PRINTED_FRENCH)
+    if art:
+        EXTRA_STYLES.extend(art_styles(held_out=False))
+    return list(EXTRA_STYLES)
+
+
+for _st in PRINTED_FRENCH:
+    _STYLE_BY_NAME[_st.name] = _st
+
+
+@lru_cache(maxsize=2048)
+def _art_face(design: str, code: str) -> np.ndarray | None:
+    from vision.lab import decks
+
+    img = cv2.imread(str(decks.DATA / design / f"{code}.png"), cv2.IMREAD_COLOR)
+    if img is None or img.shape[:2] != (CARD_H, CARD_W):
+        return None
+    return img
+
+
+def _glossy(img: np.ndarray, rng: np.random.Generator) -> None:
+    """A glare spot on a glossy card: a soft white ellipse somewhere on the face."""
+    spot = np.zeros(img.shape[:2], np.float32)
+    cx, cy = int(rng.integers(0, CARD_W)), int(rng.integers(0, CARD_H))
+    ax, ay = int(rng.integers(12, 60)), int(rng.integers(8, 40))
+    cv2.ellipse(spot, (cx, cy), (ax, ay), float(rng.uniform(0, 180)), 0, 360, (1.0,), -1)
+    spot = cv2.GaussianBlur(spot, (0, 0), float(rng.uniform(3, 12))) * float(rng.uniform(0.5, 0.95))
+    img[:] = (img * (1 - spot[..., None]) + 255 * spot[..., None]).astype(np.uint8)
 
 
 def is_belote(code: str) -> bool:
@@ -480,6 +567,8 @@ def _court(img: np.ndarray, style: DeckStyle, rank: str, suit: str,
                     cv2.LINE_AA)
     img[fy1:mid, fx1:fx2] = half
     img[mid:mid + hh, fx1:fx2] = half[::-1, ::-1][: fy2 - mid]
+    if style.frameless and rng.random() < style.frameless:
+        return  # a figure standing free on the card, as on many French decks
     cv2.line(img, (fx1, mid), (fx2, mid), style.frame_color, 1, cv2.LINE_AA)
     cv2.rectangle(img, (fx1, fy1), (fx2, fy2), style.frame_color, 2, cv2.LINE_AA)
 
@@ -552,6 +641,15 @@ def render_card(code: str, style: DeckStyle | str | None, rng: np.random.Generat
     if code == "JOKER":
         _joker(img, st, rng)
         return img
+    if st.art is not None:
+        art = _art_face(st.art, code)
+        if art is not None:
+            shade = paper.astype(np.float32) / 255.0
+            img[:] = np.clip(art * shade, 0, 255).astype(np.uint8)
+            if rng.random() < 0.2:
+                _glossy(img, rng)
+            return img
+        st = STYLES[0]  # a card the design lacks: drawn instead
     try:
         card = Card.parse(code)
         rank, suit = card.rank, card.suit
@@ -564,7 +662,12 @@ def render_card(code: str, style: DeckStyle | str | None, rng: np.random.Generat
         _ace(img, st, suit, rng)
     else:
         _court(img, st, rank, suit, rng)
-    _corner_index(img, st, st.rank_label(rank), suit)
+    label = st.rank_label(rank)
+    if rank == "A" and st.ace_one and rng.random() < st.ace_one:
+        label = "1"
+    _corner_index(img, st, label, suit)
+    if (st.ace_one or st.frameless) and rng.random() < 0.25:
+        _glossy(img, rng)
     return img
 
 
@@ -590,7 +693,8 @@ def index_part_quads(style: DeckStyle | str) -> list[tuple[np.ndarray, np.ndarra
     each a 4x2 array in face pixels, clockwise; top-left corner first."""
     st = get_style(style)
     x1, y1, x2, y2 = st.index_box()
-    split = st.index_top + st.index_height + 3  # between the rank and the suit sign
+    # Between the rank and the suit sign (a deck's art: the box's upper 55 %).
+    split = st.index_top + st.index_height + 3 if st.box is None else round(y1 + 0.55 * (y2 - y1))
     out = []
     for top, bottom in ((y1, split), (split, y2)):
         out.append(np.array([[x1, top], [x2, top], [x2, bottom], [x1, bottom]], np.float32))

@@ -183,14 +183,32 @@ def _rotate_crop(crop: np.ndarray, rng: np.random.Generator,
     return crop
 
 
-def _desaturate(crop: np.ndarray, rng: np.random.Generator, share: float = 0.15) -> np.ndarray:
+def _desaturate(crop: np.ndarray, rng: np.random.Generator, share: float = 0.15,
+                recolour: float = 0.0) -> np.ndarray:
     """A colour patch turned grey now and then: a black-and-white camera, a washed-out
     lamp. Without it the suits' colour does all the work and a grey diamond reads as a
-    spade."""
-    if crop.ndim != 3 or rng.random() >= share:
+    spade. ``recolour`` is the share of patches given a light whose colour says nothing of
+    the suit: a warm or red-lit room, or a black deck printed in one gold or silver ink."""
+    if crop.ndim != 3:
         return crop
-    grey = cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_BGR2GRAY)
-    return cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)
+    u = rng.random()
+    if u < share:
+        grey = cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_BGR2GRAY)
+        return cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)
+    if u < share + recolour / 2:
+        # Warm or red light: blue and green fall, red stays; the red suits go pale.
+        gain = np.array([rng.uniform(0.25, 0.7), rng.uniform(0.45, 0.85), 1.0], np.float32)
+        return np.clip(crop.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+    if u < share + recolour:
+        # A black deck with its signs in one light ink: dark paper, the ink lifted.
+        grey = cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_BGR2GRAY).astype(np.float32)
+        ink = np.clip(1.0 - grey / max(float(np.percentile(grey, 90)), 1.0), 0, 1)[..., None]
+        ink = np.clip(ink * 1.6, 0, 1)
+        paper = np.float32(rng.uniform(10, 45, size=3))
+        gold = np.array([rng.uniform(40, 120), rng.uniform(150, 210), rng.uniform(180, 240)]
+                        if rng.random() < 0.7 else [rng.uniform(170, 220)] * 3, np.float32)
+        return np.clip(paper * (1 - ink) + gold * ink, 0, 255).astype(np.uint8)
+    return crop
 
 
 def _det_sample(frame: np.ndarray, boxes: np.ndarray, rng: np.random.Generator,
@@ -265,7 +283,8 @@ def _focal(pred: torch.Tensor, heat: torch.Tensor) -> torch.Tensor:
 def train_classifier(x: np.ndarray, y: np.ndarray, steps: int, seed: int, n_classes: int,
                      rotate: bool, log=print, batch: int = 128,
                      real: np.ndarray | None = None, init: Classifier | None = None,
-                     max_lr: float = 3e-3, aspect: float = 1.0) -> Classifier:
+                     max_lr: float = 3e-3, aspect: float = 1.0, grey: float = 0.15,
+                     recolour: float = 0.0) -> Classifier:
     """Train a crop classifier on uint8 crops (N, H, W) with labels (N,).
 
     Crops are grey (N, H, W) or colour (N, H, W, 3). Batches are drawn so that
@@ -288,7 +307,8 @@ def train_classifier(x: np.ndarray, y: np.ndarray, steps: int, seed: int, n_clas
         idx = rng.choice(len(x), size=batch, p=weights)
         crops = [x[i] for i in idx]
         if rotate:
-            crops = [_desaturate(_rotate_crop(c, rng, aspect), rng) for c in crops]
+            crops = [_desaturate(_rotate_crop(c, rng, aspect), rng, grey, recolour)
+                     for c in crops]
         xb = model_input(np.stack([_photometric(c, rng) for c in crops]))
         logits = model(torch.from_numpy(xb))
         loss = F.cross_entropy(logits, torch.from_numpy(y[idx]), label_smoothing=0.05)
@@ -345,6 +365,43 @@ def classifier_from_onnx(path: Path, x: np.ndarray) -> Classifier:
     return model
 
 
+def detector_from_onnx(path: Path, x: np.ndarray) -> Detector:
+    """The index detector exported at ``path``, as a torch model to train further; its batch
+    norms are put back as :func:`classifier_from_onnx` does, from ``x`` (uint8 grey
+    patches, N x H x W)."""
+    from onnx import numpy_helper
+
+    graph = _onnx_graph(path)
+    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    convs = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
+    model = Detector()
+    conv_layers = [m for m in model.body.modules() if isinstance(m, nn.Conv2d)]
+    norms = [m for m in model.body.modules() if isinstance(m, nn.BatchNorm2d)]
+    if len(convs) != len(conv_layers) + 1 or any(
+            w.shape != tuple(c.weight.shape)
+            for (w, _), c in zip(convs, conv_layers, strict=False)):
+        raise ValueError(f"{path}: not an index detector of this shape")
+    h = torch.from_numpy(x.astype(np.float32)[:, None] / 255)
+    with torch.no_grad():
+        h = model.body[0](h)  # Standardize
+        for (w, b), conv, norm in zip(convs, conv_layers, norms, strict=False):
+            conv.weight.copy_(torch.tensor(w))
+            z = conv(h)
+            mean, var = z.mean(dim=(0, 2, 3)), z.var(dim=(0, 2, 3))
+            assert norm.running_mean is not None and norm.running_var is not None
+            norm.running_mean.copy_(mean)
+            norm.running_var.copy_(var)
+            norm.weight.copy_(torch.sqrt(var + norm.eps))
+            norm.bias.copy_(torch.tensor(b) + mean)
+            h = torch.relu(z + torch.tensor(b)[None, :, None, None])
+        head_bias = model.head.bias
+        assert head_bias is not None
+        model.head.weight.copy_(torch.tensor(convs[-1][0]))
+        head_bias.copy_(torch.tensor(convs[-1][1]))
+    model.eval()
+    return model
+
+
 def _onnx_graph(path: Path):
     """The graph of an ONNX file, or ``ValueError`` saying which file and why."""
     import onnx
@@ -389,12 +446,14 @@ def _sampling_weights(y: np.ndarray, n_classes: int, real: np.ndarray | None) ->
 
 def train_detector(frames: list[np.ndarray], boxes: list[np.ndarray], real: list[bool],
                    steps: int, seed: int, log=print, batch: int = 16,
-                   aspect: float = 1.0) -> Detector:
+                   aspect: float = 1.0, init: Detector | None = None) -> Detector:
+    """``init``: a detector to train further (at a quarter of the learning rate)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed + 1)
-    model = Detector()
-    opt = torch.optim.AdamW(model.parameters(), lr=4e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=max(steps, 1))
+    model = init if init is not None else Detector()
+    lr = 4e-3 if init is None else 1e-3
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=max(steps, 1))
     real_idx = [i for i, r in enumerate(real) if r]
     synth_idx = [i for i, r in enumerate(real) if not r]
     model.train()
@@ -456,6 +515,70 @@ def export_onnx(model: nn.Module, example: torch.Tensor, path: Path, dynamic_hw:
     return diff
 
 
+class WithFeatures(nn.Module):
+    """The index classifier as exported: output 0 its logits, output 1 ("features") the
+    input of its last linear layer (N x D), which deck enrollment builds on."""
+
+    def __init__(self, model: Classifier) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        f = self.model.net[:-1](x)
+        return self.model.net[-1](f), f
+
+
+def export_classifier(model: Classifier, path: Path) -> float:
+    """Export the index classifier with its two outputs ("out", "features") and check
+    onnxruntime against torch; returns the largest difference."""
+    import warnings
+
+    import onnxruntime as ort
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    wrapped = WithFeatures(model).eval()
+    example = torch.rand(4, 3, INDEX_CROP, INDEX_CROP)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(wrapped, (example,), str(path), input_names=["image"],
+                          output_names=["out", "features"],
+                          dynamic_axes={"image": {0: "n"}, "out": {0: "n"}, "features": {0: "n"}},
+                          opset_version=17, dynamo=False)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    with torch.no_grad():
+        ref = [t.numpy() for t in wrapped(example)]
+    got = session.run(None, {"image": example.numpy()})
+    diff = max(float(np.abs(r - g).max()) for r, g in zip(ref, got, strict=True))
+    if diff > 1e-3:
+        raise RuntimeError(f"{path}: onnxruntime differs from torch by {diff:.2e}")
+    return diff
+
+
+def add_features_output(path: Path) -> bool:
+    """Give an exported index classifier made before :func:`export_classifier` its second
+    output, "features" (the input of its last linear layer), leaving its logits as they
+    are; False when it already has one."""
+    import onnx
+
+    model = onnx.load(str(path))
+    graph = model.graph
+    if any(o.name == "features" for o in graph.output):
+        return False
+    gemm = next(n for n in graph.node if n.op_type == "Gemm")
+    width = next(i for i in graph.initializer if i.name == gemm.input[1]).dims[1] \
+        if any(i.name == gemm.input[1] for i in graph.initializer) else None
+    if width is None:  # an 8-bit model: the weights are dequantized from their int8 copy
+        source = next(n for n in graph.node if gemm.input[1] in n.output)
+        width = next(i for i in graph.initializer if i.name == source.input[0]).dims[1]
+    graph.node.append(onnx.helper.make_node("Identity", [gemm.input[0]], ["features"],
+                                            name="features_out"))
+    graph.output.append(onnx.helper.make_tensor_value_info("features", onnx.TensorProto.FLOAT,
+                                                           ["n", int(width)]))
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    return True
+
+
 def _logits(model: Classifier, x: np.ndarray) -> np.ndarray:
     """Logits of grey crops (N, H, W) in batches (design A's calibration)."""
     with torch.no_grad():
@@ -512,7 +635,8 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
         faces: int = 3000, cache: Path | None = None,
         parts: tuple[str, ...] = PARTS, threads: int = 1, detector_scenes: int = 0,
         look_scenes: int = 0, init: Path | None = None,
-        label_fixes: Path | None = None, aspect: float = 1.0) -> dict:
+        label_fixes: Path | None = None, aspect: float = 1.0, decks: bool = False,
+        det_init: Path | None = None, recolour: float = 0.0) -> dict:
     """Train, export and calibrate the models; returns a summary (also written as JSON).
 
     ``parts`` picks which of the three models to (re)train; the data are drawn
@@ -521,6 +645,11 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
     photos' labels (see :mod:`vision.lab.labelfix`); None takes them as they are.
     ``aspect`` above 1 stretches training patches by up to that ratio of width to
     height (see :func:`_rotate_crop`); 1, as the first models were trained, draws nothing.
+    ``decks`` draws the printed-French styles and the real deck designs of
+    :mod:`vision.lab.decks` (but those held out) beside the first styles, in frames cached
+    under names of their own; ``det_init`` is a detector to train further;
+    ``recolour`` the share of index patches lit red or printed gold on black (see
+    :func:`_desaturate`).
     """
     if not 1.0 <= aspect <= 2.0:
         raise ValueError(f"aspect: expected a ratio from 1 to 2, got {aspect}")
@@ -549,11 +678,20 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
     t0 = time.time()
 
     # Synthetic frames: cached shards named after their seed, rendered when missing.
+    prefix, box_tag = "v", ""  # the cache names of the first styles' frames, as they were
+    if decks:
+        from vision.lab import render
+
+        added = render.use_extra_styles()
+        if not any(st.art for st in added):
+            raise ValueError("no deck designs cached: run belote-table vision decks first")
+        prefix = box_tag = "d"
+        summary_decks = sorted({st.art for st in added if st.art})
     shards = []
     per_shard = 600
     for k in range(max(1, math.ceil(scenes / per_shard))):
         n = min(per_shard, scenes - k * per_shard) if scenes >= per_shard else scenes
-        path = (cache or DATA) / f"synthv_{seed * 100 + k + 1}_{n}.npz"
+        path = (cache or DATA) / f"synth{prefix}_{seed * 100 + k + 1}_{n}.npz"
         if not path.is_file():
             log(f"rendering {n} synthetic frames -> {path}")
             ds.cache_synthetic(seed * 100 + k + 1, n, path)
@@ -584,7 +722,16 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
     summary: dict = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
     if "detector" in parts:
         # First: the classifier learns on the boxes this detector gives.
-        det = train_detector(frames, boxes, is_real, det_steps, seed, log=log, aspect=aspect)
+        det_start = None
+        if det_init is not None:
+            prng = np.random.default_rng(seed + 13)
+            sample = np.stack([_det_sample(frames[int(i)], boxes[int(i)], prng, is_real[int(i)],
+                                           aspect)[0]
+                               for i in prng.choice(len(frames), size=min(64, len(frames)))])
+            det_start = detector_from_onnx(det_init, sample)
+            log(f"detector: starting from {det_init}")
+        det = train_detector(frames, boxes, is_real, det_steps, seed, log=log, aspect=aspect,
+                             init=det_start)
         summary["det_aspect"] = aspect
         ddiff = export_onnx(det, torch.zeros(1, 1, 96, 160), out / "index_detector.onnx",
                             dynamic_hw=True)
@@ -608,7 +755,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
         # The cache names change whenever the boxes would (6: coarse boxes give way to
         # finer ones, ``IndexDetector.FINE_SIDE``); the tag names the detector file.
         tag = zlib.crc32(detector.read_bytes()) % 10000
-        path = (cache or DATA) / f"detbox6_{seed * 100 + 51}_{detector_scenes}_{tag}.npz"
+        path = (cache or DATA) / f"detbox6{box_tag}_{seed * 100 + 51}_{detector_scenes}_{tag}.npz"
         if not path.is_file():
             log(f"rendering {detector_scenes} frames for the detector's boxes -> {path}")
             ds.cache_detector_samples(seed * 100 + 51, detector_scenes, detector, path)
@@ -628,7 +775,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
         if look_scenes:
             # Frames of their own, never trained on, for the second look alone: few boxes
             # are unsure at first, and its threshold needs a few hundred of them.
-            path = (cache or DATA) / f"detlook6_{seed * 100 + 61}_{look_scenes}_{tag}.npz"
+            path = (cache or DATA) / f"detlook6{box_tag}_{seed * 100 + 61}_{look_scenes}_{tag}.npz"
             if not path.is_file():
                 log(f"rendering {look_scenes} frames for the second look -> {path}")
                 ds.cache_detector_samples(seed * 100 + 61, look_scenes, detector, path)
@@ -647,13 +794,15 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
                     "label_fixes": (f"{label_fixes.name} crc32 "
                                     f"{zlib.crc32(Path(label_fixes).read_bytes()):08x}"
                                     if label_fixes else None),
-                    "classes": list(ds.CLASSES)})
+                    "classes": list(ds.CLASSES),
+                    "decks": summary_decks if decks else None, "recolour": recolour,
+                    "real_split": "bursts (vision.lab.dataset.BURST_SPLITS)"})
     looks = (np.concatenate(look_f), np.concatenate(look_x), np.concatenate(look_y)) \
         if look_x else None
     if "classifier" in parts:
         summary["classifier"] = _train_index_classifier(crops, labels, crop_real, cal_x, cal_y,
                                                         seed, steps, out, log, looks, init,
-                                                        aspect)
+                                                        aspect, recolour)
         if init is not None:
             summary["classifier"]["init"] = {"file": init.name,
                                              "crc32": init_crc, "steps": steps}
@@ -673,7 +822,8 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
 
 
 def _train_index_classifier(crops, labels, crop_real, cal_x, cal_y, seed, steps, out, log,
-                            looks=None, init: Path | None = None, aspect: float = 1.0):
+                            looks=None, init: Path | None = None, aspect: float = 1.0,
+                            recolour: float = 0.0):
     start = None
     if init is not None:
         # Train an exported classifier further, at a third of the learning rate.
@@ -683,9 +833,9 @@ def _train_index_classifier(crops, labels, crop_real, cal_x, cal_y, seed, steps,
         log(f"classifier: starting from {init}")
     clf = train_classifier(crops, ds.taught(labels), steps, seed, len(ds.CLASSES), rotate=True,
                            log=log, real=crop_real, init=start,
-                           max_lr=3e-3 if start is None else 1e-3, aspect=aspect)
-    diff = export_onnx(clf, torch.zeros(4, 3, INDEX_CROP, INDEX_CROP),
-                       out / FLOAT_CLASSIFIER, dynamic_hw=False)
+                           max_lr=3e-3 if start is None else 1e-3, aspect=aspect,
+                           recolour=recolour)
+    diff = export_classifier(clf, out / FLOAT_CLASSIFIER)
     result = _quantize_and_calibrate(crops, cal_x, cal_y, seed, out, log, looks)
     result["onnx_max_diff"] = diff
     result["aspect"] = aspect

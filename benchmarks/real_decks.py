@@ -1,0 +1,200 @@
+"""Benchmark of the card reader on real decks: held-out photos and deck designs it never saw.
+
+1. The real photos' ``test`` part (``../shared/data/real-cards``, the last two bursts
+   of the phone session, see ``vision.lab.dataset.BURST_SPLITS``; labels corrected by
+   ``vision/lab/real_label_fixes.json``): precision and recall of the belote cards, and
+   recall by kind (number cards 7-10, courts J/Q/K, aces); the ``cards/`` crops of the
+   same bursts: accuracy.
+2. Deck designs held out of training (``vision.lab.decks.HELD_OUT``, rasterised by
+   ``belote-table vision decks``), drawn into table frames with the renderer's camera
+   faults, half at bridge size and half at the narrow piquet size (seeds 9701...,
+   never used by training); the same figures.
+3. The printed-French procedural styles (aces printed "1", serif R/D/V, frameless
+   courts, glare), on unseen seeds.
+4. The frames of 2 and 3 turned grey: no card may be misread (a card named that is not
+   in the frame); missing it is allowed.
+5. The first ``--synthetic`` frames of ``benchmarks/accuracy.py``'s random test scenes
+   (``eval-fr``, ``eval-en``: seeds 9001 and 9002), so that a new model can be checked
+   against the first styles quickly; ``accuracy.py`` gives the full sets.
+
+Nothing here is tuned on: thresholds come from the ``calib`` split and synthetic frames.
+Prints the figures and writes them to ``benchmarks/real_decks.json``.
+
+    .venv/bin/python benchmarks/real_decks.py [--frames 40] [--model PATH] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from scorer.cards import CARD_CODES  # noqa: E402
+from vision.lab import decks, render  # noqa: E402
+from vision.lab.dataset import REAL_CARDS, split_of  # noqa: E402
+from vision.lab.evaluate import (  # noqa: E402
+    SAVED_QUALITY,
+    eval_card_folders,
+    load_labels,
+    synthetic_frames,
+)
+from vision.lab.labelfix import FIXES  # noqa: E402
+from vision.reader import CardReader  # noqa: E402
+
+OUT = ROOT / "benchmarks" / "real_decks.json"
+KINDS = {"numbers": "789T", "courts": "JQK", "aces": "A"}
+_BELOTE = set(CARD_CODES)
+
+
+class Tally:
+    """Cards present, read right, missed and invented, overall and by kind."""
+
+    def __init__(self) -> None:
+        self.n = {k: [0, 0, 0] for k in ("all", *KINDS)}  # present, read, invented
+
+    def add(self, truth: set[str], read: set[str]) -> None:
+        for code in truth:
+            for k in ("all", *[k for k, r in KINDS.items() if code[0] in r]):
+                self.n[k][0] += 1
+                self.n[k][1] += code in read
+        for code in read - truth:
+            for k in ("all", *[k for k, r in KINDS.items() if code[0] in r]):
+                self.n[k][2] += 1
+
+    def figures(self) -> dict:
+        out = {}
+        for k, (present, right, invented) in self.n.items():
+            out[k] = {"cards": present, "read": right, "missed": present - right,
+                      "invented": invented,
+                      "recall": round(right / present, 4) if present else None,
+                      "precision": round(right / (right + invented), 4)
+                      if right + invented else None}
+        return out
+
+
+def _read(reader: CardReader, frame: np.ndarray) -> set[str]:
+    return {d.code for d in reader.read(frame) if d.code is not None}
+
+
+def real_photos(reader: CardReader) -> dict:
+    labels, _ = load_labels(REAL_CARDS / "scenes", FIXES)
+    names = [n for n in sorted(labels) if split_of(n) == "test"]
+    tally = Tally()
+    for name in names:
+        frame = cv2.imread(str(REAL_CARDS / "scenes" / name), cv2.IMREAD_COLOR)
+        truth = {c for c in labels[name] if c in _BELOTE}
+        tally.add(truth, _read(reader, frame))
+    cards = eval_card_folders(reader, REAL_CARDS / "cards", lambda n: split_of(n) == "test")
+    return {"photos": len(names), "split": "test (bursts 4 and 5 of the session)",
+            "figures": tally.figures(),
+            "cards_folder": {"images": cards["images"], "accuracy": cards["accuracy"]}}
+
+
+def _frames(style_names: list[str], n: int, seed: int):
+    rng = np.random.default_rng(seed)
+    for i in range(n):
+        style = style_names[i % len(style_names)]
+        frame, things = render.render_scene(rng, n_cards=int(rng.integers(4, 10)), style=style)
+        ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, SAVED_QUALITY])
+        if not ok:
+            raise RuntimeError("cannot encode a frame")
+        frame = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        # The cards a person could name, and all those in sight (naming one of these is
+        # no invention).
+        readable = {a["code"] for a in things if a["belote"] and a["readable"]}
+        present = {a["code"] for a in things
+                   if a["belote"] and (a["index_boxes"] or a["visible_fraction"] > 0)}
+        yield frame, readable, present
+
+
+def synthetic_set(reader: CardReader, style_names: list[str], n: int, seed: int) -> dict:
+    colour, grey = Tally(), Tally()
+    grey_misread = 0
+    for frame, readable, present in _frames(style_names, n, seed):
+        read = _read(reader, frame)
+        colour.add(readable, read & readable | (read - present))
+        g = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+        gread = _read(reader, g)
+        grey.add(readable, gread & readable | (gread - present))
+        grey_misread += len(gread - present)
+    return {"frames": n, "seed": seed, "styles": style_names, "figures": colour.figures(),
+            "grey": {"figures": grey.figures(), "misread": grey_misread}}
+
+
+def first_styles(reader: CardReader, n: int) -> dict:
+    out = {}
+    for name, seed, kind in (("eval-fr", 9001, "french"), ("eval-en", 9002, "english")):
+        tally = Tally()
+        for _, frame, things, _ in synthetic_frames(n, seed, kind):
+            ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, SAVED_QUALITY])
+            frame = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+            readable = {a["code"] for a in things if a["belote"] and a["readable"]}
+            present = {a["code"] for a in things
+                       if a["belote"] and (a["index_boxes"] or a["visible_fraction"] > 0)}
+            read = _read(reader, frame)
+            tally.add(readable, read & readable | (read - present))
+        out[name] = {"frames": n, "seed": seed, "figures": tally.figures()}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--frames", type=int, default=40, help="frames per held-out design")
+    p.add_argument("--synthetic", type=int, default=60,
+                   help="frames of each of accuracy.py's eval-fr and eval-en (0: none)")
+    p.add_argument("--model", help="classifier .onnx (default: the shipped model)")
+    p.add_argument("--out", default=str(OUT))
+    args = p.parse_args(argv)
+    if args.frames < 1 or args.synthetic < 0:
+        p.error("--frames: expected a whole number from 1; --synthetic: from 0")
+    manifest = decks.load_manifest()
+    if manifest is None:
+        p.error("no deck designs cached: run belote-table vision decks first")
+    t0 = time.time()
+    reader = CardReader(args.model)
+    render.art_styles(held_out=True)
+    result: dict = {"benchmark": "the reader on real photos and on deck designs it never saw",
+                    "measured": time.strftime("%Y-%m-%d", time.gmtime()),
+                    "model": args.model or "shipped",
+                    "real_photos": real_photos(reader), "held_out_designs": {}}
+    print(f"real photos: {json.dumps(result['real_photos']['figures']['all'])}")
+    for k, design in enumerate(manifest["held_out"]):
+        styles = [f"art-{design}", f"art-{design}-piquet"]
+        result["held_out_designs"][design] = synthetic_set(reader, styles, args.frames, 9701 + k)
+        print(f"{design}: {json.dumps(result['held_out_designs'][design]['figures']['all'])}")
+    styles = [st.name for st in render.PRINTED_FRENCH]
+    result["printed_french"] = synthetic_set(reader, styles, args.frames, 9751)
+    print(f"printed French: {json.dumps(result['printed_french']['figures']['all'])}")
+    total = Tally()
+    for d in result["held_out_designs"].values():
+        for k in total.n:
+            f = d["figures"][k]
+            total.n[k][0] += f["cards"]
+            total.n[k][1] += f["read"]
+            total.n[k][2] += f["invented"]
+    result["held_out_total"] = total.figures()
+    sets = [*result["held_out_designs"].values(), result["printed_french"]]
+    result["grey_misread"] = sum(d["grey"]["misread"] for d in sets)
+    if args.synthetic:
+        result["first_styles"] = first_styles(reader, args.synthetic)
+        for name, d in result["first_styles"].items():
+            print(f"{name}: {json.dumps(d['figures']['all'])}")
+    # The place for the figures with the deck enrolled (belote-table vision enroll).
+    result["with_enrollment"] = None
+    result["seconds"] = round(time.time() - t0, 1)
+    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    print(f"held out, all: {json.dumps(result['held_out_total']['all'])}; grey misread "
+          f"{result['grey_misread']}; written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""Real deck designs, printed-French styles, the burst split and the classifier's features."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from scorer.cards import CARD_CODES
+from vision.lab import dataset as ds
+from vision.lab import decks, render
+
+
+def test_the_real_photos_split_by_whole_bursts_later_ones_held_out(real_cards):
+    names = sorted(p.name for p in (real_cards / "scenes").glob("IMG_*"))
+    splits = [ds.split_of(n) for n in names]  # names sort in shooting order
+    assert set(splits) == {"train", "calib", "test"}
+    # In shooting order the splits come in blocks: train, then calib, then test.
+    order = {"train": 0, "calib": 1, "test": 2}
+    assert [order[s] for s in splits] == sorted(order[s] for s in splits)
+    # Each burst (shots less than BURST_GAP seconds apart) lies in one split.
+    times = [ds._shot_time(n) for n in names]
+    for a, b, sa, sb in zip(times, times[1:], splits, splits[1:], strict=False):
+        if b - a <= ds.BURST_GAP:
+            assert sa == sb
+    # A crop of a photo goes where its photo goes.
+    assert ds.split_of("IMG_" + names[-1].replace(".jpg", "_0.jpg")) == "test"
+    assert ds.split_of("IMG_" + names[0]) == "train"
+
+
+def test_printed_french_styles_print_aces_as_1_and_courts_without_frames():
+    st = render.get_style("fr-printed-serif")
+    assert st.ace_one > 0 and st.frameless > 0 and st.indices == "french"
+    x1, y1, x2, y2 = st.index_box()
+    assert x1 >= 0 and y1 >= 0 and x2 <= 60  # close to the edge, inside the face
+    # An ace drawn with "1" differs from one drawn with "A" only in its corner.
+    faces = [render.render_card("AH", st, np.random.default_rng(s)) for s in range(12)]
+    corners = {faces[i][y1:y2, x1:x2].tobytes() for i in range(12)}
+    assert len(corners) > 1
+
+
+def test_extra_styles_are_drawn_only_when_asked():
+    render.EXTRA_STYLES.clear()
+    drawn = {render.get_style(None, np.random.default_rng(s)).name for s in range(200)}
+    assert drawn <= {s.name for s in render.STYLES}
+    try:
+        render.use_extra_styles(art=False)
+        drawn = {render.get_style(None, np.random.default_rng(s)).name for s in range(200)}
+        assert drawn & {s.name for s in render.PRINTED_FRENCH}
+    finally:
+        render.EXTRA_STYLES.clear()
+
+
+needs_decks = pytest.mark.skipif(
+    shutil.which("rsvg-convert") is None or not (decks.SHEETS / "paris.svgz").is_file(),
+    reason="needs the Debian packages gnome-cards-data and librsvg2-bin")
+
+
+@needs_decks
+def test_a_deck_design_is_rasterised_with_its_corner_index_boxed(tmp_path, monkeypatch):
+    monkeypatch.setattr(decks, "DESIGNS", {"paris": "english"})
+    manifest = decks.build(tmp_path, log=lambda m: None)
+    meta = manifest["designs"]["paris"]
+    assert set(CARD_CODES) <= set(meta["cards"])
+    face = cv2.imread(str(tmp_path / "paris" / "7H.png"))
+    assert face.shape == (render.CARD_H, render.CARD_W, 3)
+    x1, y1, x2, y2 = meta["box"]
+    # The index sits in the top-left corner and holds red ink (the 7 and the heart).
+    assert 0 <= x1 < 20 and 0 <= y1 < 25 and 20 < x2 < 70 and 50 < y2 < 120
+    corner = face[y1:y2, x1:x2].astype(int)
+    assert ((corner[..., 2] - corner[..., 1]) > 80).sum() > 50
+
+
+@needs_decks
+def test_a_held_out_design_is_never_drawn_for_training(tmp_path, monkeypatch):
+    monkeypatch.setattr(decks, "DESIGNS", {"paris": "english", "anglo": "english"})
+    decks.build(tmp_path, log=lambda m: None)
+    trained = render.art_styles(tmp_path, held_out=False)
+    held = render.art_styles(tmp_path, held_out=True)
+    assert {s.art for s in trained} == {"anglo"} and {s.art for s in held} == {"paris"}
+    assert {s.narrow for s in trained} == {1.0, 0.9}  # bridge and piquet size
+
+
+def test_the_classifier_gives_its_features_beside_its_logits():
+    import onnxruntime as ort
+
+    from vision.classify import MODELS, model_input
+
+    session = ort.InferenceSession(str(MODELS / "index_classifier.onnx"),
+                                   providers=["CPUExecutionProvider"])
+    names = [o.name for o in session.get_outputs()]
+    assert names[1] == "features"
+    x = model_input(np.random.default_rng(0).integers(0, 255, (5, 32, 32, 3), dtype=np.uint8))
+    logits, features = session.run(None, {session.get_inputs()[0].name: x})
+    assert logits.shape == (5, len(ds.CLASSES))
+    assert features.dtype == np.float32 and features.ndim == 2 and features.shape[0] == 5
+
+
+def test_a_grey_frame_is_never_misread(reader):
+    """Cards in a grey frame are read right or left unknown, never named wrong."""
+    rng = np.random.default_rng(777)
+    read_right = 0
+    for style in ("fr-printed-serif", "fr-grimaud", "en-bicycle"):
+        frame, things = render.render_scene(rng, n_cards=6, style=style)
+        grey = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+        present = {a["code"] for a in things
+                   if a["belote"] and (a["index_boxes"] or a["visible_fraction"] > 0)}
+        read = {d.code for d in reader.read(grey) if d.code}
+        assert read <= present, f"{style}: misread {sorted(read - present)}"
+        read_right += len(read)
+    assert read_right >= 6  # grey cards are read, not only left unknown
+
+
+def test_a_grey_real_photo_is_never_misread(reader, held_out_scenes):
+    for path, truth in held_out_scenes[::6]:
+        frame = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
+        read = {d.code for d in reader.read(cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)) if d.code}
+        assert read <= set(truth), f"{Path(path).name}: misread {sorted(read - set(truth))}"
+
+
+def test_the_shipped_detector_is_taken_back_to_train_further():
+    """--det-init: the exported detector (batch norms folded) as a torch model computes
+    what onnxruntime computes."""
+    import onnxruntime as ort
+    import torch
+
+    from vision.classify import MODELS
+    from vision.lab import train
+
+    frame, _ = render.render_scene(np.random.default_rng(31), n_cards=5)
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    patches = np.stack([grey[y:y + 256, x:x + 256] for y in (0, 200, 400)
+                        for x in (0, 500, 1000)])
+    model = train.detector_from_onnx(MODELS / "index_detector.onnx", patches)
+    x = patches[:2].astype(np.float32)[:, None] / 255
+    with torch.no_grad():
+        ours = model(torch.from_numpy(x)).numpy()
+    session = ort.InferenceSession(str(MODELS / "index_detector.onnx"),
+                                   providers=["CPUExecutionProvider"])
+    theirs = session.run(None, {"image": x})[0]
+    assert np.abs(ours - theirs).max() < 1e-3
