@@ -134,29 +134,12 @@ class Store:
             return int(self._db.execute("PRAGMA user_version").fetchone()[0])
 
     def _migrate(self) -> None:
-        steps = migrations()
-        current = self.version
-        if current > len(steps):
-            raise StoreTooNewError(f"{self.path}: schema version {current} is newer than "
-                                   f"this program knows ({len(steps)}); upgrade belote-table")
-        for number, path in steps[current:]:
-            # user_version lives in the file header and is written in the same
-            # transaction as the migration: a crash leaves the old schema whole.
-            with self._transaction() as db:
-                for statement in _statements(path.read_text(encoding="utf-8")):
-                    db.execute(statement)
-                db.execute(f"PRAGMA user_version = {number}")
+        migrate(self._db, self._lock, MIGRATIONS, StoreTooNewError, self.path)
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        with immediate(self._db, self._lock) as db:
+            yield db
 
     def backup(self, target: str | Path) -> Path:
         """A consistent copy of the whole store in ``target`` (SQLite's online
@@ -384,3 +367,37 @@ def _statements(script: str) -> list[str]:
                                for ln in buf.splitlines()):
         raise StoreError(f"unfinished SQL statement at the end of a migration: {buf.strip()!r}")
     return out
+
+
+@contextmanager
+def immediate(db: sqlite3.Connection, lock: threading.RLock | threading.Lock
+              ) -> Iterator[sqlite3.Connection]:
+    """One write transaction (``BEGIN IMMEDIATE``) on ``db`` under ``lock``:
+    committed whole, or rolled back whole on any exception."""
+    with lock:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+
+def migrate(db: sqlite3.Connection, lock: threading.RLock | threading.Lock, folder: Path,
+            too_new: type[Exception], path: Path | str) -> None:
+    """Bring ``db`` to the last numbered migration of ``folder``; raise ``too_new``
+    when its ``PRAGMA user_version`` is beyond what this program knows."""
+    steps = migrations(folder)
+    with lock:
+        current = int(db.execute("PRAGMA user_version").fetchone()[0])
+    if current > len(steps):
+        raise too_new(f"{path}: schema version {current} is newer than this program "
+                      f"knows ({len(steps)}); upgrade belote-table")
+    for number, script in steps[current:]:
+        # user_version lives in the file header and is written in the same
+        # transaction as the migration: a crash leaves the old schema whole.
+        with immediate(db, lock) as conn:
+            for statement in _statements(script.read_text(encoding="utf-8")):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number}")

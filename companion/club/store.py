@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.store import _statements, migrations
+from companion.store import immediate, migrate
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -82,27 +82,12 @@ class ClubStore:
             return int(self._db.execute("PRAGMA user_version").fetchone()[0])
 
     def _migrate(self) -> None:
-        steps = migrations(MIGRATIONS)
-        current = self.version
-        if current > len(steps):
-            raise ClubStoreError(f"{self.path}: schema version {current} is newer than this "
-                                 f"program knows ({len(steps)}); upgrade belote-table")
-        for number, path in steps[current:]:
-            with self.transaction() as db:
-                for statement in _statements(path.read_text(encoding="utf-8")):
-                    db.execute(statement)
-                db.execute(f"PRAGMA user_version = {number}")
+        migrate(self._db, self._lock, MIGRATIONS, ClubStoreError, self.path)
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        with immediate(self._db, self._lock) as db:
+            yield db
 
     def close(self) -> None:
         with self._lock:
