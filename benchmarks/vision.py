@@ -19,6 +19,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -37,13 +38,13 @@ def _frames(n: int, seed: int) -> list[np.ndarray]:
 
 
 def run(model_path: str | Path | None = None, frames: int = 10, repeats: int = 3,
-        out: Path | None = OUT, seed: int = 123) -> dict:
+        out: Path | None = OUT, seed: int = 123) -> dict[str, Any]:
     """Measure and return the figures (and write them to ``out`` unless it is None)."""
     from vision.locate import index_crop
     from vision.reader import CardReader
 
     images = _frames(frames, seed)
-    result: dict = {"frame": "1280x720, 8 belote cards (vision.lab.render, top-down)",
+    result: dict[str, Any] = {"frame": "1280x720, 8 belote cards (vision.lab.render, top-down)",
                     "frames": frames, "machine": platform.machine(),
                     "processor": platform.processor() or platform.machine()}
     for threads in (1, 2):
