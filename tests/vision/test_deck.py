@@ -167,3 +167,17 @@ def test_run_takes_a_deck():
 
     args = parse_args(["--images", "frames", "--deck", "club.npz"])
     assert args.deck == "club.npz"
+
+
+def test_the_service_settings_take_a_deck():
+    import shlex
+    from pathlib import Path
+
+    from companion.cmd_run import parse_args
+
+    env = (Path(__file__).resolve().parents[2] / "hardware" / "belote-table.env").read_text()
+    line = next(x for x in env.splitlines() if x.startswith("#BELOTE_TABLE_ARGS=")
+                and "--deck" in x)
+    args = parse_args(shlex.split(shlex.split(line.partition("=")[2])[0]))
+    assert args.deck == "/var/lib/belote-table/deck.npz"  # the unit's writable folder
+    assert args.picamera
