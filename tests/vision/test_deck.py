@@ -181,3 +181,27 @@ def test_the_service_settings_take_a_deck():
     args = parse_args(shlex.split(shlex.split(line.partition("=")[2])[0]))
     assert args.deck == "/var/lib/belote-table/deck.npz"  # the unit's writable folder
     assert args.picamera
+
+
+def test_eval_with_a_deck_scores_a_labelled_folder(deck_file, tmp_path, capsys):
+    folder = tmp_path / "scenes"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "a.png"), _table(31, DECK_STYLE, ["QH", "7S"]))
+    cv2.imwrite(str(folder / "b.png"), _table(32, DECK_STYLE, ["AD", "KC", "7S"]))
+    (folder / "labels.json").write_text(json.dumps({"a.png": ["QH", "7S"],
+                                                    "b.png": ["AD", "KC", "7S"]}))
+    assert vision_main(["eval", str(folder), "--deck", str(deck_file)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["deck"] == str(deck_file)
+    assert (result["images"], result["precision"], result["recall"]) == (2, 1.0, 1.0)
+
+
+def test_the_template_head_enrols_and_reads_too(tmp_path):
+    from vision.reader import CardReader
+
+    pictures = _card_pictures(tmp_path / "pictures", DECK_STYLE, ["QH", "AD"])
+    out = tmp_path / "club.npz"
+    assert vision_main(["enroll", str(pictures), "--out", str(out), "--head", "template"]) == 0
+    assert Deck.load(out).head == "template"
+    found = CardReader(deck=out).read(_table(41, DECK_STYLE, ["AD", "QH"]))
+    assert sorted(d.code for d in found if d.code) == ["AD", "QH"]
