@@ -5,9 +5,10 @@ indices: each index cut as the reader cuts it (:func:`vision.locate.index_crop`)
 shifted, scaled, blurred, lit differently and turned every quarter turn, then
 embedded. The reader compares each index box it reads with them
 (:meth:`Deck.judge`): a box much like one enrolled card, clearly more like it
-than like any other, and that the general model is not sure is something else
-(another card, or no belote card), is read as that card; any other box keeps
-the general model's read. So a card of another design that the general model
+than like any other, that the general model is not sure is something else
+(another card, or no belote card) and whose best card guess by the general
+model is that card, is read surely as that card; any other box keeps the
+general model's read. So a card of another design that the general model
 reads is read as before, never forced onto the deck; the deck names the
 boxes of its own cards that the general model doubts.
 
@@ -40,7 +41,7 @@ import cv2
 import numpy as np
 
 from scorer.cards import RANK_INDEX_FR, SUIT_NAMES_FR, Card, InvalidCardError
-from vision.classify import FEATURES
+from vision.classify import FEATURES, NONE
 from vision.locate import index_crop
 
 if TYPE_CHECKING:
@@ -52,13 +53,14 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 
 # Per head: (accept, margin, overrule). A box is read as an enrolled card when its
 # similarity to that card's nearest look is at least ``accept``, exceeds its similarity
-# to any other enrolled card's looks by ``margin``, and the general model is not sure
-# (``overrule`` or more) of another answer (another card, or no belote card). Chosen on
+# to any other enrolled card's looks by ``margin``, the general model is not sure
+# (``overrule`` or more) of another answer (another card, or no belote card), and that
+# card is the general model's best card guess (see ``Deck.judge``). Chosen on
 # development designs (vision.lab.enroll_bench.DEV_DESIGNS), never on the designs or
 # photos benchmarks/enroll.py reports.
 HEADS: dict[str, tuple[float, float, float]] = {
-    "prototype": (0.75, 0.10, 0.90),
-    "template": (0.60, 0.10, 0.90),
+    "prototype": (0.75, 0.10, 0.50),
+    "template": (0.60, 0.10, 0.50),
 }
 DEFAULT_HEAD = "prototype"
 # The probability a box read through the deck gets: above every threshold of
@@ -210,9 +212,15 @@ class Deck:
         top, runner = sims[rows, best], sims[rows, second]
         sure = (top >= self.accept) & (top - runner >= self.margin)
         # The deck never overrules a sure read of the general model (another card, or
-        # no belote card): it names what the general model doubts, or agrees with it.
+        # no belote card), and never names another card than the general model's best
+        # guess among the cards, however unsure: it makes sure what the general model
+        # doubts. (Without that second rule, cards of a design like the deck's but not
+        # it were read as the deck's cards.)
         general = probs.argmax(axis=1)
         sure &= (general == best) | (probs[rows, general] < self.overrule)
+        cards = [k for k, name in enumerate(self.classes) if name != NONE]
+        guess = np.asarray(cards)[probs[:, cards].argmax(axis=1)]
+        sure &= guess == best
         out = probs.copy()
         rest = (1.0 - DECK_SURE) / (len(self.classes) - 1)
         for i in np.nonzero(sure)[0]:
