@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     reader = CardReader(threads=1)
     with tempfile.TemporaryDirectory() as tmp:
         cache = Path(tmp)
-        result: dict = {"heads": {h: dict(zip(("accept", "margin", "overrule"), v, strict=True))
+        result: dict = {"heads": {h: dict(zip(("accept", "margin", "none_below"), v, strict=True))
                                   for h, v in HEADS.items()},
                         "dev_designs": list(eb.DEV_DESIGNS), "scenes_per_design": args.scenes,
                         "threads": 1,

@@ -5,12 +5,11 @@ indices: each index cut as the reader cuts it (:func:`vision.locate.index_crop`)
 shifted, scaled, blurred, lit differently and turned every quarter turn, then
 embedded. The reader compares each index box it reads with them
 (:meth:`Deck.judge`): a box much like one enrolled card, clearly more like it
-than like any other, that the general model is not sure is something else
-(another card, or no belote card) and whose best card guess by the general
-model is that card, is read surely as that card; any other box keeps the
-general model's read. So a card of another design that the general model
-reads is read as before, never forced onto the deck; the deck names the
-boxes of its own cards that the general model doubts.
+than like any other, whose best card guess by the general model is that card
+(however unsure) and that the general model hardly takes for no belote card,
+is read surely as that card; any other box keeps the general model's read.
+So the deck never names another card than the general model would: it makes
+sure the reads of its own cards that the general model doubts.
 
 Two heads can embed the looks (``HEADS``; see ``benchmarks/enroll.py`` for how
 they compare):
@@ -51,16 +50,15 @@ if TYPE_CHECKING:
 VERSION = 1
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 
-# Per head: (accept, margin, overrule). A box is read as an enrolled card when its
+# Per head: (accept, margin, none_below). A box is read as an enrolled card when its
 # similarity to that card's nearest look is at least ``accept``, exceeds its similarity
-# to any other enrolled card's looks by ``margin``, the general model is not sure
-# (``overrule`` or more) of another answer (another card, or no belote card), and that
-# card is the general model's best card guess (see ``Deck.judge``). Chosen on
-# development designs (vision.lab.enroll_bench.DEV_DESIGNS), never on the designs or
-# photos benchmarks/enroll.py reports.
+# to any other enrolled card's looks by ``margin``, that card is the general model's
+# best card guess, and the general model gives 'none' less than ``none_below`` (see
+# ``Deck.judge``). Chosen on development designs (vision.lab.enroll_bench.DEV_DESIGNS),
+# never on the designs or photos benchmarks/enroll.py reports.
 HEADS: dict[str, tuple[float, float, float]] = {
-    "prototype": (0.75, 0.10, 0.50),
-    "template": (0.60, 0.10, 0.50),
+    "prototype": (0.85, 0.10, 0.20),
+    "template": (0.60, 0.10, 0.20),
 }
 DEFAULT_HEAD = "prototype"
 # The probability a box read through the deck gets: above every threshold of
@@ -118,8 +116,8 @@ class Deck:
     # deck's raw looks. (ReLU features all point one way; without it any two patches
     # look alike.)
     center: np.ndarray | None = None
-    # A general read this sure (of another card, or of none) stands against the deck.
-    overrule: float = 1.01
+    # The deck names no box the general model gives 'none' this chance or more.
+    none_below: float = 0.2
 
     @property
     def cards(self) -> list[str]:
@@ -131,7 +129,7 @@ class Deck:
         path = Path(path)
         meta = {"version": VERSION, "head": self.head, "classes": self.classes,
                 "cards": self.cards, "model_sha256": self.model_sha256,
-                "accept": self.accept, "margin": self.margin, "overrule": self.overrule,
+                "accept": self.accept, "margin": self.margin, "none_below": self.none_below,
                 **self.info}
         tmp = path.with_name(path.name + ".part")
         with open(tmp, "wb") as f:
@@ -166,10 +164,10 @@ class Deck:
                             f"(unknown head)")
         info = {k: v for k, v in meta.items()
                 if k not in ("version", "head", "classes", "cards", "model_sha256",
-                             "accept", "margin", "overrule")}
+                             "accept", "margin", "none_below")}
         return cls(meta["head"], list(meta["classes"]), labels, vectors,
                    str(meta["model_sha256"]), float(meta["accept"]), float(meta["margin"]),
-                   info, center if center.size else None, float(meta.get("overrule", 1.01)))
+                   info, center if center.size else None, float(meta["none_below"]))
 
     def check_model(self, classifier: CardClassifier, where: str = "deck") -> None:
         """Refuse a classifier other than the one the deck was made with."""
@@ -211,16 +209,13 @@ class Deck:
         rows = np.arange(len(sims))
         top, runner = sims[rows, best], sims[rows, second]
         sure = (top >= self.accept) & (top - runner >= self.margin)
-        # The deck never overrules a sure read of the general model (another card, or
-        # no belote card), and never names another card than the general model's best
-        # guess among the cards, however unsure: it makes sure what the general model
-        # doubts. (Without that second rule, cards of a design like the deck's but not
-        # it were read as the deck's cards.)
-        general = probs.argmax(axis=1)
-        sure &= (general == best) | (probs[rows, general] < self.overrule)
+        # The deck only makes sure the general model's best guess among the cards, however
+        # unsure, and only where the general model gives 'no belote card' little chance:
+        # it never names another card than the general model would, so a card of a design
+        # like the deck's (or one of its 2-6) is not taken for one of the deck's cards.
         cards = [k for k, name in enumerate(self.classes) if name != NONE]
         guess = np.asarray(cards)[probs[:, cards].argmax(axis=1)]
-        sure &= guess == best
+        sure &= (guess == best) & (probs[:, self.classes.index(NONE)] < self.none_below)
         out = probs.copy()
         rest = (1.0 - DECK_SURE) / (len(self.classes) - 1)
         for i in np.nonzero(sure)[0]:
@@ -376,7 +371,7 @@ class Enroller:
                             "written)")
         classes = self.classifier.classes
         labels, vectors = [], []
-        accept, margin, overrule = HEADS[self.head]
+        accept, margin, none_below = HEADS[self.head]
         empty = Deck(self.head, classes, np.zeros(0, np.int64), np.zeros((0, 1), np.float32),
                      "", accept, margin)
         raw = []
@@ -392,7 +387,7 @@ class Enroller:
                     model_sha256(self.classifier.model_path), accept, margin,
                     {"model": self.classifier.model_path.name,
                      "enroll_seconds": round(time.monotonic() - self.started, 2),
-                     "made": time.strftime("%Y-%m-%d")}, center, overrule)
+                     "made": time.strftime("%Y-%m-%d")}, center, none_below)
 
 
 # ------------------------------------------------------------------ a folder of card pictures
