@@ -63,7 +63,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
-def cards_in_view(reader: Any, frame: Any) -> list[tuple[float, list]]:
+def cards_in_view(reader: Any, frame: Any) -> list[tuple[float, list[Any]]]:
     """The cards lying apart in ``frame``: (centre x, index boxes) of each outline with
     at least one index box inside, left to right."""
     import cv2

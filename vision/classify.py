@@ -107,7 +107,10 @@ class CardClassifier:
         """The penultimate embedding of uint8 crops (N, H, W, 3), upright: (N, D)."""
         if not self.has_features:
             raise ValueError(f"{self.model_path.name}: the model has no '{FEATURES}' output")
-        return self._run_turns(np.asarray(crops), 1, features=True)[1][0]
+        feats = self._run_turns(np.asarray(crops), 1, features=True)[1]
+        assert feats is not None
+        first: np.ndarray = feats[0]
+        return first
 
     @property
     def crop_size(self) -> tuple[int, int]:
@@ -178,11 +181,11 @@ class CardClassifier:
         pooled = logits.reshape(turns, n, looks, -1)
         pooled = pooled.mean(axis=(0, 2)) if looks > 1 else pooled[:, :, 0].sum(axis=0)
         probs = softmax(pooled / temperature)
+        views: np.ndarray
         if want:
             assert feats is not None
-            views = feats.reshape(turns, n, looks, -1).transpose(1, 0, 2, 3)
-            views = views.reshape(n, turns * looks, -1)
-            views = self.deck.unit(views)
+            by_box = feats.reshape(turns, n, looks, -1).transpose(1, 0, 2, 3)
+            views = self.deck.unit(by_box.reshape(n, turns * looks, -1))
         else:
             from vision.deck import template_vectors
 

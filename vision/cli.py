@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as e:
         return int(e.code or 0)
-    if args.command != "read":
+    if args.command not in ("read", "enroll"):
         missing = _lab_missing()
         if missing:
             return _fail(missing)
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _lab_missing() -> str | None:
     """Why the lab (vision/lab: evaluation, rendering, training) cannot be used here, or
-    None. The table's Pi is installed without it: only ``read`` works there."""
+    None. The table's Pi is installed without it: only ``read`` and ``enroll`` work there."""
     try:
         import vision.lab  # noqa: F401
     except ImportError as exc:

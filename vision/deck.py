@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
 VERSION = 1
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
+Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in frame pixels
 
 # Per head: (accept, margin, none_below). A box is read as an enrolled card when its
 # similarity to that card's nearest look is at least ``accept``, exceeds its similarity
@@ -89,15 +90,18 @@ def template_vectors(patches: np.ndarray) -> np.ndarray:
     mean removed, unit length (so a dot product is the normalised cross-correlation)."""
     x = np.asarray(patches, np.float32)
     if x.ndim == 4:
-        x = x @ np.float32([0.114, 0.587, 0.299])  # BGR to grey
+        x = x @ np.array([0.114, 0.587, 0.299], np.float32)  # BGR to grey
     x = x.reshape(len(x), -1)
     x -= x.mean(axis=1, keepdims=True)
-    return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-6)
+    out: np.ndarray = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-6)
+    return out
 
 
 def unit(x: np.ndarray) -> np.ndarray:
+    """Vectors along the last axis made unit length."""
     x = np.asarray(x, np.float32)
-    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-6)
+    out: np.ndarray = x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-6)
+    return out
 
 
 @dataclass
@@ -111,7 +115,7 @@ class Deck:
     model_sha256: str
     accept: float
     margin: float
-    info: dict = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
     # Subtracted from every embedding before it is made unit length: the mean of the
     # deck's raw looks. (ReLU features all point one way; without it any two patches
     # look alike.)
@@ -252,10 +256,10 @@ def corner_zone(quad: np.ndarray, corner: int) -> np.ndarray:
     # Reaching a little past the corner: an outline found on a blurred frame lies
     # inside the card's edge, and a detector box may be loose.
     o = c - 0.4 * (u + v)
-    return np.float32([o, o + 1.4 * u, o + 1.4 * (u + v), o + 1.4 * v])
+    return np.array([o, o + 1.4 * u, o + 1.4 * (u + v), o + 1.4 * v], np.float32)
 
 
-def inside(box, polygon: np.ndarray) -> bool:
+def inside(box: Box, polygon: np.ndarray) -> bool:
     """Whether the centre of ``box`` lies in ``polygon`` (4x2)."""
     cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
     return cv2.pointPolygonTest(np.asarray(polygon, np.float32).reshape(-1, 1, 2),
@@ -263,7 +267,7 @@ def inside(box, polygon: np.ndarray) -> bool:
 
 
 def card_boxes(reader: CardReader, frame: np.ndarray, quad: np.ndarray,
-               found: list | None = None) -> list:
+               found: list[tuple[Box, float]] | None = None) -> list[Box]:
     """The index boxes of the card whose outline is ``quad``: the detector's surest box
     in each corner zone of one diagonal (the diagonal whose two boxes are surer; a card
     prints its indices at two opposite corners). One box, or none, when the detector
@@ -272,7 +276,7 @@ def card_boxes(reader: CardReader, frame: np.ndarray, quad: np.ndarray,
         assert reader.detector is not None
         gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         found = reader.detector.detect(gray)
-    best: tuple[float, list] = (0.0, [])
+    best: tuple[float, list[Box]] = (0.0, [])
     for diagonal in ((0, 2), (1, 3)):
         picked, total = [], 0.0
         for corner in diagonal:
@@ -287,7 +291,7 @@ def card_boxes(reader: CardReader, frame: np.ndarray, quad: np.ndarray,
     return best[1]
 
 
-def single_card_boxes(reader: CardReader, frame: np.ndarray) -> list:
+def single_card_boxes(reader: CardReader, frame: np.ndarray) -> list[Box]:
     """The index boxes of a picture of one card: a photo of it on a table (its outline
     found by :func:`vision.locate.find_cards`, the largest) or a scan (the whole picture
     is the card)."""
@@ -295,7 +299,7 @@ def single_card_boxes(reader: CardReader, frame: np.ndarray) -> list:
 
     h, w = frame.shape[:2]
     quads = [q for q in find_cards(frame) if cv2.contourArea(q) >= 0.2 * h * w]
-    whole = order_quad(np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]))
+    whole = order_quad(np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32))
     boxes = card_boxes(reader, frame, max(quads, key=cv2.contourArea)) if quads else []
     if len(boxes) < 2:
         # No outline, or one that is a court card's printed frame: the picture is the card.
@@ -307,7 +311,7 @@ def single_card_boxes(reader: CardReader, frame: np.ndarray) -> list:
 
 # ------------------------------------------------------------------ cutting looks
 
-def index_looks(source: np.ndarray, box, rng: np.random.Generator, size: int, pad: float,
+def index_looks(source: np.ndarray, box: Box, rng: np.random.Generator, size: int, pad: float,
                 n: int = LOOKS_PER_INDEX) -> np.ndarray:
     """``4 n`` patches of one index: the reader's own cut, then ``n - 1`` shifted, scaled,
     blurred and lit differently, each at the four quarter turns: (4 n, S, S, 3) uint8."""
@@ -356,7 +360,7 @@ class Enroller:
     def cards(self) -> list[str]:
         return [c for c in self.classifier.classes if c in self.patches]
 
-    def add(self, code: str, frame: np.ndarray, boxes: list) -> None:
+    def add(self, code: str, frame: np.ndarray, boxes: list[Box]) -> None:
         """Learn ``code`` from its index ``boxes`` in ``frame`` (BGR)."""
         size = int(self.classifier.meta["crop"])
         pad = float(self.classifier.meta["pad"])

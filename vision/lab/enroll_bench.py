@@ -155,7 +155,7 @@ def scene(faces: dict[str, np.ndarray], codes: list[str], rng: np.random.Generat
         warped = cv2.warpAffine(rgba, m, size, flags=cv2.INTER_AREA,
                                 borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
         if quads is not None:
-            corners = np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]])
+            corners = np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float32)
             quads.append(cv2.transform(corners[None], m)[0])
         a = warped[:, :, 3:4].astype(np.float32) / 255.0
         frame = (frame * (1 - a) + warped[:, :, :3] * a).astype(np.uint8)
