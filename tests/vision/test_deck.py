@@ -205,3 +205,15 @@ def test_the_template_head_enrols_and_reads_too(tmp_path):
     assert Deck.load(out).head == "template"
     found = CardReader(deck=out).read(_table(41, DECK_STYLE, ["AD", "QH"]))
     assert sorted(d.code for d in found if d.code) == ["AD", "QH"]
+
+
+def test_vision_enroll_needs_no_lab_as_on_the_pi(tmp_path, monkeypatch, capsys):
+    import sys
+
+    pictures = _card_pictures(tmp_path / "pictures", DECK_STYLE, ["QH"])
+    monkeypatch.setitem(sys.modules, "vision.lab", None)  # import vision.lab now fails
+    out = tmp_path / "club.npz"
+    assert vision_main(["enroll", str(pictures), "--out", str(out)]) == 0
+    assert Deck.load(out).cards == ["QH"]
+    assert vision_main(["eval", str(pictures)]) == 2
+    assert "not installed" in capsys.readouterr().err
