@@ -217,3 +217,15 @@ def test_vision_enroll_needs_no_lab_as_on_the_pi(tmp_path, monkeypatch, capsys):
     assert Deck.load(out).cards == ["QH"]
     assert vision_main(["eval", str(pictures)]) == 2
     assert "not installed" in capsys.readouterr().err
+
+
+def test_run_with_a_missing_deck_says_so_and_stops(tmp_path, capsys):
+    from companion.cmd_run import main as run_main
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "000.png"), _table(5, DECK_STYLE, ["7S"]))
+    assert run_main(["--images", str(frames), "--db", str(tmp_path / "t.db"), "--no-web",
+                     "--no-display", "--deck", str(tmp_path / "club.npz")]) == 2
+    err = capsys.readouterr().err
+    assert "club.npz" in err and "fichier de jeu introuvable" in err
