@@ -5,7 +5,9 @@ left to right, in the order the command says (in French); it tells what it
 has learnt and what remains, asks for the table to be cleared between two
 groups, and writes the deck file (``vision.deck``) for ``run --deck``. A
 group is learnt once the camera has seen exactly that many cards, each with
-an index, in ``--steady`` frames in a row. Stopped early (Ctrl-C, or the end
+an index, in ``--steady`` frames in a row, and none of them is read surely as
+another card by the general model (a card out of order, or the wrong card:
+it says which, and waits). Stopped early (Ctrl-C, or the end
 of a video), it writes the cards learnt so far: the others are read by the
 general model.
 
@@ -99,6 +101,7 @@ class TableEnrollment:
         self._seen = 0  # frames in a row showing the group
         self._clear = False  # waiting for the table to be cleared
         self._last_count: int | None = None
+        self._last_wrong: list[tuple[str, str]] = []
         self.ask()
 
     @property
@@ -112,8 +115,8 @@ class TableEnrollment:
             return
         group = self.groups[0]
         names = ", ".join(card_name_fr(c) for c in group)
-        self.say(f"Posez sur la table, face visible, de gauche à droite : {names} "
-                 f"({' '.join(group)})")
+        self.say(f"Posez sur la table, face visible, de gauche à droite vu de la caméra "
+                 f"(le bas de l'image) : {names} ({' '.join(group)})")
 
     def feed(self, frame: Any) -> None:
         if self.done:
@@ -136,6 +139,17 @@ class TableEnrollment:
         self._seen += 1
         if self._seen < self.steady:
             return
+        wrong = self.misplaced(frame, group, [boxes for _, boxes in cards])
+        if wrong:
+            self._seen = 0
+            if wrong != self._last_wrong:
+                self.say("Je lis " + ", ".join(f"{got} à la place de {want}"
+                                               for want, got in wrong)
+                         + " : vérifiez les cartes et leur ordre, de gauche à droite "
+                         "(check the cards and their order)")
+            self._last_wrong = wrong
+            return
+        self._last_wrong = []
         for code, (_, boxes) in zip(group, cards, strict=True):
             self.enroller.add(code, frame, boxes)
         self.groups.pop(0)
@@ -144,6 +158,28 @@ class TableEnrollment:
         if not self.done:
             self._clear = True
             self.say("Retirez ces cartes de la table (clear the table)")
+
+    def misplaced(self, frame: Any, group: list[str], boxes: list[list[Any]]
+                  ) -> list[tuple[str, str]]:
+        """(expected, read) for each card the general model reads surely as another
+        card: a card laid in the wrong place, or the wrong card. Nothing is learnt then."""
+        import numpy as np
+
+        from vision.locate import index_crop
+
+        classifier = self.reader.classifier
+        size, pad = int(classifier.meta["crop"]), float(classifier.meta["pad"])
+        out = []
+        for want, card_boxes in zip(group, boxes, strict=True):
+            crops = np.stack([index_crop(frame, b, size, pad) for b in card_boxes])
+            probs = classifier.probabilities(crops)
+            for p in probs:
+                k = int(p.argmax())
+                got = classifier.classes[k]
+                if k != classifier.none_index and got != want and p[k] >= classifier.threshold:
+                    out.append((want, got))
+                    break
+        return out
 
     def show(self) -> None:
         learnt = self.enroller.cards
