@@ -72,6 +72,8 @@ class CardClassifier:
 
     #: The most crops read in one run of the model (see :meth:`_read_turns`).
     BATCH = 1024
+    #: A club's enrolled deck (vision.deck), judged on top of the general reads (use_deck).
+    deck: Deck | None = None
 
     def __init__(self, model_path: str | Path | None = None, threads: int = 1) -> None:
         self.model_path = Path(model_path) if model_path else DEFAULT_MODEL
@@ -88,9 +90,11 @@ class CardClassifier:
         self.none_index = self.classes.index(NONE)
         self.session = make_session(self.model_path, threads)
         self.input_name = self.session.get_inputs()[0].name
-        self.output_names = [o.name for o in self.session.get_outputs()]
-        # A club's enrolled deck (vision.deck), judged on top of the general reads.
-        self.deck: Deck | None = None
+
+    @property
+    def output_names(self) -> list[str]:
+        """The model's outputs by name: the logits first, then ``features`` when it has it."""
+        return [o.name for o in self.session.get_outputs()]
 
     @property
     def has_features(self) -> bool:
