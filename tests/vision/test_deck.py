@@ -231,3 +231,40 @@ def test_run_with_a_missing_deck_says_so_and_stops(tmp_path, capsys):
                      "--no-display", "--deck", str(tmp_path / "club.npz")]) == 2
     err = capsys.readouterr().err
     assert "club.npz" in err and "fichier de jeu introuvable" in err
+
+
+def test_a_bad_deck_with_the_web_page_on_keeps_the_table_up_and_says_so(tmp_path):
+    import threading
+    import urllib.request
+
+    from companion.outputs import run_table
+
+    said: list[str] = []
+    stop = threading.Event()
+    result: list[int] = []
+    bad = tmp_path / "club.npz"
+    bad.write_text("not a deck")
+
+    def run() -> None:
+        result.append(run_table(tmp_path / "t.db", "ffb", lambda: None, None, None, 0.3,
+                                port=0, search_display=False, say=said.append,
+                                fail=said.append, stop=stop, deck=str(bad)))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    try:
+        for _ in range(200):
+            if any(s.startswith("web page: ") for s in said):
+                break
+            stop.wait(0.05)
+        url = next(s for s in said if s.startswith("web page: "))[len("web page: "):]
+        with urllib.request.urlopen(url + "/api/state", timeout=5) as r:
+            state = json.loads(r.read())
+        problem = state["status"]["problem"]
+        assert problem["code"] == "other" and str(bad) in problem["detail"]
+        assert "n'est pas un fichier de jeu" in problem["detail"]
+        assert state["status"]["mode"] == "manual" and thread.is_alive()
+    finally:
+        stop.set()
+        thread.join(10)
+    assert result == [0]
