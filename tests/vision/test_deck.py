@@ -258,8 +258,12 @@ def test_a_bad_deck_with_the_web_page_on_keeps_the_table_up_and_says_so(tmp_path
                 break
             stop.wait(0.05)
         url = next(s for s in said if s.startswith("web page: "))[len("web page: "):]
-        with urllib.request.urlopen(url + "/api/state", timeout=5) as r:
-            state = json.loads(r.read())
+        for _ in range(200):  # the page is up before the deck is tried
+            with urllib.request.urlopen(url + "/api/state", timeout=5) as r:
+                state = json.loads(r.read())
+            if "problem" in state["status"]:
+                break
+            stop.wait(0.05)
         problem = state["status"]["problem"]
         assert problem["code"] == "other" and str(bad) in problem["detail"]
         assert "n'est pas un fichier de jeu" in problem["detail"]
