@@ -35,8 +35,9 @@ def open_source(args: argparse.Namespace) -> Any:
     return sources.DeviceSource(args.camera)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="belote-table run", description=__doc__.splitlines()[0])
+def add_source_options(p: argparse.ArgumentParser) -> None:
+    """The frame source options (one of --camera, --picamera, --video, --images; --zoom,
+    --interval), shared by ``run`` and ``enroll``; :func:`open_source` opens them."""
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--camera", type=int, metavar="N", help="camera device number (OpenCV)")
     src.add_argument("--picamera", action="store_true", help="the Raspberry Pi camera")
@@ -48,11 +49,19 @@ def build_parser() -> argparse.ArgumentParser:
                         "whole sensor; hardware/camera-mount.md); only with --picamera")
     p.add_argument("--interval", type=float, default=0.1,
                    help="seconds between two images of --images (default: %(default)s)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="belote-table run", description=__doc__.splitlines()[0])
+    add_source_options(p)
     p.add_argument("--db", default="belote-table.db", help="event store (default: %(default)s)")
     p.add_argument("--calibration", metavar="FILE",
                    help="table corners and seat zones (belote-table calibrate); "
                         "default: the whole frame is the table, N at the top")
     p.add_argument("--model", metavar="FILE", help="card reader model (default: the shipped one)")
+    p.add_argument("--deck", metavar="DECK",
+                   help="the club's enrolled deck (belote-table enroll): its cards are read "
+                        "through it, other cards by the general model")
     p.add_argument("--settle", type=float, default=0.3, help="settle time in seconds")
     p.add_argument("--port", type=int, default=8000, help="web page port (default: %(default)s)")
     p.add_argument("--host", default="127.0.0.1", help="web page address")
@@ -166,7 +175,7 @@ def main(argv: list[str]) -> int:
 
     return run_table(Path(args.db), args.rules, lambda: open_source(args), args.model,
                      calibration, args.settle, None if args.no_web else args.port, args.host,
-                     display=args.display, search_display=not args.no_display,
+                     display=args.display, search_display=not args.no_display, deck=args.deck,
                      fail=lambda message: print(f"belote-table run: {message}",
                                                file=sys.stderr), problem=problem,
                      live=args.camera is not None or args.picamera, club=club)

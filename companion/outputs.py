@@ -86,16 +86,18 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
               fail: Callable[[str], None] = print,
               problem: dict[str, str] | None = None,
               stop: threading.Event | None = None, live: bool = False,
-              club: Callable[[Any], Callable[[], None]] | None = None) -> int:
+              club: Callable[[Any], Callable[[], None]] | None = None,
+              deck: str | None = None) -> int:
     """Run the table on the store ``db`` from the frames of ``open_source()``
     until they end or Ctrl-C; the web page on ``port`` (None: none) and the
     score display on ``display`` (None: found by its USB id when
     ``search_display``); ``club`` starts the link to the club server on the
-    service and returns what stops it.
+    service and returns what stops it; the card reader reads through the club's
+    enrolled ``deck`` (``vision.deck``) when given.
 
     A ``live`` source (a camera) that cannot be opened or stops giving frames
     leaves the table running without it and is looked for again
-    (``companion.pipeline.keep_camera``). A file source or a model that cannot
+    (``companion.pipeline.keep_camera``). A file source, a model or a deck that cannot
     be opened, or a store written by a newer program, is told to ``fail`` and
     gives exit status 2, with the outputs stopped and the store closed; a
     corrupt store is set aside and a new one started. 0 otherwise, once the
@@ -128,8 +130,13 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
         closers.insert(0, club(service))
     reader = None
     if problem is None:
+        from vision.deck import DeckError
+
         try:
-            reader = CardReader(model)
+            reader = CardReader(model, deck=deck)
+        except DeckError as exc:  # the enrolled deck's file: missing, damaged, another model's
+            problem = {"code": "other", "detail": str(exc)}
+            fail(str(exc))
         except (ValueError, FileNotFoundError, OSError) as exc:
             problem = {"code": "model", "detail": str(model or exc)}
             fail(str(exc))
@@ -152,7 +159,7 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
         if problem is not None or reader is None:
             raise ValueError(problem["detail"] if problem else "no card reader")
         source = None if live else open_source()
-    except (ValueError, FileNotFoundError) as exc:  # SourceError is a ValueError
+    except (ValueError, FileNotFoundError) as exc:  # SourceError, DeckError: ValueErrors
         fail(str(exc))
         for close in closers:
             close()

@@ -15,9 +15,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from vision.deck import Deck
 
 MODELS = Path(__file__).with_name("models")
 # The shipped reader (design B, see the model card); design A's corner model
@@ -25,6 +28,8 @@ MODELS = Path(__file__).with_name("models")
 DEFAULT_MODEL = MODELS / "index_classifier.onnx"
 CORNER_MODEL = MODELS / "card_corner.onnx"
 NONE = "none"
+# The model output that gives the penultimate embedding (deck enrollment reads it).
+FEATURES = "features"
 
 
 def model_input(crops: np.ndarray, turns: int = 1) -> np.ndarray:
@@ -67,6 +72,8 @@ class CardClassifier:
 
     #: The most crops read in one run of the model (see :meth:`_read_turns`).
     BATCH = 1024
+    #: A club's enrolled deck (vision.deck), judged on top of the general reads (use_deck).
+    deck: Deck | None = None
 
     def __init__(self, model_path: str | Path | None = None, threads: int = 1) -> None:
         self.model_path = Path(model_path) if model_path else DEFAULT_MODEL
@@ -83,6 +90,31 @@ class CardClassifier:
         self.none_index = self.classes.index(NONE)
         self.session = make_session(self.model_path, threads)
         self.input_name = self.session.get_inputs()[0].name
+
+    @property
+    def output_names(self) -> list[str]:
+        """The model's outputs by name: the logits first, then ``features`` when it has it."""
+        return [o.name for o in self.session.get_outputs()]
+
+    @property
+    def has_features(self) -> bool:
+        """Whether the model gives its penultimate embedding (output ``features``)."""
+        return FEATURES in self.output_names
+
+    def use_deck(self, deck: Deck | None, where: str = "deck") -> None:
+        """Read boxes of an enrolled deck through it (None: the general model alone)."""
+        if deck is not None:
+            deck.check_model(self, where)
+        self.deck = deck
+
+    def features(self, crops: np.ndarray) -> np.ndarray:
+        """The penultimate embedding of uint8 crops (N, H, W, 3), upright: (N, D)."""
+        if not self.has_features:
+            raise ValueError(f"{self.model_path.name}: the model has no '{FEATURES}' output")
+        feats = self._run_turns(np.asarray(crops), 1, features=True)[1]
+        assert feats is not None
+        first: np.ndarray = feats[0]
+        return first
 
     @property
     def crop_size(self) -> tuple[int, int]:
@@ -113,24 +145,63 @@ class CardClassifier:
     def _read_turns(self, crops: np.ndarray, turns: int) -> np.ndarray:
         """Raw outputs of uint8 crops (N, H, W[, 3]) each read at ``turns`` quarter turns,
         in one run of the model: shape (turns, N, classes)."""
-        crops = np.asarray(crops)
+        return self._run_turns(np.asarray(crops), turns)[0]
+
+    def _run_turns(self, crops: np.ndarray, turns: int, features: bool = False
+                   ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Logits (turns, N, classes) of uint8 crops, and with ``features`` their
+        embeddings (turns, N, D), read by output name."""
         channels = crops.shape[3] if crops.ndim == 4 else 1
         if channels != self.channels:
             raise ValueError(f"{self.model_path.name} reads {self.channels}-channel crops, "
                              f"got {channels}")
+        names = [self.output_names[0]] + ([FEATURES] if features else [])
         if len(crops) == 0:
-            return np.zeros((turns, 0, self.session.get_outputs()[0].shape[1] or 33), np.float32)
+            widths = [o.shape[1] for o in self.session.get_outputs()
+                      if o.name in names]
+            empty = [np.zeros((turns, 0, w if isinstance(w, int) else 33), np.float32)
+                     for w in widths]
+            return empty[0], (empty[1] if features else None)
         # At most BATCH crops per run: a frame has far fewer, but calibration reads tens of
         # thousands, and one run over them all holds every layer's output for all at once.
-        runs = []
+        runs: list[list[np.ndarray]] = [[] for _ in names]
         for i in range(0, len(crops), self.BATCH):
             part = crops[i:i + self.BATCH]
-            out = self.session.run(None, {self.input_name: model_input(part, turns)})[0]
-            runs.append(out.reshape(turns, len(part), -1))
-        return np.concatenate(runs, axis=1)
+            outs = self.session.run(names, {self.input_name: model_input(part, turns)})
+            for run, out in zip(runs, outs, strict=True):
+                run.append(out.reshape(turns, len(part), -1))
+        joined = [np.concatenate(run, axis=1) for run in runs]
+        return joined[0], (joined[1] if features else None)
+
+    def _deck_probabilities(self, crops: np.ndarray, turns: int, temperature: float,
+                            looks: int = 1) -> np.ndarray:
+        """Calibrated probabilities of boxes given as ``looks`` patches each (N * looks
+        crops, a box's looks together), pooled as the general model pools them, then
+        judged by the enrolled deck on all of a box's patches and turns."""
+        assert self.deck is not None
+        want = self.deck.head == "prototype"
+        logits, feats = self._run_turns(crops, turns, features=want)
+        n = len(crops) // looks
+        pooled = logits.reshape(turns, n, looks, -1)
+        pooled = pooled.mean(axis=(0, 2)) if looks > 1 else pooled[:, :, 0].sum(axis=0)
+        probs = softmax(pooled / temperature)
+        views: np.ndarray
+        if want:
+            assert feats is not None
+            by_box = feats.reshape(turns, n, looks, -1).transpose(1, 0, 2, 3)
+            views = self.deck.unit(by_box.reshape(n, turns * looks, -1))
+        else:
+            from vision.deck import template_vectors
+
+            views = template_vectors(crops).reshape(n, looks, -1)
+        return self.deck.judge(probs, views)
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
-        """Calibrated class probabilities for crops (see :meth:`logits`)."""
+        """Calibrated class probabilities for crops (see :meth:`logits`); with an
+        enrolled deck, the boxes surely of it read as its cards (:meth:`Deck.judge`)."""
+        if self.deck is not None and self.channels == 3 and len(crops):
+            return self._deck_probabilities(np.asarray(crops), int(self.meta.get("tta", 1)),
+                                            self.temperature)
         return softmax(self.logits(crops) / self.temperature)
 
     @property
@@ -154,6 +225,10 @@ class CardClassifier:
         look = self.second_look
         if look is None:
             raise ValueError(f"{self.model_path.name}: this model has no second-look calibration")
+        if self.deck is not None and len(looks):
+            n, k = looks.shape[:2]
+            return self._deck_probabilities(looks.reshape(n * k, *looks.shape[2:]),
+                                            int(look["turns"]), float(look["temperature"]), k)
         return softmax(self.look_logits(looks, int(look["turns"])) / float(look["temperature"]))
 
     def read_pairs(self, crops: np.ndarray) -> list[CardRead]:

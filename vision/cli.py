@@ -1,7 +1,9 @@
 """``belote-table vision``: read, eval, bench and train the card reader.
 
-    belote-table vision read IMAGE [--model PATH] [--unknown]
-    belote-table vision eval DIR [--model PATH] [--split train|calib|test] [--fixes FILE]
+    belote-table vision read IMAGE [--model PATH] [--deck DECK] [--unknown]
+    belote-table vision eval DIR [--model PATH] [--deck DECK] [--split train|calib|test]
+                             [--fixes FILE]
+    belote-table vision enroll DIR --out DECK [--model PATH] [--head prototype|template]
     belote-table vision bench [--model PATH] [--frames N] [--out PATH]
     belote-table vision decks [--out DIR]
     belote-table vision train [--seed S] [--steps N] [--out PATH] [--fixes FILE]
@@ -27,16 +29,26 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("read", help="print the belote cards found in an image, as JSON")
     r.add_argument("image")
     r.add_argument("--model", help="classifier .onnx (default: the shipped model)")
+    r.add_argument("--deck", help="the club's enrolled deck (belote-table vision enroll)")
     r.add_argument("--unknown", action="store_true",
                    help="also list cards seen but not read surely (code null)")
 
     e = sub.add_parser("eval", help="score the reader on a labelled folder, as JSON")
     e.add_argument("dir")
     e.add_argument("--model", help="classifier .onnx (default: the shipped model)")
+    e.add_argument("--deck", help="the club's enrolled deck (belote-table vision enroll)")
     e.add_argument("--split", choices=("train", "calib", "test"),
                    help="only the real photos of this split (see vision.lab.dataset.split_of)")
     e.add_argument("--fixes", metavar="FILE",
                    help="corrections to DIR/labels.json (e.g. vision/lab/real_label_fixes.json)")
+
+    n = sub.add_parser("enroll", help="learn a club's deck from DIR/<CARD>/*.jpg|png "
+                                      "(one card per picture) and write DECK")
+    n.add_argument("dir", help="one folder per card, named in the notation (TH, QS...)")
+    n.add_argument("--out", required=True, metavar="DECK", help="the deck file to write (.npz)")
+    n.add_argument("--model", help="classifier .onnx (default: the shipped model)")
+    n.add_argument("--head", choices=("prototype", "template"), default="prototype",
+                   help="how looks are compared (default: %(default)s; see the model card)")
 
     b = sub.add_parser("bench", help="time the reader (benchmarks/vision.py); write "
                        "benchmarks/vision.json")
@@ -92,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as e:
         return int(e.code or 0)
-    if args.command != "read":
+    if args.command not in ("read", "enroll"):
         missing = _lab_missing()
         if missing:
             return _fail(missing)
@@ -101,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
             return _read(args)
         if args.command == "eval":
             return _eval(args)
+        if args.command == "enroll":
+            return _enroll(args)
         if args.command == "bench":
             return _bench(args)
         if args.command == "decks":
@@ -112,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _lab_missing() -> str | None:
     """Why the lab (vision/lab: evaluation, rendering, training) cannot be used here, or
-    None. The table's Pi is installed without it: only ``read`` works there."""
+    None. The table's Pi is installed without it: only ``read`` and ``enroll`` work there."""
     try:
         import vision.lab  # noqa: F401
     except ImportError as exc:
@@ -124,7 +138,7 @@ def _read(args: argparse.Namespace) -> int:
     from vision.reader import CardReader, load_image
 
     frame = load_image(args.image)
-    reader = CardReader(args.model)
+    reader = CardReader(args.model, deck=args.deck)
     found = [d.to_json() for d in reader.read(frame) if args.unknown or d.code is not None]
     print(json.dumps(found, indent=2))
     return 0
@@ -141,12 +155,35 @@ def _eval(args: argparse.Namespace) -> int:
         def keep(name: str) -> bool:
             return bool(split_of(name) == args.split)
 
-    result = evaluate(CardReader(args.model), Path(args.dir), keep, args.fixes)
+    result = evaluate(CardReader(args.model, deck=args.deck), Path(args.dir), keep, args.fixes)
+    if args.deck:
+        result["deck"] = args.deck
     if args.split:
         result["split"] = args.split
     if args.fixes:
         result["fixes"] = args.fixes
     print(json.dumps(result, indent=2))
+    return 0
+
+
+def _enroll(args: argparse.Namespace) -> int:
+    import time
+
+    from vision.deck import enroll_folder
+    from vision.reader import CardReader
+
+    out = Path(args.out)
+    if not out.parent.is_dir():
+        return _fail(f"{out.parent} : dossier introuvable, rien n'est écrit "
+                     f"(no such folder, nothing written)")
+    t0 = time.monotonic()
+    deck = enroll_folder(CardReader(args.model), args.dir, args.head, say=print)
+    deck.save(out)
+    print(f"{out} : {len(deck.cards)} cartes apprises en {time.monotonic() - t0:.1f} s "
+          f"({len(deck.cards)} cards learnt)")
+    missing = [c for c in deck.classes if c != "none" and c not in deck.cards]
+    if missing:
+        print(f"non apprises, lues par le modèle général (not enrolled): {' '.join(missing)}")
     return 0
 
 

@@ -59,7 +59,8 @@ class Detection:
 class CardReader:
     """Locate and read every belote card in a frame."""
 
-    def __init__(self, model_path: str | Path | None = None, threads: int = 1) -> None:
+    def __init__(self, model_path: str | Path | None = None, threads: int = 1,
+                 deck: str | Path | None = None) -> None:
         cv2.setNumThreads(threads)
         self.threads = threads
         self._corner: CardReader | None = None
@@ -72,6 +73,22 @@ class CardReader:
                                           threads=threads,
                                           heat_threshold=float(meta["heat_threshold"]),
                                           stride=int(meta["stride"]))
+        if deck is not None:
+            self.use_deck(deck)
+
+    def use_deck(self, path: str | Path | None) -> None:
+        """Read the cards of the club's enrolled deck (``vision.deck``) through it; other
+        cards as before. None: the general model alone. A bad deck file raises
+        ``DeckError`` (a ValueError) saying why."""
+        from vision.deck import Deck, DeckError
+
+        if path is None:
+            self.classifier.use_deck(None)
+            return
+        if self.detector is None:
+            raise DeckError(f"{path} : un jeu enrôlé se lit avec le lecteur à détecteur "
+                            f"d'index (design B) (a deck needs design B)")
+        self.classifier.use_deck(Deck.load(path), str(path))
 
     def _to_gray(self, frame: np.ndarray) -> np.ndarray:
         if frame is None or not isinstance(frame, np.ndarray) or frame.ndim not in (2, 3):
@@ -229,7 +246,8 @@ class CardReader:
         return first
 
     def _read_face_once(self, image: np.ndarray) -> Detection | None:
-        corner = self._corner_reader()
+        # Design A's corner model knows nothing of an enrolled deck: with one, B alone reads.
+        corner = self._corner_reader() if self.classifier.deck is None else None
         found: Detection | None = None
         if corner is not None:
             h, w = image.shape[:2]

@@ -1,0 +1,141 @@
+"""Deck enrollment: the reader with and without an enrolled deck, for each head.
+
+Per design held out (``vision.lab.enroll_bench.HELD_OUT``: Debian's SVG card
+themes, rasterised with rsvg-convert): the deck is enrolled from one clean
+picture of each of the 32 cards, then scenes of that design (6 belote cards
+and 2 of the deck's 2-6 each, camera faults on) are read without the deck and
+with it, for each head (``prototype``, ``template``). "other design" reads
+the next held-out design's scenes with this deck: it must read them no worse
+than the general model does.
+
+The real photos (``../shared/data/real-cards``, one phone session): the deck
+is enrolled from the first picture in ``cards/<CARD>/`` of each card (crops of
+scene photos), and read on the ``scenes/`` photos none of those came from.
+
+Prints the figures and writes ``benchmarks/enroll.json``: precision, recall,
+cards invented and missed, enrollment seconds (one thread), and the read
+time per card with and without the deck (``time``: five frames read both
+ways in turn, the best of three; the other ``ms_per_card`` figures include
+the machine's load of the moment).
+
+    .venv/bin/python benchmarks/enroll.py [--scenes N] [--designs a,b]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from vision.deck import HEADS, enroll_folder  # noqa: E402
+from vision.lab import enroll_bench as eb  # noqa: E402
+from vision.lab.evaluate import evaluate  # noqa: E402
+from vision.reader import CardReader  # noqa: E402
+
+OUT = ROOT / "benchmarks" / "enroll.json"
+REAL = ROOT.parent / "shared" / "data" / "real-cards"
+
+
+def _timed_eval(reader: CardReader, scenes_dir: Path, keep) -> dict:
+    t0 = time.perf_counter()
+    result = evaluate(reader, scenes_dir, keep)
+    seconds = time.perf_counter() - t0
+    cards = max(int(result.get("tp", 0)) + int(result.get("fn", 0)), 1)
+    out = {k: result[k] for k in ("images", "precision", "recall") if k in result}
+    out["ms_per_image"] = round(1000 * seconds / max(int(result["images"]), 1), 2)
+    del cards
+    return out
+
+
+def real_photos(reader: CardReader, heads: list[str], cache: Path) -> dict:
+    """Enrol from one crop of each card, read the scene photos none of them came from."""
+    used: set[str] = set()
+    pictures = cache / "real-enroll"
+    shutil.rmtree(pictures, ignore_errors=True)
+    for card in sorted(p for p in (REAL / "cards").iterdir() if p.is_dir()):
+        first = sorted(card.iterdir())[0]
+        (pictures / card.name).mkdir(parents=True)
+        shutil.copy(first, pictures / card.name / first.name)
+        # cards/<C>/IMG_IMG_x.jpg is a crop of scenes/IMG_x.jpg
+        used.add(first.name.replace("IMG_IMG_", "IMG_", 1))
+
+    def keep(name: str) -> bool:
+        return name not in used
+
+    reader.use_deck(None)
+    out: dict = {"enrolled_from": "cards/<CARD>/ first picture (32)",
+                 "scenes_left_out": len(used), "general": _timed_eval(reader, REAL / "scenes",
+                                                                      keep)}
+    for head in heads:
+        t0 = time.perf_counter()
+        deck = enroll_folder(reader, pictures, head)
+        seconds = time.perf_counter() - t0
+        path = cache / f"real-{head}.npz"
+        deck.save(path)
+        reader.use_deck(path)
+        out[head] = {"enroll_seconds": round(seconds, 2), "deck_kib": path.stat().st_size // 1024,
+                     **_timed_eval(reader, REAL / "scenes", keep)}
+        reader.use_deck(None)
+    return out
+
+
+def designs(reader: CardReader, names: list[str], heads: list[str], n: int, cache: Path
+            ) -> dict:
+    scenes = {d: eb.design_scenes(d, cache, n, seed=100 + i) for i, d in enumerate(names)}
+    out: dict = {}
+    for i, design in enumerate(names):
+        other = names[(i + 1) % len(names)]
+        reader.use_deck(None)
+        row: dict = {"general": eb.score(reader, scenes[design])}
+        for head in heads:
+            path = cache / f"{design}-{head}.npz"
+            seconds = eb.enroll_design(reader, design, cache, head, path)
+            reader.use_deck(path)
+            own = eb.score(reader, scenes[design])
+            row[head] = {"enroll_seconds": round(seconds, 2),
+                         "deck_kib": path.stat().st_size // 1024, **own,
+                         "other_design": {"design": other, **eb.score(reader, scenes[other])},
+                         "time": eb.extra_read_ms(reader, path, scenes[design][:5])}
+            reader.use_deck(None)
+        row["other_design_general"] = {"design": other, **eb.score(reader, scenes[other])}
+        out[design] = row
+        print(design, json.dumps(row), flush=True)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--scenes", type=int, default=20, help="scenes per design")
+    p.add_argument("--designs", help="comma-separated (default: the held-out designs)")
+    p.add_argument("--heads", default=",".join(HEADS))
+    p.add_argument("--out", default=str(OUT))
+    args = p.parse_args(argv)
+    if args.scenes < 1:
+        p.error("--scenes must be 1 or more")
+    heads = args.heads.split(",")
+    names = args.designs.split(",") if args.designs else list(eb.HELD_OUT)
+    reader = CardReader(threads=1)
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = Path(tmp)
+        result: dict = {"heads": {h: dict(zip(("accept", "margin", "none_below"), v, strict=True))
+                                  for h, v in HEADS.items()},
+                        "dev_designs": list(eb.DEV_DESIGNS), "scenes_per_design": args.scenes,
+                        "threads": 1,
+                        "designs": designs(reader, names, heads, args.scenes, cache)}
+        if REAL.is_dir():
+            result["real_photos"] = real_photos(reader, heads, cache)
+            print("real photos", json.dumps(result["real_photos"]), flush=True)
+    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    print(f"written to {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,233 @@
+"""``belote-table enroll``: teach the reader the club's deck at the table, with its camera.
+
+The organiser lays the cards face up in the camera's view a few at a time,
+left to right, in the order the command says (in French); it tells what it
+has learnt and what remains, asks for the table to be cleared between two
+groups, and writes the deck file (``vision.deck``) for ``run --deck``. A
+group is learnt once the camera has seen exactly that many cards, each with
+an index, in ``--steady`` frames in a row, and none of them is read surely as
+another card by the general model (a card out of order, or the wrong card:
+it says which, and waits). Stopped early (Ctrl-C, or the end
+of a video), it writes the cards learnt so far: the others are read by the
+general model.
+
+    belote-table enroll --picamera --zoom 2.5 --out /var/lib/belote-table/deck.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from companion.cmd_run import add_source_options, check_zoom, open_source
+
+PROG = "belote-table enroll"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    add_source_options(p)
+    p.add_argument("--out", required=True, metavar="DECK", help="the deck file to write (.npz)")
+    p.add_argument("--model", metavar="FILE", help="card reader model (default: the shipped one)")
+    p.add_argument("--per", type=int, default=4, metavar="N",
+                   help="cards laid at a time (default: %(default)s)")
+    p.add_argument("--steady", type=int, default=3, metavar="N",
+                   help="frames in a row that must show the group (default: %(default)s)")
+    p.add_argument("--cards", metavar="LIST",
+                   help="only these cards, comma-separated (default: all 32)")
+    p.add_argument("--head", choices=("prototype", "template"), default="prototype",
+                   help="how looks are compared (default: %(default)s)")
+    return p
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    check_zoom(parser, args)
+    if args.per < 1 or args.steady < 1:
+        parser.error("--per and --steady must be 1 or more")
+    from scorer.cards import DECK, Card, InvalidCardError
+
+    if args.cards:
+        try:
+            codes = [str(Card.parse(c)) for c in args.cards.split(",") if c.strip()]
+        except InvalidCardError as exc:
+            parser.error(f"--cards : {exc}")
+        if len(set(codes)) != len(codes):
+            parser.error("--cards : une carte est nommée deux fois (a card is named twice)")
+        args.codes = codes
+    else:
+        args.codes = [str(c) for c in sorted(DECK, key=lambda c: ("SHDC".index(c.suit),
+                                                                    "789TJQKA".index(c.rank)))]
+    return args
+
+
+def cards_in_view(reader: Any, frame: Any) -> list[tuple[float, list[Any]]]:
+    """The cards lying apart in ``frame``: (centre x, index boxes) of each outline with
+    at least one index box inside, left to right."""
+    import cv2
+
+    from vision.deck import card_boxes
+    from vision.locate import find_cards
+
+    h, w = frame.shape[:2]
+    found = reader.detector.detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+    out = []
+    for quad in find_cards(frame):
+        if cv2.contourArea(quad) < 0.01 * h * w:
+            continue
+        boxes = card_boxes(reader, frame, quad, found)
+        if boxes:
+            out.append((float(quad[:, 0].mean()), boxes))
+    return sorted(out, key=lambda c: c[0])
+
+
+class TableEnrollment:
+    """The organiser's loop, a frame at a time (``feed``); ``say`` talks to the organiser."""
+
+    def __init__(self, reader: Any, codes: list[str], per: int, steady: int, head: str,
+                 say: Callable[[str], None] = print) -> None:
+        from vision.deck import Enroller
+
+        self.reader = reader
+        self.enroller = Enroller(reader, head)
+        self.groups = [codes[i:i + per] for i in range(0, len(codes), per)]
+        self.steady = steady
+        self.say = say
+        self.codes = codes
+        self._seen = 0  # frames in a row showing the group
+        self._clear = False  # waiting for the table to be cleared
+        self._last_count: int | None = None
+        self._last_wrong: list[tuple[str, str]] = []
+        self.ask()
+
+    @property
+    def done(self) -> bool:
+        return not self.groups
+
+    def ask(self) -> None:
+        from vision.deck import card_name_fr
+
+        if self.done:
+            return
+        group = self.groups[0]
+        names = ", ".join(card_name_fr(c) for c in group)
+        self.say(f"Posez sur la table, face visible, de gauche à droite vu de la caméra "
+                 f"(le bas de l'image) : {names} ({' '.join(group)})")
+
+    def feed(self, frame: Any) -> None:
+        if self.done:
+            return
+        cards = cards_in_view(self.reader, frame)
+        if self._clear:
+            if not cards:
+                self._clear = False
+                self._last_count = None
+                self.ask()
+            return
+        group = self.groups[0]
+        if len(cards) != len(group):
+            self._seen = 0
+            if cards and len(cards) != self._last_count:
+                self.say(f"Je vois {len(cards)} carte(s), j'en attends {len(group)} "
+                         f"(I see {len(cards)}, expecting {len(group)})")
+            self._last_count = len(cards)
+            return
+        self._seen += 1
+        if self._seen < self.steady:
+            return
+        wrong = self.misplaced(frame, group, [boxes for _, boxes in cards])
+        if wrong:
+            self._seen = 0
+            if wrong != self._last_wrong:
+                self.say("Je lis " + ", ".join(f"{got} à la place de {want}"
+                                               for want, got in wrong)
+                         + " : vérifiez les cartes et leur ordre, de gauche à droite "
+                         "(check the cards and their order)")
+            self._last_wrong = wrong
+            return
+        self._last_wrong = []
+        for code, (_, boxes) in zip(group, cards, strict=True):
+            self.enroller.add(code, frame, boxes)
+        self.groups.pop(0)
+        self._seen = 0
+        self.show()
+        if not self.done:
+            self._clear = True
+            self.say("Retirez ces cartes de la table (clear the table)")
+
+    def misplaced(self, frame: Any, group: list[str], boxes: list[list[Any]]
+                  ) -> list[tuple[str, str]]:
+        """(expected, read) for each card the general model reads surely as another
+        card: a card laid in the wrong place, or the wrong card. Nothing is learnt then."""
+        import numpy as np
+
+        from vision.locate import index_crop
+
+        classifier = self.reader.classifier
+        size, pad = int(classifier.meta["crop"]), float(classifier.meta["pad"])
+        out = []
+        for want, card_boxes in zip(group, boxes, strict=True):
+            crops = np.stack([index_crop(frame, b, size, pad) for b in card_boxes])
+            probs = classifier.probabilities(crops)
+            for p in probs:
+                k = int(p.argmax())
+                got = classifier.classes[k]
+                if k != classifier.none_index and got != want and p[k] >= classifier.threshold:
+                    out.append((want, got))
+                    break
+        return out
+
+    def show(self) -> None:
+        learnt = self.enroller.cards
+        left = [c for c in self.codes if c not in learnt]
+        self.say(f"Appris ({len(learnt)}/{len(self.codes)}) : {' '.join(learnt)}")
+        if left:
+            self.say(f"Reste : {' '.join(left)}")
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    from vision.deck import DeckError
+    from vision.reader import CardReader
+
+    out = Path(args.out)
+    if not out.parent.is_dir():
+        print(f"{PROG}: {out.parent} : dossier introuvable, rien n'est écrit "
+              f"(no such folder, nothing written)", file=sys.stderr)
+        return 2
+    try:
+        reader = CardReader(args.model)
+        table = TableEnrollment(reader, args.codes, args.per, args.steady, args.head)
+        source = open_source(args)
+    except (ValueError, FileNotFoundError) as exc:  # SourceError and DeckError are ValueErrors
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        for _ts, frame in source:
+            table.feed(frame)
+            if table.done:
+                break
+    except KeyboardInterrupt:
+        pass
+    except ValueError as exc:  # a frame the source could not read
+        print(f"{PROG}: {exc}", file=sys.stderr)
+    finally:
+        close = getattr(source, "close", None)
+        if close:
+            close()
+    try:
+        deck = table.enroller.deck()
+    except DeckError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 2
+    deck.save(out)
+    print(f"{out} : jeu écrit, {len(deck.cards)} carte(s) apprise(s) "
+          f"(deck written, {len(deck.cards)} cards)")
+    if not table.done:
+        print("Les cartes non apprises seront lues par le modèle général "
+              "(cards not learnt are read by the general model)")
+    return 0

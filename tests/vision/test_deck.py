@@ -1,0 +1,274 @@
+"""Deck enrollment with the real models: a deck learnt from a few pictures (rendered into
+tmp_path) reads its cards, leaves a card of another design to the general model, and bad
+input is refused with a clear message and nothing written."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.cli import main as vision_main
+from vision.deck import DECK_SURE, Deck, DeckError, model_sha256
+
+DECK_CARDS = ("7S", "QH", "AD", "KC")
+DECK_STYLE = "fr-ducale"
+
+
+def _table(seed: int, style: str, codes, size=(1280, 720), height=230.0):
+    """A table frame with ``codes`` in a row, left to right, a little turned."""
+    from vision.lab.render import TableScene
+
+    table = TableScene(np.random.default_rng(seed), size=size, background="felt",
+                       light=0.3, tilt=0.0, card_height=height, style=style)
+    step = size[0] / (len(codes) + 1)
+    for i, code in enumerate(codes):
+        table.place(code, ((i + 1) * step, size[1] / 2), angle_deg=8.0 * (i - 1.5))
+    return table.draw()
+
+
+def _card_pictures(root, style: str, codes, seed: int = 1):
+    """One picture per card, ``root/<CARD>/card.png``: the card alone on a table."""
+    for i, code in enumerate(codes):
+        (root / code).mkdir(parents=True)
+        frame = _table(seed + i, style, [code], size=(480, 560), height=420.0)
+        cv2.imwrite(str(root / code / "card.png"), frame)
+    return root
+
+
+@pytest.fixture(scope="module")
+def deck_file(tmp_path_factory):
+    root = tmp_path_factory.mktemp("enroll")
+    pictures = _card_pictures(root / "pictures", DECK_STYLE, DECK_CARDS)
+    out = root / "club.npz"
+    assert vision_main(["enroll", str(pictures), "--out", str(out)]) == 0
+    return out
+
+
+def test_enrolled_deck_is_a_small_file_with_version_model_hash_and_cards(deck_file, reader):
+    deck = Deck.load(deck_file)
+    assert sorted(deck.cards) == sorted(DECK_CARDS)
+    assert deck.model_sha256 == model_sha256(reader.classifier.model_path)
+    assert deck_file.stat().st_size < 200_000
+    with np.load(deck_file) as data:
+        assert json.loads(str(data["meta"]))["version"] == 1
+
+
+def test_a_frame_of_the_enrolled_deck_is_read_through_it(deck_file, tmp_path, capsys):
+    frame = tmp_path / "table.png"
+    cv2.imwrite(str(frame), _table(7, DECK_STYLE, ["KC", "7S", "AD", "QH"]))
+    assert vision_main(["read", str(frame), "--deck", str(deck_file)]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert sorted(d["code"] for d in found) == sorted(DECK_CARDS)
+    # Read through the deck, not by the general model alone: its sure probability.
+    assert all(d["confidence"] == pytest.approx(DECK_SURE, abs=1e-4) for d in found)
+
+
+def test_a_card_of_another_design_is_not_forced_onto_the_deck(deck_file):
+    from vision.reader import CardReader
+
+    # Other cards, and the deck's own ranks in other suits, in an English design.
+    frame = _table(11, "en-bicycle", ["8S", "QS", "AH", "KD", "9C"])
+    plain = CardReader()
+    with_deck = CardReader(deck=deck_file)
+    general = sorted(d.code for d in plain.read(frame) if d.code)
+    assert general == ["8S", "9C", "AH", "KD", "QS"]
+    assert sorted(d.code for d in with_deck.read(frame) if d.code) == general
+
+
+def test_bad_folder_name_is_refused_naming_it_and_nothing_is_written(tmp_path, capsys):
+    pictures = _card_pictures(tmp_path / "pictures", DECK_STYLE, ["7S"])
+    (pictures / "10X").mkdir()
+    out = tmp_path / "club.npz"
+    assert vision_main(["enroll", str(pictures), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "10X" in err and "n'est pas une carte de belote" in err
+    assert not out.exists() and not list(tmp_path.glob("*.part"))
+
+
+def test_unreadable_picture_is_refused_naming_the_file(tmp_path, capsys):
+    pictures = _card_pictures(tmp_path / "pictures", DECK_STYLE, ["7S"])
+    bad = pictures / "7S" / "broken.jpg"
+    bad.write_bytes(b"not a picture")
+    out = tmp_path / "club.npz"
+    assert vision_main(["enroll", str(pictures), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "illisible" in err
+    assert not out.exists()
+
+
+def test_a_picture_without_a_card_is_refused_naming_the_file(tmp_path, capsys):
+    pictures = _card_pictures(tmp_path / "pictures", DECK_STYLE, ["7S"])
+    (pictures / "8S").mkdir()
+    empty = pictures / "8S" / "table.png"
+    cv2.imwrite(str(empty), np.full((400, 300, 3), (40, 110, 50), np.uint8))
+    out = tmp_path / "club.npz"
+    assert vision_main(["enroll", str(pictures), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert str(empty) in err and "aucun index" in err
+    assert not out.exists()
+
+
+def test_a_deck_made_with_another_model_is_refused(deck_file, tmp_path):
+    from vision.reader import CardReader
+
+    deck = Deck.load(deck_file)
+    deck.model_sha256 = "0" * 64
+    other = tmp_path / "old.npz"
+    deck.save(other)
+    with pytest.raises(DeckError, match="refaites l'enrôlement"):
+        CardReader(deck=other)
+
+
+def test_read_with_a_missing_deck_exits_2(tmp_path, capsys):
+    frame = tmp_path / "table.png"
+    cv2.imwrite(str(frame), _table(3, DECK_STYLE, ["7S"]))
+    assert vision_main(["read", str(frame), "--deck", str(tmp_path / "none.npz")]) == 2
+    assert "introuvable" in capsys.readouterr().err
+
+
+def test_enroll_at_the_table_from_images(tmp_path, capsys):
+    from companion.cmd_enroll import main as enroll_main
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    empty = _table(5, DECK_STYLE, [])
+    shots = [_table(20, DECK_STYLE, ["8S", "7S", "9S"]), _table(21, DECK_STYLE, ["7S", "8S", "9S"]),
+             empty,
+             _table(22, DECK_STYLE, ["7H", "8H"]), _table(23, DECK_STYLE, ["7H", "8H", "9H"])]
+    for i, shot in enumerate(shots):
+        cv2.imwrite(str(frames / f"{i:03d}.png"), shot)
+    out = tmp_path / "deck.npz"
+    rc = enroll_main(["--images", str(frames), "--out", str(out), "--cards",
+                      "7S,8S,9S,7H,8H,9H", "--per", "3", "--steady", "1"])
+    said = capsys.readouterr().out
+    assert rc == 0
+    assert "Posez sur la table" in said and "7 de pique, 8 de pique, 9 de pique" in said
+    assert "Je vois 2 carte(s), j'en attends 3" in said
+    assert "Je lis 8S à la place de 7S, 7S à la place de 8S" in said  # out of order: waits
+    assert "Appris (6/6)" in said
+    assert sorted(Deck.load(out).cards) == ["7H", "7S", "8H", "8S", "9H", "9S"]
+
+
+def test_table_enroll_with_nothing_learnt_writes_nothing(tmp_path, capsys):
+    from companion.cmd_enroll import main as enroll_main
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "000.png"), _table(5, DECK_STYLE, []))
+    out = tmp_path / "deck.npz"
+    assert enroll_main(["--images", str(frames), "--out", str(out), "--steady", "1"]) == 2
+    assert "aucune carte apprise" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_run_takes_a_deck():
+    from companion.cmd_run import parse_args
+
+    args = parse_args(["--images", "frames", "--deck", "club.npz"])
+    assert args.deck == "club.npz"
+
+
+def test_the_service_settings_take_a_deck():
+    import shlex
+    from pathlib import Path
+
+    from companion.cmd_run import parse_args
+
+    env = (Path(__file__).resolve().parents[2] / "hardware" / "belote-table.env").read_text()
+    line = next(x for x in env.splitlines() if x.startswith("#BELOTE_TABLE_ARGS=")
+                and "--deck" in x)
+    args = parse_args(shlex.split(shlex.split(line.partition("=")[2])[0]))
+    assert args.deck == "/var/lib/belote-table/deck.npz"  # the unit's writable folder
+    assert args.picamera
+
+
+def test_eval_with_a_deck_scores_a_labelled_folder(deck_file, tmp_path, capsys):
+    folder = tmp_path / "scenes"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "a.png"), _table(31, DECK_STYLE, ["QH", "7S"]))
+    cv2.imwrite(str(folder / "b.png"), _table(32, DECK_STYLE, ["AD", "KC", "7S"]))
+    (folder / "labels.json").write_text(json.dumps({"a.png": ["QH", "7S"],
+                                                    "b.png": ["AD", "KC", "7S"]}))
+    assert vision_main(["eval", str(folder), "--deck", str(deck_file)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["deck"] == str(deck_file)
+    assert (result["images"], result["precision"], result["recall"]) == (2, 1.0, 1.0)
+
+
+def test_the_template_head_enrols_and_reads_too(tmp_path):
+    from vision.reader import CardReader
+
+    pictures = _card_pictures(tmp_path / "pictures", DECK_STYLE, ["QH", "AD"])
+    out = tmp_path / "club.npz"
+    assert vision_main(["enroll", str(pictures), "--out", str(out), "--head", "template"]) == 0
+    assert Deck.load(out).head == "template"
+    found = CardReader(deck=out).read(_table(41, DECK_STYLE, ["AD", "QH"]))
+    assert sorted(d.code for d in found if d.code) == ["AD", "QH"]
+
+
+def test_vision_enroll_needs_no_lab_as_on_the_pi(tmp_path, monkeypatch, capsys):
+    import sys
+
+    pictures = _card_pictures(tmp_path / "pictures", DECK_STYLE, ["QH"])
+    monkeypatch.setitem(sys.modules, "vision.lab", None)  # import vision.lab now fails
+    out = tmp_path / "club.npz"
+    assert vision_main(["enroll", str(pictures), "--out", str(out)]) == 0
+    assert Deck.load(out).cards == ["QH"]
+    assert vision_main(["eval", str(pictures)]) == 2
+    assert "not installed" in capsys.readouterr().err
+
+
+def test_run_with_a_missing_deck_says_so_and_stops(tmp_path, capsys):
+    from companion.cmd_run import main as run_main
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "000.png"), _table(5, DECK_STYLE, ["7S"]))
+    assert run_main(["--images", str(frames), "--db", str(tmp_path / "t.db"), "--no-web",
+                     "--no-display", "--deck", str(tmp_path / "club.npz")]) == 2
+    err = capsys.readouterr().err
+    assert "club.npz" in err and "fichier de jeu introuvable" in err
+
+
+def test_a_bad_deck_with_the_web_page_on_keeps_the_table_up_and_says_so(tmp_path):
+    import threading
+    import urllib.request
+
+    from companion.outputs import run_table
+
+    said: list[str] = []
+    stop = threading.Event()
+    result: list[int] = []
+    bad = tmp_path / "club.npz"
+    bad.write_text("not a deck")
+
+    def run() -> None:
+        result.append(run_table(tmp_path / "t.db", "ffb", lambda: None, None, None, 0.3,
+                                port=0, search_display=False, say=said.append,
+                                fail=said.append, stop=stop, deck=str(bad)))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    try:
+        for _ in range(200):
+            if any(s.startswith("web page: ") for s in said):
+                break
+            stop.wait(0.05)
+        url = next(s for s in said if s.startswith("web page: "))[len("web page: "):]
+        for _ in range(200):  # the page is up before the deck is tried
+            with urllib.request.urlopen(url + "/api/state", timeout=5) as r:
+                state = json.loads(r.read())
+            if "problem" in state["status"]:
+                break
+            stop.wait(0.05)
+        problem = state["status"]["problem"]
+        assert problem["code"] == "other" and str(bad) in problem["detail"]
+        assert "n'est pas un fichier de jeu" in problem["detail"]
+        assert state["status"]["mode"] == "manual" and thread.is_alive()
+    finally:
+        stop.set()
+        thread.join(10)
+    assert result == [0]

@@ -1,0 +1,457 @@
+"""Deck enrollment: teach the reader a club's own deck from a picture of each card.
+
+A deck file (``.npz``) holds, for each enrolled card, the looks of its corner
+indices: each index cut as the reader cuts it (:func:`vision.locate.index_crop`),
+shifted, scaled, blurred, lit differently and turned every quarter turn, then
+embedded. The reader compares each index box it reads with them
+(:meth:`Deck.judge`): a box much like one enrolled card, clearly more like it
+than like any other, whose best card guess by the general model is that card
+(however unsure) and that the general model hardly takes for no belote card,
+is read surely as that card; any other box keeps the general model's read.
+So the deck never names another card than the general model would: it makes
+sure the reads of its own cards that the general model doubts.
+
+Two heads can embed the looks (``HEADS``; see ``benchmarks/enroll.py`` for how
+they compare):
+
+* ``prototype``: the classifier's penultimate embedding (its ``features``
+  output), compared by cosine;
+* ``template``: the grey patch itself, mean removed, compared by normalised
+  cross-correlation (template matching).
+
+The file records the version of its format and the SHA-256 of the classifier
+it was made with: features of another model mean nothing, so a deck made
+with another model is refused with a message saying to enrol again.
+
+Only numpy, OpenCV and onnxruntime are used (the Pi has no torch).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import cv2
+import numpy as np
+
+from scorer.cards import RANK_INDEX_FR, SUIT_NAMES_FR, Card, InvalidCardError
+from vision.classify import FEATURES, NONE
+from vision.locate import index_crop
+
+if TYPE_CHECKING:
+    from vision.classify import CardClassifier
+    from vision.reader import CardReader
+
+VERSION = 1
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
+Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in frame pixels
+
+# Per head: (accept, margin, none_below). A box is read as an enrolled card when its
+# similarity to that card's nearest look is at least ``accept``, exceeds its similarity
+# to any other enrolled card's looks by ``margin``, that card is the general model's
+# best card guess, and the general model gives 'none' less than ``none_below`` (see
+# ``Deck.judge``). Chosen on development designs (vision.lab.enroll_bench.DEV_DESIGNS),
+# never on the designs or photos benchmarks/enroll.py reports.
+HEADS: dict[str, tuple[float, float, float]] = {
+    "prototype": (0.85, 0.10, 0.20),
+    "template": (0.60, 0.10, 0.20),
+}
+DEFAULT_HEAD = "prototype"
+# The probability a box read through the deck gets: above every threshold of
+# the general model's reads, first or second look.
+DECK_SURE = 0.999
+# Looks cut per index box before the quarter turns (the first is the reader's own cut).
+LOOKS_PER_INDEX = 8
+
+
+class DeckError(ValueError):
+    """A deck cannot be made or used; the message says which file and why (French first)."""
+
+
+def model_sha256(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def card_name_fr(code: str) -> str:
+    """``TH`` -> ``10 de cœur``, as an organiser reads it on the card."""
+    card = Card.parse(code)
+    rank = {"J": "valet (V)", "Q": "dame (D)", "K": "roi (R)", "A": "as"}.get(
+        card.rank, RANK_INDEX_FR[card.rank])
+    return f"{rank} de {SUIT_NAMES_FR[card.suit]}"
+
+
+def template_vectors(patches: np.ndarray) -> np.ndarray:
+    """The template head's embedding of uint8 patches (N, S, S[, 3]): the grey patch,
+    mean removed, unit length (so a dot product is the normalised cross-correlation)."""
+    x = np.asarray(patches, np.float32)
+    if x.ndim == 4:
+        x = x @ np.array([0.114, 0.587, 0.299], np.float32)  # BGR to grey
+    x = x.reshape(len(x), -1)
+    x -= x.mean(axis=1, keepdims=True)
+    out: np.ndarray = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-6)
+    return out
+
+
+def unit(x: np.ndarray) -> np.ndarray:
+    """Vectors along the last axis made unit length."""
+    x = np.asarray(x, np.float32)
+    out: np.ndarray = x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-6)
+    return out
+
+
+@dataclass
+class Deck:
+    """An enrolled deck: unit vectors of its cards' index looks, and how to judge a box."""
+
+    head: str
+    classes: list[str]  # the classifier's classes (labels index them)
+    labels: np.ndarray  # (M,) class index of each look
+    vectors: np.ndarray  # (M, D) unit vectors
+    model_sha256: str
+    accept: float
+    margin: float
+    info: dict[str, Any] = field(default_factory=dict)
+    # Subtracted from every embedding before it is made unit length: the mean of the
+    # deck's raw looks. (ReLU features all point one way; without it any two patches
+    # look alike.)
+    center: np.ndarray | None = None
+    # The deck names no box the general model gives 'none' this chance or more.
+    none_below: float = 0.2
+
+    @property
+    def cards(self) -> list[str]:
+        """The enrolled cards, in the classifier's order."""
+        return [self.classes[k] for k in sorted(set(self.labels.tolist()))]
+
+    def save(self, path: str | Path) -> None:
+        """Write the deck (``.npz``) at once: into a temporary file, then renamed."""
+        path = Path(path)
+        meta = {"version": VERSION, "head": self.head, "classes": self.classes,
+                "cards": self.cards, "model_sha256": self.model_sha256,
+                "accept": self.accept, "margin": self.margin, "none_below": self.none_below,
+                **self.info}
+        tmp = path.with_name(path.name + ".part")
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, meta=np.array(json.dumps(meta)),
+                                labels=self.labels.astype(np.int16),
+                                vectors=self.vectors.astype(np.float16),
+                                center=(self.center if self.center is not None
+                                        else np.zeros(0)).astype(np.float32))
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Deck:
+        path = Path(path)
+        if not path.is_file():
+            raise DeckError(f"{path} : fichier de jeu introuvable (no such deck file)")
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(str(data["meta"]))
+                labels = data["labels"].astype(np.int64)
+                vectors = data["vectors"].astype(np.float32)
+                center = data["center"].astype(np.float32)
+        except (OSError, ValueError, KeyError) as e:
+            raise DeckError(f"{path} : ce n'est pas un fichier de jeu "
+                            f"(not a deck file: {e})") from e
+        if meta.get("version") != VERSION:
+            raise DeckError(f"{path} : version {meta.get('version')} du fichier de jeu, "
+                            f"celle-ci lit la version {VERSION} ; refaites l'enrôlement "
+                            f"(deck format version {meta.get('version')}, expected {VERSION}: "
+                            f"enrol the deck again)")
+        if meta.get("head") not in HEADS:
+            raise DeckError(f"{path} : méthode inconnue {meta.get('head')!r} "
+                            f"(unknown head)")
+        info = {k: v for k, v in meta.items()
+                if k not in ("version", "head", "classes", "cards", "model_sha256",
+                             "accept", "margin", "none_below")}
+        return cls(meta["head"], list(meta["classes"]), labels, vectors,
+                   str(meta["model_sha256"]), float(meta["accept"]), float(meta["margin"]),
+                   info, center if center.size else None, float(meta["none_below"]))
+
+    def check_model(self, classifier: CardClassifier, where: str = "deck") -> None:
+        """Refuse a classifier other than the one the deck was made with."""
+        digest = model_sha256(classifier.model_path)
+        if digest != self.model_sha256:
+            raise DeckError(
+                f"{where} : ce jeu a été enrôlé avec un autre modèle que "
+                f"{classifier.model_path.name} ; refaites l'enrôlement "
+                f"(belote-table enroll, ou belote-table vision enroll) "
+                f"(the deck was made with another model: enrol it again)")
+        if self.classes != classifier.classes:
+            raise DeckError(f"{where} : les classes du jeu ne sont pas celles du modèle "
+                            f"(the deck's classes differ from the model's)")
+        if self.head == "prototype" and not classifier.has_features:
+            raise DeckError(f"{classifier.model_path.name} : ce modèle n'a pas de sortie "
+                            f"'{FEATURES}' (no '{FEATURES}' output: add it with "
+                            f"python -m vision.lab.add_features)")
+
+    def similarities(self, views: np.ndarray) -> np.ndarray:
+        """Per box, its best similarity to each class's looks: (N, classes), -1 where a
+        class has no look. ``views`` (N, K, D) are K unit vectors of each box (its
+        quarter turns, or the second look's cuts); the best of them counts."""
+        n, k, d = views.shape
+        sims = views.reshape(n * k, d) @ self.vectors.T  # (N*K, M)
+        sims = sims.reshape(n, k, -1).max(axis=1)  # (N, M)
+        out = np.full((n, len(self.classes)), -1.0, np.float32)
+        for c in np.unique(self.labels):
+            out[:, c] = sims[:, self.labels == c].max(axis=1)
+        return out
+
+    def judge(self, probs: np.ndarray, views: np.ndarray) -> np.ndarray:
+        """The general model's calibrated ``probs`` (N, classes), with each box that is
+        surely an enrolled card (see the module's docstring) read as that card."""
+        if len(probs) == 0:
+            return probs
+        sims = self.similarities(views)
+        order = np.argsort(-sims, axis=1)
+        best, second = order[:, 0], order[:, 1]
+        rows = np.arange(len(sims))
+        top, runner = sims[rows, best], sims[rows, second]
+        sure = (top >= self.accept) & (top - runner >= self.margin)
+        # The deck only makes sure the general model's best guess among the cards, however
+        # unsure, and only where the general model gives 'no belote card' little chance:
+        # it never names another card than the general model would, so a card of a design
+        # like the deck's (or one of its 2-6) is not taken for one of the deck's cards.
+        cards = [k for k, name in enumerate(self.classes) if name != NONE]
+        guess = np.asarray(cards)[probs[:, cards].argmax(axis=1)]
+        sure &= (guess == best) & (probs[:, self.classes.index(NONE)] < self.none_below)
+        out = probs.copy()
+        rest = (1.0 - DECK_SURE) / (len(self.classes) - 1)
+        for i in np.nonzero(sure)[0]:
+            out[i] = rest
+            out[i, best[i]] = DECK_SURE
+        return out
+
+    def embed(self, classifier: CardClassifier, patches: np.ndarray) -> np.ndarray:
+        """Unit vectors of uint8 patches (N, S, S, 3) for this deck's head: (N, D)."""
+        if self.head == "template":
+            return template_vectors(patches)
+        return self.unit(classifier.features(patches))
+
+    def unit(self, features: np.ndarray) -> np.ndarray:
+        """Raw features (..., D) as the deck compares them: centred, unit length."""
+        f = np.asarray(features, np.float32)
+        return unit(f - self.center if self.center is not None else f)
+
+
+# ------------------------------------------------------------------ finding a card's indices
+
+# Where a card prints its index: within these shares of its short and long sides from a
+# corner (designs differ; the detector's box inside the zone gives the index itself).
+CORNER_ZONE = (0.36, 0.32)
+
+
+def corner_zone(quad: np.ndarray, corner: int) -> np.ndarray:
+    """The zone of a card's ``corner`` (0-3 of a quad) where an index may lie: 4x2."""
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    c, a, b = q[corner], q[(corner + 1) % 4], q[(corner - 1) % 4]
+    if np.linalg.norm(a - c) > np.linalg.norm(b - c):
+        a, b = b, a  # a along the short side, b along the long one
+    u, v = (a - c) * CORNER_ZONE[0], (b - c) * CORNER_ZONE[1]
+    # Reaching a little past the corner: an outline found on a blurred frame lies
+    # inside the card's edge, and a detector box may be loose.
+    o = c - 0.4 * (u + v)
+    return np.array([o, o + 1.4 * u, o + 1.4 * (u + v), o + 1.4 * v], np.float32)
+
+
+def inside(box: Box, polygon: np.ndarray) -> bool:
+    """Whether the centre of ``box`` lies in ``polygon`` (4x2)."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return cv2.pointPolygonTest(np.asarray(polygon, np.float32).reshape(-1, 1, 2),
+                                (float(cx), float(cy)), False) >= 0
+
+
+def card_boxes(reader: CardReader, frame: np.ndarray, quad: np.ndarray,
+               found: list[tuple[Box, float]] | None = None) -> list[Box]:
+    """The index boxes of the card whose outline is ``quad``: the detector's surest box
+    in each corner zone of one diagonal (the diagonal whose two boxes are surer; a card
+    prints its indices at two opposite corners). One box, or none, when the detector
+    finds no more. ``found``: the detector's boxes of ``frame``, when known already."""
+    if found is None:
+        assert reader.detector is not None
+        gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        found = reader.detector.detect(gray)
+    best: tuple[float, list[Box]] = (0.0, [])
+    for diagonal in ((0, 2), (1, 3)):
+        picked, total = [], 0.0
+        for corner in diagonal:
+            zone = corner_zone(quad, corner)
+            hits = [(s, b) for b, s in found if inside(b, zone)]
+            if hits:
+                score, box = max(hits, key=lambda h: h[0])
+                picked.append(box)
+                total += score
+        if total > best[0]:
+            best = (total, picked)
+    return best[1]
+
+
+def single_card_boxes(reader: CardReader, frame: np.ndarray) -> list[Box]:
+    """The index boxes of a picture of one card: a photo of it on a table (its outline
+    found by :func:`vision.locate.find_cards`, the largest) or a scan (the whole picture
+    is the card)."""
+    from vision.locate import find_cards, order_quad
+
+    h, w = frame.shape[:2]
+    quads = [q for q in find_cards(frame) if cv2.contourArea(q) >= 0.2 * h * w]
+    whole = order_quad(np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32))
+    boxes = card_boxes(reader, frame, max(quads, key=cv2.contourArea)) if quads else []
+    if len(boxes) < 2:
+        # No outline, or one that is a court card's printed frame: the picture is the card.
+        other = card_boxes(reader, frame, whole)
+        if len(other) > len(boxes):
+            boxes = other
+    return boxes
+
+
+# ------------------------------------------------------------------ cutting looks
+
+def index_looks(source: np.ndarray, box: Box, rng: np.random.Generator, size: int, pad: float,
+                n: int = LOOKS_PER_INDEX) -> np.ndarray:
+    """``4 n`` patches of one index: the reader's own cut, then ``n - 1`` shifted, scaled,
+    blurred and lit differently, each at the four quarter turns: (4 n, S, S, 3) uint8."""
+    x1, y1, x2, y2 = box
+    side = max(x2 - x1, y2 - y1)
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    cuts = []
+    for i in range(n):
+        if i == 0:
+            cut = index_crop(source, box, size, pad)
+        else:
+            f = float(rng.uniform(0.85, 1.2))
+            dx, dy = rng.uniform(-0.1, 0.1, 2) * side
+            hw, hh = (x2 - x1) * f / 2, (y2 - y1) * f / 2
+            cut = index_crop(source, (cx + dx - hw, cy + dy - hh, cx + dx + hw, cy + dy + hh),
+                             size, pad).astype(np.float32)
+            if rng.random() < 0.5:
+                cut = cv2.GaussianBlur(cut, (0, 0), float(rng.uniform(0.4, 1.2)))
+            cut = cut * float(rng.uniform(0.7, 1.2)) + float(rng.uniform(-25, 25))
+            cut = np.clip(cut, 0, 255).astype(np.uint8)
+        cuts.append(cut)
+    stack = np.stack(cuts)
+    return np.concatenate([np.rot90(stack, k, axes=(1, 2)) for k in range(4)])
+
+
+class Enroller:
+    """Gathers index looks card by card, then makes the :class:`Deck`."""
+
+    def __init__(self, reader: CardReader, head: str = DEFAULT_HEAD, seed: int = 0) -> None:
+        if reader.detector is None:
+            raise DeckError("enrôlement : il faut le lecteur à détecteur d'index (design B) "
+                            "(enrollment needs the index detector, design B)")
+        if head not in HEADS:
+            raise DeckError(f"méthode inconnue {head!r} (unknown head; one of {list(HEADS)})")
+        self.reader = reader
+        self.classifier = reader.classifier
+        if head == "prototype" and not self.classifier.has_features:
+            raise DeckError(f"{self.classifier.model_path.name} : ce modèle n'a pas de sortie "
+                            f"'{FEATURES}' (no '{FEATURES}' output)")
+        self.head = head
+        self.rng = np.random.default_rng(seed)
+        self.patches: dict[str, list[np.ndarray]] = {}
+        self.started = time.monotonic()
+
+    @property
+    def cards(self) -> list[str]:
+        return [c for c in self.classifier.classes if c in self.patches]
+
+    def add(self, code: str, frame: np.ndarray, boxes: list[Box]) -> None:
+        """Learn ``code`` from its index ``boxes`` in ``frame`` (BGR)."""
+        size = int(self.classifier.meta["crop"])
+        pad = float(self.classifier.meta["pad"])
+        source = frame if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+        for box in boxes:
+            self.patches.setdefault(code, []).append(
+                index_looks(source, box, self.rng, size, pad))
+
+    def deck(self) -> Deck:
+        if not self.patches:
+            raise DeckError("aucune carte apprise : rien à écrire (no card learnt: nothing "
+                            "written)")
+        classes = self.classifier.classes
+        labels, vectors = [], []
+        accept, margin, none_below = HEADS[self.head]
+        empty = Deck(self.head, classes, np.zeros(0, np.int64), np.zeros((0, 1), np.float32),
+                     "", accept, margin)
+        raw = []
+        for code in self.cards:
+            patches = np.concatenate(self.patches[code])
+            raw.append(self.classifier.features(patches) if self.head == "prototype"
+                       else empty.embed(self.classifier, patches))
+            labels.append(np.full(len(patches), classes.index(code)))
+        center = np.concatenate(raw).mean(axis=0) if self.head == "prototype" else None
+        empty.center = center
+        vectors = [empty.unit(r) if self.head == "prototype" else r for r in raw]
+        return Deck(self.head, classes, np.concatenate(labels), np.concatenate(vectors),
+                    model_sha256(self.classifier.model_path), accept, margin,
+                    {"model": self.classifier.model_path.name,
+                     "enroll_seconds": round(time.monotonic() - self.started, 2),
+                     "made": time.strftime("%Y-%m-%d")}, center, none_below)
+
+
+# ------------------------------------------------------------------ a folder of card pictures
+
+def folder_images(directory: str | Path) -> dict[str, list[Path]]:
+    """``DIR/<CARD>/*.jpg|png`` as {card: [paths]}, every name checked first."""
+    root = Path(directory)
+    if not root.is_dir():
+        raise DeckError(f"{root} : dossier introuvable (no such folder)")
+    out: dict[str, list[Path]] = {}
+    for sub in sorted(root.iterdir()):
+        if not sub.is_dir():
+            continue
+        try:
+            code = str(Card.parse(sub.name))
+        except InvalidCardError:
+            raise DeckError(f"{sub} : {sub.name!r} n'est pas une carte de belote ; nommez "
+                            f"chaque dossier comme la carte qu'il montre, par ex. TH pour le "
+                            f"10 de cœur, QS pour la dame de pique (not a belote card: name "
+                            f"each folder after its card, e.g. TH)") from None
+        if sub.name != code:
+            raise DeckError(f"{sub} : écrivez {code} (write the folder as {code})")
+        images = sorted(p for p in sub.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        if not images:
+            raise DeckError(f"{sub} : aucune image .jpg ou .png (no .jpg or .png image)")
+        out[code] = images
+    if not out:
+        raise DeckError(f"{root} : aucun dossier de carte (TH/, QS/...) (no card folder)")
+    return out
+
+
+def enroll_folder(reader: CardReader, directory: str | Path, head: str = DEFAULT_HEAD,
+                  say: Callable[[str], None] = lambda _l: None, seed: int = 0) -> Deck:
+    """Learn a deck from ``DIR/<CARD>/*.jpg|png``. Every picture is checked (readable,
+    its card found) before the deck is made; the first fault raises :class:`DeckError`
+    naming the file."""
+    from vision.reader import load_image
+
+    enroller = Enroller(reader, head, seed)
+    for code, paths in folder_images(directory).items():
+        for path in paths:
+            try:
+                frame = load_image(path)
+            except ValueError:
+                raise DeckError(f"{path} : image illisible (JPEG, PNG...) "
+                                f"(not a readable image)") from None
+            boxes = single_card_boxes(reader, frame)
+            if not boxes:
+                raise DeckError(f"{path} : aucun index de carte trouvé ; photographiez la "
+                                f"carte entière, à plat, bien éclairée (no card index found in "
+                                f"this picture: the whole card, flat, well lit)")
+            enroller.add(code, frame, boxes)
+        say(f"{code} ({card_name_fr(code)}) : appris")
+    return enroller.deck()
+
+
+def read_views(classifier: CardClassifier, deck: Deck, patches: Iterable[np.ndarray]
+               ) -> np.ndarray:
+    """Unit vectors (N, K, D) of boxes each given as K patches (N, K, S, S, 3)."""
+    stack = np.asarray(list(patches))
+    n, k = stack.shape[:2]
+    flat = stack.reshape(n * k, *stack.shape[2:])
+    return deck.embed(classifier, flat).reshape(n, k, -1)
