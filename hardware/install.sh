@@ -62,7 +62,9 @@ run mkdir -p "$PREFIX/app"
 run cp -a "$SRC/." "$PREFIX/app/"
 # The reader's lab (rendering, training, evaluation) is not for the table: the
 # runtime never imports it, and without it no training code or data reaches the Pi.
-run rm -rf "$PREFIX/app/.venv" "$PREFIX/app/.git" "$PREFIX/app/vision/lab"
+# The float classifier is what training starts from; the reader runs the 8-bit one.
+run rm -rf "$PREFIX/app/.venv" "$PREFIX/app/.git" "$PREFIX/app/vision/lab" \
+    "$PREFIX/app/vision/models/index_classifier_fp32.onnx"
 run python3 -m venv --system-site-packages "$PREFIX/venv"
 run "$PREFIX/venv/bin/pip" install -q --upgrade pip
 run "$PREFIX/venv/bin/pip" install -q -c "$PREFIX/app/hardware/constraints-pi.txt" \

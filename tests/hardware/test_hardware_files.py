@@ -40,6 +40,9 @@ def test_install_script_dry_run_makes_a_system_site_venv_with_the_pi_constraints
     # Installing over a running table restarts it, so the new code runs now.
     assert "systemctl restart belote-table" in out
     assert "autostart" not in out
+    # Neither the lab nor the float classifier (training's starting point) reach the Pi.
+    assert "/opt/belote-table/app/vision/lab" in out
+    assert "/opt/belote-table/app/vision/models/index_classifier_fp32.onnx" in out
     # venv before pip, pip before the service (re)starts
     assert out.index("venv --system") < out.index("constraints-pi") < out.index(
         "systemctl restart")
