@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,20 +33,28 @@ def hand_records(state_json: dict[str, Any]) -> list[dict[str, Any]]:
     return [dict(hand["record"]) for hand in state_json.get("hands") or []]
 
 
+def scored_hands(state_json: dict[str, Any]) -> Iterator[
+        tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any],
+              dict[str, Any], dict[str, int]]]:
+    """Each finished hand with its result, contract, card points, score and the
+    running totals after it (empty dicts where a hand has none), in order."""
+    totals = {"NS": 0, "EW": 0}
+    for hand in state_json.get("hands") or []:
+        result = hand.get("result") or {}
+        score = result.get("score") or {"NS": 0, "EW": 0}
+        for team in totals:
+            totals[team] += int(score.get(team, 0))
+        yield (hand, result, result.get("contract") or {}, result.get("points") or {},
+               score, dict(totals))
+
+
 def scores_csv(state_json: dict[str, Any]) -> str:
     """One CSV row per finished hand: contract, outcome, what each team scored
     and the running totals."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    totals = {"NS": 0, "EW": 0}
-    for hand in state_json.get("hands") or []:
-        result = hand.get("result") or {}
-        contract = result.get("contract") or {}
-        score = result.get("score") or {"NS": 0, "EW": 0}
-        points = result.get("points") or {}
-        for team in totals:
-            totals[team] += int(score.get(team, 0))
+    for hand, result, contract, points, score, totals in scored_hands(state_json):
         made = result.get("made")
         writer.writerow([
             hand.get("hand_no"), hand.get("dealer"), contract.get("taker", ""),
@@ -119,14 +128,7 @@ def club_csv(state_json: dict[str, Any], game: dict[str, Any],
     def pair(a: str, b: str) -> str:
         return str(w["and"]).join(p for p in (players.get(a), players.get(b)) if p)
 
-    totals = {"NS": 0, "EW": 0}
-    for hand in state_json.get("hands") or []:
-        result = hand.get("result") or {}
-        contract = result.get("contract") or {}
-        score = result.get("score") or {"NS": 0, "EW": 0}
-        points = result.get("points") or {}
-        for t in totals:
-            totals[t] += int(score.get(t, 0))
+    for hand, result, contract, points, score, totals in scored_hands(state_json):
         ts = (hand_times or {}).get(int(hand["hand_no"])) or game.get("created") or 0
         moment = datetime.fromtimestamp(float(ts))
         value = contract.get("value", "")
