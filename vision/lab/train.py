@@ -349,20 +349,29 @@ def classifier_from_onnx(path: Path, x: np.ndarray) -> Classifier:
     with torch.no_grad():
         h = model.net[0](h)  # Standardize
         for (w, b), conv, norm in zip(convs, conv_layers, norms, strict=True):
-            conv.weight.copy_(torch.tensor(w))
-            z = conv(h)
-            mean, var = z.mean(dim=(0, 2, 3)), z.var(dim=(0, 2, 3))
-            assert norm.running_mean is not None and norm.running_var is not None
-            norm.running_mean.copy_(mean)
-            norm.running_var.copy_(var)
-            norm.weight.copy_(torch.sqrt(var + norm.eps))
-            norm.bias.copy_(torch.tensor(b) + mean)
+            z = _unfold_norm(conv, norm, w, b, h)
             # The input of the next convolution: this block's output, pooled as the net does.
-            h = _through_block(model, conv, z + torch.tensor(b)[None, :, None, None])
+            h = _through_block(model, conv, z)
         linear.weight.copy_(torch.tensor(weights[gemm.input[1]]))
         linear.bias.copy_(torch.tensor(weights[gemm.input[2]]))
     model.eval()
     return model
+
+
+def _unfold_norm(conv: nn.Conv2d, norm: nn.BatchNorm2d, w: np.ndarray, b: np.ndarray,
+                 h: torch.Tensor) -> torch.Tensor:
+    """Give ``conv`` the exported weights ``w`` and ``norm`` the statistics of ``conv(h)``
+    and an affine part such that ``norm(conv(h))`` is the exported ``conv(h) + b`` (the
+    export folded the norm into the bias); returns that output."""
+    conv.weight.copy_(torch.tensor(w))
+    z = conv(h)
+    mean, var = z.mean(dim=(0, 2, 3)), z.var(dim=(0, 2, 3))
+    assert norm.running_mean is not None and norm.running_var is not None
+    norm.running_mean.copy_(mean)
+    norm.running_var.copy_(var)
+    norm.weight.copy_(torch.sqrt(var + norm.eps))
+    norm.bias.copy_(torch.tensor(b) + mean)
+    return z + torch.tensor(b)[None, :, None, None]
 
 
 def detector_from_onnx(path: Path, x: np.ndarray) -> Detector:
@@ -385,15 +394,7 @@ def detector_from_onnx(path: Path, x: np.ndarray) -> Detector:
     with torch.no_grad():
         h = model.body[0](h)  # Standardize
         for (w, b), conv, norm in zip(convs, conv_layers, norms, strict=False):
-            conv.weight.copy_(torch.tensor(w))
-            z = conv(h)
-            mean, var = z.mean(dim=(0, 2, 3)), z.var(dim=(0, 2, 3))
-            assert norm.running_mean is not None and norm.running_var is not None
-            norm.running_mean.copy_(mean)
-            norm.running_var.copy_(var)
-            norm.weight.copy_(torch.sqrt(var + norm.eps))
-            norm.bias.copy_(torch.tensor(b) + mean)
-            h = torch.relu(z + torch.tensor(b)[None, :, None, None])
+            h = torch.relu(_unfold_norm(conv, norm, w, b, h))
         head_bias = model.head.bias
         assert head_bias is not None
         model.head.weight.copy_(torch.tensor(convs[-1][0]))
