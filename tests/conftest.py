@@ -46,3 +46,19 @@ def browser() -> Iterator[Any]:
                   "--disable-background-networking"])
         yield chromium
         chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh tab of the run's browser; script errors and content-policy refusals fail
+    the test."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    pg.set_default_timeout(5000)
+    problems: list[str] = []
+    pg.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
+    pg.on("console", lambda msg: problems.append(f"console: {msg.text}")
+          if "Content Security Policy" in msg.text else None)
+    yield pg
+    context.close()
+    assert not problems, problems

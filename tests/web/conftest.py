@@ -24,7 +24,6 @@ from scorer.events import (
 from scorer.game import replay
 from scorer.simulate import simulate_game
 
-CHROMIUM = Path("/usr/bin/chromium")
 PIN = "246813"
 
 
@@ -90,18 +89,3 @@ def api_body(event: Event) -> tuple[str, dict[str, Any]]:
 def start_body(started: GameStarted, pin: str = PIN) -> dict[str, Any]:
     return {"teams": started.teams, "players": started.players, "rules": started.rules,
             "settings": started.settings, "dealer": started.dealer, "pin": pin}
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    """A fresh browser tab; script errors and content-policy refusals fail the test."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    pg = context.new_page()
-    pg.set_default_timeout(5000)
-    problems: list[str] = []
-    pg.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
-    pg.on("console", lambda msg: problems.append(f"console: {msg.text}")
-          if "Content Security Policy" in msg.text else None)
-    yield pg
-    context.close()
-    assert not problems, problems

@@ -69,19 +69,3 @@ def close_client(client: Any) -> None:
     client.disconnect()
     client.loop_stop()
     client._reset_sockets()
-
-
-@pytest.fixture
-def club_page(browser: Any) -> Iterator[Any]:
-    """A fresh tab of the run's browser (tests/conftest.py); script errors and
-    content-policy refusals fail the test."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    pg = context.new_page()
-    pg.set_default_timeout(5000)
-    problems: list[str] = []
-    pg.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
-    pg.on("console", lambda msg: problems.append(f"console: {msg.text}")
-          if "Content Security Policy" in msg.text else None)
-    yield pg
-    context.close()
-    assert not problems, problems

@@ -59,8 +59,7 @@ def club(tmp_path: Path, broker_factory: Any) -> Iterator[dict[str, Any]]:
 @pytest.mark.browser
 @pytest.mark.slow
 def test_concours_set_up_in_the_browser_is_played_at_the_tables_and_ranked_live(
-        club_page: Any, club: dict[str, Any], artifacts: Path) -> None:
-    page = club_page
+        page: Any, club: dict[str, Any], artifacts: Path) -> None:
     url, store = club["web"].url, club["store"]
     page.goto(url + "/concours")
     expect()(page.locator("nav.top")).to_contain_text("Statistiques")
@@ -279,9 +278,8 @@ def test_the_club_server_command_serves_the_tables_from_its_broker(
 
 
 @pytest.mark.browser
-def test_the_table_s_statistics_page_in_the_browser(club_page: Any, tmp_path: Path,
+def test_the_table_s_statistics_page_in_the_browser(page: Any, tmp_path: Path,
                                                     artifacts: Path) -> None:
-    page = club_page
     from companion.bus import Bus
     from companion.service import TableService
     from companion.store import Store
