@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from flask import redirect, request, session
 from flask_babel import get_locale
 from flask_babel import gettext as _
 
@@ -444,3 +445,13 @@ def _reason(reason: str, re: Any) -> str:
             return str(_("setting '%(s)s': %(why)s", s=m["s"], why=_reason(m["rest"], re)))
         return str(template() % m.groupdict())
     return reason
+
+
+def choose_language(code: str) -> Any:
+    """The ``/lang/<code>`` view of the table's and the club's pages: remember the
+    visitor's language (French unless English is chosen) and go back."""
+    if code in ("fr", "en"):
+        session["lang"] = code
+    back = request.referrer or "/"
+    # Only go back within this site.
+    return redirect(back if back.startswith(request.host_url) else "/")

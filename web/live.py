@@ -20,10 +20,8 @@ from flask import (
     Blueprint,
     Response,
     current_app,
-    redirect,
     render_template,
     request,
-    session,
 )
 from flask_babel import get_locale
 from werkzeug.exceptions import HTTPException
@@ -89,14 +87,7 @@ def table() -> Any:
                            words=i18n.words(), lang=str(get_locale()))
 
 
-@bp.get("/lang/<code>")
-def choose_language(code: str) -> Any:
-    """Remember the visitor's language (French unless English is chosen)."""
-    if code in ("fr", "en"):
-        session["lang"] = code
-    back = request.referrer or "/"
-    # Only go back within this site.
-    return redirect(back if back.startswith(request.host_url) else "/")
+bp.add_url_rule("/lang/<code>", "choose_language", i18n.choose_language)
 
 
 class StreamCount:

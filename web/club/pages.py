@@ -30,6 +30,7 @@ from companion.club.concours import RANKINGS, ConcoursError
 from companion.club.server import ClubServer
 from companion.club.store import ClubStoreError
 from scorer.events import event_from_json
+from web.i18n import choose_language
 
 bp = Blueprint("club", __name__, static_folder="static", static_url_path="/club-static")
 
@@ -64,12 +65,7 @@ def organiser_only(view: Any) -> Any:
     return wrapped
 
 
-@bp.get("/lang/<code>")
-def choose_language(code: str) -> Any:
-    if code in ("fr", "en"):
-        session["lang"] = code
-    back = request.referrer or "/"
-    return redirect(back if back.startswith(request.host_url) else "/")
+bp.add_url_rule("/lang/<code>", "choose_language", choose_language)
 
 
 @bp.route("/login", methods=["GET", "POST"])
