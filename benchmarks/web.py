@@ -98,6 +98,23 @@ def run_clients(port: int, clients: int, messages: int, timeout: float) -> None:
 NIGHT_SERVERS = ("waitress", "waitress-old", "gevent")
 
 
+def mid_hand_table(folder: Path) -> tuple[Any, Any]:
+    """A store in ``folder`` and its table service, a game in the middle of a hand:
+    the state messages have their real size."""
+    from companion.bus import Bus
+    from companion.service import TableService
+    from companion.store import Store
+    from scorer.simulate import simulate_game
+
+    store = Store(folder / "bench.db")
+    service = TableService(store, Bus())
+    events = simulate_game(5, hands=1)
+    service.start_game(events[0], source="simulator")
+    for e in events[1:20]:
+        service.submit(e, source="simulator")
+    return store, service
+
+
 def serve_child(kind: str, camera: bool) -> None:
     """Child process: the table service, the app and a ``kind`` server on a free
     port; then, on each line of stdin, ``publish N INTERVAL`` (bench messages,
@@ -108,19 +125,9 @@ def serve_child(kind: str, camera: bool) -> None:
         monkey.patch_all()
     import threading  # after the patching: gevent's threads are greenlets
 
-    from companion.bus import Bus
-    from companion.service import TableService
-    from companion.store import Store
-    from scorer.simulate import simulate_game
     from web import create_app, serve
 
-    tmp = tempfile.mkdtemp()
-    store = Store(Path(tmp) / "bench.db")
-    service = TableService(store, Bus())
-    events = simulate_game(5, hands=1)
-    service.start_game(events[0], source="simulator")
-    for e in events[1:20]:
-        service.submit(e, source="simulator")
+    store, service = mid_hand_table(Path(tempfile.mkdtemp()))
     app = create_app(service)
     if kind == "waitress":
         port = serve(app, port=0).port
@@ -325,20 +332,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     load_at_start = round(os.getloadavg()[0], 2)
 
-    from companion.bus import Bus
-    from companion.service import TableService
-    from companion.store import Store
-    from scorer.simulate import simulate_game
     from web import create_app, serve
 
     with tempfile.TemporaryDirectory() as tmp:
-        store = Store(Path(tmp) / "bench.db")
-        service = TableService(store, Bus())
-        events = simulate_game(5, hands=1)
-        service.start_game(events[0], source="simulator")
-        # A game in the middle of a hand: the state messages have their real size.
-        for e in events[1:20]:
-            service.submit(e, source="simulator")
+        store, service = mid_hand_table(Path(tmp))
         app = create_app(service)
         server = serve(app, port=0)
         state = service.state_json()
