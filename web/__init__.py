@@ -153,12 +153,16 @@ def _cap_per_address(server: Any, limit: int, uncapped: tuple[str, ...]) -> None
     def handle_accept() -> None:
         try:
             pair = server.accept()
-            if pair is None:
-                return
-            conn, addr = pair
-            server.set_socket_options(conn)
         except OSError:
             return  # the peer left before we got to it: nothing to serve
+        if pair is None:
+            return
+        conn, addr = pair
+        try:
+            server.set_socket_options(conn)
+        except OSError:
+            conn.close()  # gone already: closed here, not left to the garbage collector
+            return
         addr = server.fix_addr(addr)
         host = addr[0] if isinstance(addr, tuple) else None
         if host is not None and host not in uncapped and sum(

@@ -58,6 +58,10 @@ def open_sockets() -> Iterator[list[socket.socket]]:
 
 
 @pytest.mark.slow
+# Under a 300-connection burst on a loaded machine the server may drop a socket its peer
+# reset; should the collector finalise it during this test, that is no failure of
+# what is tested here: the page answering.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_page_answers_within_a_second_with_200_idle_and_100_streams(
         server: Any, app: Any, open_sockets: list[socket.socket]) -> None:
     # 100 idle connections that never send a byte, 100 that sent half a request.
