@@ -76,6 +76,10 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--decks", action="store_true",
                    help="also draw the printed-French styles and the cached real deck designs "
                         "(belote-table vision decks), but the held-out ones")
+    t.add_argument("--more-scenes", type=int, default=0,
+                   help="more frames cut at the detector's boxes (3/4 train, 1/4 calibrate)")
+    t.add_argument("--printed-scenes", type=int, default=0,
+                   help="as --more-scenes, the printed-French styles as the only extra ones")
     t.add_argument("--det-init", metavar="ONNX",
                    help="train this exported index detector further instead of a fresh one")
     t.add_argument("--recolour", type=float, default=0.0,
@@ -86,11 +90,15 @@ def _parser() -> argparse.ArgumentParser:
     d = sub.add_parser("decks", help="rasterise the real deck designs for training "
                                      "(needs gnome-cards-data and librsvg2-bin)")
     d.add_argument("--out", help="cache folder (default: vision/lab/data/decks)")
-    t.add_argument("--only", choices=("classifier", "detector", "corner", "quantize"),
+    t.add_argument("--only", choices=("classifier", "detector", "corner", "quantize",
+                                      "calibrate"),
                    action="append",
                    help="retrain only this model (repeatable; the data are drawn the same way); "
                         "'quantize' makes the 8-bit classifier again from the float one in the "
-                        "output folder, and calibrates it")
+                        "output folder, and calibrates it; 'calibrate' calibrates it alone")
+    t.add_argument("--max-error", type=float,
+                   help="the thresholds' rule: at most this share of the calibration's sure "
+                        "reads wrong (default 0.0001)")
     return p
 
 
@@ -216,7 +224,8 @@ def _train(args: argparse.Namespace) -> int:
               init=Path(args.init) if args.init else None,
               label_fixes=Path(args.fixes) if args.fixes else None, aspect=args.aspect,
               decks=args.decks, det_init=Path(args.det_init) if args.det_init else None,
-              recolour=args.recolour)
+              recolour=args.recolour, more_scenes=args.more_scenes,
+              printed_scenes=args.printed_scenes, max_error=args.max_error)
     return 0
 
 

@@ -142,7 +142,11 @@ class CardReader:
             # detector boxes the index again, closer up (a loose box is the usual
             # reason for an unsure read), and the index is cut again at that box,
             # smaller, larger and shifted, and read every way up.
-            unsure = np.nonzero(probs.max(axis=1) < self.classifier.threshold)[0]
+            # Not a box whose likeliest card is under the look's floor: pips and
+            # pictures the first read all but rules out (``vision.lab.train.look_floor``).
+            top_card = np.delete(probs, self.classifier.none_index, axis=1).max(axis=1)
+            unsure = np.nonzero((probs.max(axis=1) < self.classifier.threshold)
+                                & (top_card >= float(look.get("floor", 0.0))))[0]
             if len(unsure):
                 probs[unsure] = self._look(gray, source, [boxes[i] for i in unsure])
                 thresholds[unsure] = float(look["threshold"])

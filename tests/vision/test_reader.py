@@ -193,6 +193,34 @@ def test_second_look_reads_every_unsure_box_without_inventing(table_frame):
     assert not [d for d in reader.read(frame) if d.code]
 
 
+def test_an_unsure_box_whose_card_is_under_the_floor_gets_no_second_look(table_frame,
+                                                                        monkeypatch):
+    """The look's floor spares it the boxes the first read all but rules out: with the
+    floor above every chance no box is looked at; with none, every unsure box is."""
+    from vision.reader import CardReader
+
+    reader = CardReader(threads=1)
+    frame, _ = table_frame
+    reader.classifier.threshold = 1.01  # every box unsure
+    looked: list[int] = []
+    first_look = reader._look
+
+    def counting(gray, source, boxes):
+        looked.append(len(boxes))
+        return first_look(gray, source, boxes)
+
+    monkeypatch.setattr(reader, "_look", counting)
+    look = reader.classifier.meta["second_look"]
+    look["floor"] = 0.0
+    reader.read(frame)
+    boxes = len(reader.detector.detect(reader._to_gray(frame)))
+    assert looked and looked[0] == boxes
+    looked.clear()
+    look["floor"] = 1.01
+    assert not [d for d in reader.read(frame) if d.code]  # nothing sure without a look
+    assert sum(looked) == 0
+
+
 def test_a_closer_look_tightens_a_loose_index_box(reader):
     """The detector run again on a loose box's surroundings, at the scale it boxes best,
     gives a box that fits the index better than the loose one, on far and near cards."""

@@ -197,6 +197,22 @@ def test_temperature_and_threshold_fit_held_out_logits():
     assert 0.5 <= threshold < 1.0
 
 
+def test_the_look_floor_gives_up_at_most_the_allowed_share_of_recovered_boxes():
+    from vision.lab import train
+
+    rng = np.random.default_rng(1)
+    top = rng.random(2000) ** 3  # most unsure boxes all but ruled out
+    recovered = rng.random(2000) < top  # the likelier a card, the likelier the look reads it
+    got = train.look_floor(top, recovered, loss=0.01)
+    lost = int((recovered & (top < got["floor"])).sum())
+    assert lost <= 0.01 * recovered.sum()
+    # The highest such floor: one box more under it would lose one too many.
+    assert int((recovered & (top <= got["floor"])).sum()) > 0.01 * recovered.sum() - 1
+    assert 0.0 < got["skipped"] < 1.0
+    assert got["skipped"] == pytest.approx(float((top < got["floor"]).mean()))
+    assert train.look_floor(top, np.zeros(2000, bool))["floor"] == 0.0
+
+
 def test_augmented_patches_are_sometimes_grey_and_zoomed():
     """The classifier's augmentation: some colour patches lose their colour (a grey
     diamond must still read as a diamond) and some are zoomed or shifted (a loose box)."""

@@ -55,6 +55,12 @@ DET_PATCH = 256
 FLOAT_CLASSIFIER = "index_classifier_fp32.onnx"
 QUANT_SAMPLES = 1024
 DATA = Path(__file__).with_name("data")
+# The extra detector-box frames (``run``'s ``more_scenes``, ``printed_scenes``): render
+# seeds (plus 100 x the run's seed) and frames per cached shard.
+MORE_SEED, PRINTED_SEED, MORE_SHARD = 9071, 9171, 1200
+# The share of the second look's sure and right reads that its floor may give up
+# (``look_floor``).
+LOOK_SKIP_LOSS = 0.01
 # The models ``run`` can (re)train. ``run`` also takes "quantize" (the 8-bit classifier made
 # again from the float one in the output folder, and calibrated) and "calibrate" alone.
 PARTS = ("classifier", "detector", "corner")
@@ -637,7 +643,8 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
         parts: tuple[str, ...] = PARTS, threads: int = 1, detector_scenes: int = 0,
         look_scenes: int = 0, init: Path | None = None,
         label_fixes: Path | None = None, aspect: float = 1.0, decks: bool = False,
-        det_init: Path | None = None, recolour: float = 0.0) -> dict:
+        det_init: Path | None = None, recolour: float = 0.0, more_scenes: int = 0,
+        printed_scenes: int = 0, max_error: float | None = None) -> dict:
     """Train, export and calibrate the models; returns a summary (also written as JSON).
 
     ``parts`` picks which of the three models to (re)train; the data are drawn
@@ -650,8 +657,17 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
     :mod:`vision.lab.decks` (but those held out) beside the first styles, in frames cached
     under names of their own; ``det_init`` is a detector to train further;
     ``recolour`` the share of index patches lit red or printed gold on black (see
-    :func:`_desaturate`).
+    :func:`_desaturate`); ``max_error`` the thresholds' rule (``INDEX_MAX_ERROR``);
+    ``more_scenes`` and ``printed_scenes`` frames more, cut at the
+    detector's boxes (the latter with the printed-French styles as the only extra ones).
     """
+    global INDEX_MAX_ERROR
+    if max_error is not None:
+        if not 0.0 < max_error < 0.1:
+            raise ValueError(f"max_error: expected a share above 0 and under 0.1, got {max_error}")
+        INDEX_MAX_ERROR = max_error  # the thresholds' rule for this process from now on
+    if printed_scenes and not decks:
+        raise ValueError("printed_scenes: the printed-French styles are drawn with decks=True")
     if not 1.0 <= aspect <= 2.0:
         raise ValueError(f"aspect: expected a ratio from 1 to 2, got {aspect}")
     # One thread by default: the machine is shared, and oversubscribed torch
@@ -784,6 +800,34 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
                 look_f.append(d["crops"])
                 look_x.append(d["looks"])
                 look_y.append(d["look_labels"])
+        # More frames at the detector's boxes, where an unsure read costs a second look:
+        # ``more_scenes`` of the training mix, ``printed_scenes`` with the printed-French
+        # styles as the only extra ones. Each shard: three quarters train, the rest calibrates.
+        for kind, total, base in (("more", more_scenes, MORE_SEED),
+                                  ("printed", printed_scenes, PRINTED_SEED)):
+            for k in range(math.ceil(total / MORE_SHARD)):
+                n = min(MORE_SHARD, total - k * MORE_SHARD)
+                path = (cache or DATA) / f"det{kind}{box_tag}_{seed * 100 + base + k}_{n}_{tag}.npz"
+                if not path.is_file():
+                    log(f"rendering {n} frames for the detector's boxes ({kind}) -> {path}")
+                    if kind == "printed" and decks:
+                        render.use_extra_styles(art=False, printed=True)
+                    try:
+                        ds.cache_detector_samples(seed * 100 + base + k, n, detector, path)
+                    finally:
+                        if kind == "printed" and decks:
+                            render.use_extra_styles()
+                with np.load(path) as d:
+                    mx, my = d["crops"], d["labels"]
+                    cut = len(mx) * 3 // 4
+                    look_f.append(mx[cut:])
+                    look_x.append(d["looks"][cut:])
+                    look_y.append(d["look_labels"][cut:])
+                cal_x, cal_y = np.concatenate([cal_x, mx[cut:]]), np.concatenate([cal_y,
+                                                                                  my[cut:]])
+                crops = np.concatenate([crops, mx[:cut]])
+                labels = np.concatenate([labels, my[:cut]])
+                crop_real = np.concatenate([crop_real, np.zeros(cut, bool)])
     log(f"data: {len(frames)} frames, {len(crops)} index crops, {len(cal_x)} calibration crops "
         f"({time.time() - t0:.0f}s)")
 
@@ -797,6 +841,8 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
                                     if label_fixes else None),
                     "classes": list(ds.CLASSES),
                     "decks": summary_decks if decks else None, "recolour": recolour,
+                    "more_scenes": more_scenes, "printed_scenes": printed_scenes,
+                    "max_error": INDEX_MAX_ERROR,
                     "real_split": "bursts (vision.lab.dataset.BURST_SPLITS)"})
     looks = (np.concatenate(look_f), np.concatenate(look_x), np.concatenate(look_y)) \
         if look_x else None
@@ -938,10 +984,12 @@ def calibrate_index_classifier(out: Path, cal_x: np.ndarray, cal_y: np.ndarray, 
         look = calibrate_second_look(clf, looks[1], looks[2], temperature, threshold,
                                      first=looks[0])
         if look is not None:
-            meta["second_look"] = {k: look[k] for k in ("turns", "temperature", "threshold")}
+            meta["second_look"] = {k: look[k] for k in ("turns", "temperature", "threshold",
+                                                        "floor")}
             result["second_look"] = look
             log(f"second look: T={look['temperature']:.3f} threshold={look['threshold']:.3f} "
-                f"on {look['unsure']} unsure boxes, {look['recovered']} read surely")
+                f"on {look['unsure']} unsure boxes, {look['recovered']} read surely; "
+                f"none under {look['floor']:.4f} ({look['skipped']:.2f} of them)")
     (out / "index_classifier.json").write_text(json.dumps(meta, indent=2) + "\n")
     return result
 
@@ -968,8 +1016,29 @@ def calibrate_second_look(clf, look_x: np.ndarray, look_y: np.ndarray, temperatu
     pred, conf = probs.argmax(1), probs.max(1)
     sure = (pred != ds.NONE_INDEX) & (conf >= th2)
     right = (pred == y) | (pred == also)
+    floor = look_floor(np.delete(first_read[unsure], ds.NONE_INDEX, axis=1).max(axis=1),
+                       sure & right)
     return {"turns": turns, "temperature": t2, "threshold": th2, "unsure": int(unsure.sum()),
-            "recovered": int((sure & right).sum()), "wrong": int((sure & ~right).sum())}
+            "recovered": int((sure & right).sum()), "wrong": int((sure & ~right).sum()),
+            **floor}
+
+
+def look_floor(top_card: np.ndarray, recovered: np.ndarray,
+               loss: float = LOOK_SKIP_LOSS) -> dict:
+    """The chance of its likeliest card under which an unsure box gets no second look.
+
+    Most unsure boxes are pips or pictures the first read already all but rules out,
+    and a look costs as much as reading a card three times. The floor is the highest
+    that skips at most ``loss`` of the boxes the look reads surely and right
+    (``recovered``), on the calibration's boxes (``top_card``: the first read's
+    likeliest card, ``none`` left out). Returns the floor and the share of unsure
+    boxes it skips.
+    """
+    allowed = int(loss * int(recovered.sum()))
+    kept = np.sort(top_card[recovered])
+    # Skipping the boxes under the (allowed+1)-th recovered box's chance loses `allowed`.
+    floor = float(kept[allowed]) if len(kept) > allowed else 0.0
+    return {"floor": floor, "skipped": float((top_card < floor).mean()) if len(top_card) else 0.0}
 
 
 def synthetic_corner_crops(seed: int, n_faces: int) -> tuple[np.ndarray, np.ndarray]:
