@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from companion.i18n import _
 from companion.store import Store, StoreError
 
 # Games started within this many hours of the evening's last one belong to it.
@@ -29,7 +30,7 @@ def backup_file(db: str | Path, out: str | Path) -> Path:
     """Copy the store file ``db`` to ``out`` while it may be in use (online backup)."""
     db, out = Path(db), Path(out)
     if not db.is_file():
-        raise StoreError(f"{db}: no such store file")
+        raise StoreError(_("%(db)s: no such store file") % {"db": db})
     tmp = out.with_name(out.name + ".part")
     tmp.unlink(missing_ok=True)
     source = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
@@ -38,10 +39,11 @@ def backup_file(db: str | Path, out: str | Path) -> Path:
         try:
             source.backup(copy)
         except sqlite3.Error as exc:
-            raise StoreError(f"{db}: cannot be backed up: {exc}") from None
+            raise StoreError(_("%(db)s: cannot be backed up: %(reason)s")
+                             % {"db": db, "reason": exc}) from None
         copy.execute("PRAGMA journal_mode = DELETE")
         if copy.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
-            raise StoreError(f"{out}: the copy failed its integrity check")
+            raise StoreError(_("%(file)s: the copy failed its integrity check") % {"file": out})
     finally:
         copy.close()
         source.close()

@@ -13,15 +13,17 @@ import sys
 import time
 from pathlib import Path
 
+from companion.i18n import _, ngettext
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="belote-table backup",
-                                description="copy the event store, safe during play")
+                                description=_("copy the event store, safe during play"))
     p.add_argument("--db", default="belote-table.db",
-                   help="the store to copy (default: %(default)s; on the Pi "
-                        "/var/lib/belote-table/belote-table.db)")
-    p.add_argument("--out", help="where to write the copy (default: "
-                                 "belote-table-YYYYMMDD-HHMMSS.db here)")
+                   help=_("the store to copy (default: %(default)s; on the Pi "
+                          "/var/lib/belote-table/belote-table.db)"))
+    p.add_argument("--out", help=_("where to write the copy (default: "
+                                   "belote-table-YYYYMMDD-HHMMSS.db here)"))
     return p
 
 
@@ -39,5 +41,8 @@ def main(argv: list[str]) -> int:
         print(f"belote-table backup: {exc}", file=sys.stderr)
         return 1
     events = sum(g["events"] for g in games)
-    print(f"saved {out}: {len(games)} games, {events} events")
+    print(_("saved %(file)s: %(games)s, %(events)s")
+          % {"file": out,
+             "games": ngettext("%(n)s game", "%(n)s games", len(games)) % {"n": len(games)},
+             "events": ngettext("%(n)s event", "%(n)s events", events) % {"n": events}})
     return 0

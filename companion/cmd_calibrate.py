@@ -16,29 +16,36 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from companion.i18n import _
+
 if TYPE_CHECKING:  # numpy is imported by the subcommand that uses it
     import numpy as np
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="belote-table calibrate",
-                                description="save the table corners and seat zones from a frame")
+                                description=_("save the table corners and seat zones from a "
+                                              "frame"))
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--image", metavar="FILE", help="a photo taken by the table's camera")
-    src.add_argument("--video", metavar="FILE", help="a video: its first frame")
-    src.add_argument("--camera", type=int, metavar="N", help="camera device number")
+    src.add_argument("--image", metavar=_("FILE"), help=_("a photo taken by the table's camera"))
+    src.add_argument("--video", metavar=_("FILE"), help=_("a video: its first frame"))
+    src.add_argument("--camera", type=int, metavar="N", help=_("camera device number"))
     src.add_argument("--picamera", action="store_true",
-                     help="the Raspberry Pi camera (as `belote-table run --picamera`)")
+                     help=_("the Raspberry Pi camera (as `belote-table run --picamera`)"))
     src.add_argument("--service", nargs="?", const=SERVICE_URL, metavar="URL",
-                     help="borrow the camera's latest frame from the running table (the "
-                          "service keeps the camera; default %(const)s); run it on the Pi")
+                     help=_("borrow the camera's latest frame from the running table (the "
+                            "service keeps the camera; default %(const)s); run it on the Pi"))
     p.add_argument("--zoom", type=float, default=1.0, metavar="Z",
-                   help="with --picamera: the centre of the sensor, Z times closer, as "
-                        "`run --zoom` (default: %(default)s)")
+                   help=_("with --picamera: the centre of the sensor, Z times closer, as "
+                          "`run --zoom` (default: %(default)s)"))
+    # The sides keep their names on the command line; the help says them in words.
     p.add_argument("--north", default="top", choices=("top", "right", "bottom", "left"),
-                   help="side of the frame where N sits (default: %(default)s)")
-    p.add_argument("--out", default="calibration.json", help="where to save (%(default)s)")
-    p.add_argument("--preview", help="image showing the zones (default: beside --out, .png)")
+                   help=_("side of the frame where N sits: top, right, bottom or left "
+                          "(default: %(default)s)"))
+    p.add_argument("--out", default="calibration.json",
+                   help=_("where to save (%(default)s)"))
+    p.add_argument("--preview",
+                   help=_("image showing the zones (default: beside --out, .png)"))
     return p
 
 
@@ -61,14 +68,16 @@ def _borrowed_frame(url: str) -> np.ndarray:
         with urllib.request.urlopen(address, timeout=10) as answer:
             data = answer.read()
     except urllib.error.HTTPError as exc:
-        raise ValueError(f"{address}: the table answered {exc.code} "
-                         f"({exc.read().decode(errors='replace').strip()})") from None
+        raise ValueError(_("%(address)s: the table answered %(code)s (%(reason)s)")
+                         % {"address": address, "code": exc.code,
+                            "reason": exc.read().decode(errors="replace").strip()}) from None
     except (urllib.error.URLError, OSError) as exc:
-        raise ValueError(f"{address}: no running table there ({exc}); without the service, "
-                         "use --picamera") from None
+        raise ValueError(_("%(address)s: no running table there (%(reason)s); without the "
+                           "service, use --picamera")
+                         % {"address": address, "reason": exc}) from None
     frame: np.ndarray | None = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if frame is None:
-        raise ValueError(f"{address}: not an image")
+        raise ValueError(_("%(address)s: not an image") % {"address": address})
     return frame
 
 
@@ -82,9 +91,9 @@ def _first_frame(args: argparse.Namespace) -> np.ndarray:
 
         camera = PiCameraSource(zoom=args.zoom)
         try:
-            for _ in range(SETTLE_FRAMES - 1):
+            for _settling in range(SETTLE_FRAMES - 1):
                 next(camera)
-            _, frame = next(camera)
+            _ts, frame = next(camera)
             return frame
         finally:
             camera.close()
@@ -99,7 +108,8 @@ def _first_frame(args: argparse.Namespace) -> np.ndarray:
     finally:
         capture.release()
     if not ok or frame is None:
-        raise ValueError(f"{args.video or f'camera {args.camera}'}: no frame could be read")
+        source = args.video or _("camera %(n)s") % {"n": args.camera}
+        raise ValueError(_("%(source)s: no frame could be read") % {"source": source})
     return frame
 
 
@@ -124,11 +134,13 @@ def main(argv: list[str]) -> int:
     preview = Path(args.preview) if args.preview else out.with_suffix(".png")
     calibration.save(out)
     if not cv2.imwrite(str(preview), calibration.draw(frame)):
-        print(f"belote-table calibrate: could not write {preview}", file=sys.stderr)
+        print(_("belote-table calibrate: could not write %(file)s") % {"file": preview},
+              file=sys.stderr)
         return 1
     corners = ", ".join(f"({x:.0f}, {y:.0f})" for x, y in calibration.corners)
-    print(f"table corners: {corners}")
-    print(f"saved {out}; look at {preview} to check the seats")
+    print(_("table corners: %(corners)s") % {"corners": corners})
+    print(_("saved %(file)s; look at %(preview)s to check the seats")
+          % {"file": out, "preview": preview})
     ok, message = check_card_size(frame)
     print(message, file=sys.stdout if ok else sys.stderr)
     return 0

@@ -20,26 +20,33 @@ import time
 from pathlib import Path
 from typing import Any
 
+from companion.i18n import _
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="belote-table club", description="the club server: every table's events over "
-        "MQTT, the concours, the ranking, the season's statistics",
-        epilog="also: 'belote-table club setup --help' (Mosquitto's files and the tables' "
-               "passwords), 'belote-table club demo --help' (a whole evening, simulated)")
-    p.add_argument("--db", default="belote-club.db", help="club file (default: %(default)s)")
+        prog="belote-table club",
+        description=_("the club server: every table's events over MQTT, the concours, the "
+                      "ranking, the season's statistics"),
+        epilog=_("also: 'belote-table club setup --help' (Mosquitto's files and the tables' "
+                 "passwords), 'belote-table club demo --help' (a whole evening, simulated)"))
+    p.add_argument("--db", default="belote-club.db",
+                   help=_("club file (default: %(default)s)"))
     p.add_argument("--broker", default="mqtt://127.0.0.1:1883",
-                   help="the club's Mosquitto broker (default: %(default)s)")
-    p.add_argument("--club", default="club", help="club name in the topics (default: %(default)s)")
-    p.add_argument("--tables", type=_count, default=16, help="tables of the club (1..N)")
-    p.add_argument("--password-file", metavar="FILE", required=True,
-                   help="the broker password of user 'club' (belote-table club setup writes it)")
-    p.add_argument("--port", type=int, default=8100, help="web page port (default: %(default)s)")
+                   help=_("the club's Mosquitto broker (default: %(default)s)"))
+    p.add_argument("--club", default="club",
+                   help=_("club name in the topics (default: %(default)s)"))
+    p.add_argument("--tables", type=_count, default=16, help=_("tables of the club (1..N)"))
+    p.add_argument("--password-file", metavar=_("FILE"), required=True,
+                   help=_("the broker password of user 'club' (belote-table club setup "
+                          "writes it)"))
+    p.add_argument("--port", type=int, default=8100,
+                   help=_("web page port (default: %(default)s)"))
     p.add_argument("--host", default="0.0.0.0",
-                   help="web page address (default: %(default)s, the club's network)")
-    p.add_argument("--pin", help="organiser PIN (default: read from --pin-file, or made up "
-                                 "and printed)")
-    p.add_argument("--pin-file", metavar="FILE", help="a file holding the organiser PIN")
+                   help=_("web page address (default: %(default)s, the club's network)"))
+    p.add_argument("--pin", help=_("organiser PIN (default: read from --pin-file, or made up "
+                                   "and printed)"))
+    p.add_argument("--pin-file", metavar=_("FILE"), help=_("a file holding the organiser PIN"))
     return p
 
 
@@ -47,9 +54,10 @@ def _count(text: str) -> int:
     try:
         n = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(_("%(value)r is not a whole number")
+                                         % {"value": text}) from None
     if not 1 <= n <= 999:
-        raise argparse.ArgumentTypeError(f"{n}: from 1 to 999")
+        raise argparse.ArgumentTypeError(_("%(n)s: from 1 to 999") % {"n": n})
     return n
 
 
@@ -59,7 +67,8 @@ def _read_secret(path: str, what: str) -> str:
     except OSError as exc:
         raise SystemExit(f"belote-table club: {what} {path}: {exc.strerror}") from None
     if not text:
-        raise SystemExit(f"belote-table club: {what} {path} is empty")
+        raise SystemExit(_("belote-table club: %(what)s %(file)s is empty")
+                         % {"what": what, "file": path})
     return text
 
 
@@ -80,24 +89,26 @@ def serve_main(argv: list[str]) -> int:
     except (ValueError, ClubStoreError) as exc:
         print(f"belote-table club: {exc}", file=sys.stderr)
         return 2
-    password = _read_secret(args.password_file, "password file")
+    password = _read_secret(args.password_file, _("password file"))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     server = ClubServer(store, args.club, args.broker, password)
     server.add_tables(list(range(1, args.tables + 1)))
     server.connect()
-    pin = args.pin or (_read_secret(args.pin_file, "PIN file") if args.pin_file
+    pin = args.pin or (_read_secret(args.pin_file, _("PIN file")) if args.pin_file
                        else str(secrets.choice(range(1000, 10000))))
     try:
         web = serve(create_app(server, {"ORGANISER_PIN": pin}), host=args.host,
                     port=args.port)
     except OSError as exc:
-        print(f"belote-table club: web page on {args.host}:{args.port}: {exc.strerror}",
+        print(_("belote-table club: web page on %(host)s:%(port)s: %(reason)s")
+              % {"host": args.host, "port": args.port, "reason": exc.strerror},
               file=sys.stderr)
         server.close()
         store.close()
         return 2
-    print(f"club server: {len(server.tables)} tables, broker {args.broker}, file {args.db}")
-    print(f"club pages: {web.url}  (organiser PIN {pin})")
+    print(_("club server: %(n)s tables, broker %(broker)s, file %(db)s")
+          % {"n": len(server.tables), "broker": args.broker, "db": args.db})
+    print(_("club pages: %(url)s  (organiser PIN %(pin)s)") % {"url": web.url, "pin": pin})
     try:
         while True:
             time.sleep(3600)
@@ -112,14 +123,16 @@ def serve_main(argv: list[str]) -> int:
 
 def setup_main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="belote-table club setup",
-                                description="write Mosquitto's password file, access list and "
-                                            "settings, and each table's password")
-    p.add_argument("--tables", type=_count, required=True, help="tables of the club (1..N)")
-    p.add_argument("--club", default="club", help="club name in the topics")
-    p.add_argument("--out", required=True, metavar="DIR",
-                   help="folder to write into (e.g. /etc/mosquitto/belote)")
-    p.add_argument("--port", type=int, default=1883, help="broker port (default: %(default)s)")
-    p.add_argument("--listen", default="0.0.0.0", help="broker address (default: %(default)s)")
+                                description=_("write Mosquitto's password file, access list "
+                                              "and settings, and each table's password"))
+    p.add_argument("--tables", type=_count, required=True, help=_("tables of the club (1..N)"))
+    p.add_argument("--club", default="club", help=_("club name in the topics"))
+    p.add_argument("--out", required=True, metavar=_("DIR"),
+                   help=_("folder to write into (e.g. /etc/mosquitto/belote)"))
+    p.add_argument("--port", type=int, default=1883,
+                   help=_("broker port (default: %(default)s)"))
+    p.add_argument("--listen", default="0.0.0.0",
+                   help=_("broker address (default: %(default)s)"))
     args = p.parse_args(argv)
     from companion.club.broker import (
         BrokerError,
@@ -154,11 +167,13 @@ def setup_main(argv: list[str]) -> int:
         f = secrets_dir / f"{user}.pw"
         f.write_text(pw + "\n", encoding="utf-8")
         f.chmod(0o600)
-    print(f"wrote {conf}, {pw_file} (hashed), {acl_file}")
-    print(f"passwords: {secrets_dir}/club.pw for the club server, "
-          f"{secrets_dir}/tableN.pw for table N")
-    print(f"Debian's mosquitto: sudo ln -s {conf} /etc/mosquitto/conf.d/belote.conf && "
-          "sudo systemctl restart mosquitto")
+    print(_("wrote %(conf)s, %(passwords)s (hashed), %(acl)s")
+          % {"conf": conf, "passwords": pw_file, "acl": acl_file})
+    print(_("passwords: %(dir)s/club.pw for the club server, %(dir)s/tableN.pw for table N")
+          % {"dir": secrets_dir})
+    print(_("Debian's mosquitto: %(command)s")
+          % {"command": f"sudo ln -s {conf} /etc/mosquitto/conf.d/belote.conf && "
+                        "sudo systemctl restart mosquitto"})
     return 0
 
 
@@ -174,18 +189,21 @@ FAMILY = ("Martin", "Bernard", "Dubois", "Durand", "Lefebvre", "Moreau", "Lauren
 def demo_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="belote-table club demo",
-        description="a club evening with no hardware: a Mosquitto broker, the club server and "
-                    "simulated tables playing a concours; exit 0 only if the club holds "
-                    "exactly what every table stored")
-    p.add_argument("--tables", type=_count, default=4, help="simulated tables (default: 4)")
-    p.add_argument("--hands", type=_count, default=3, help="hands per round (default: 3)")
-    p.add_argument("--rounds", type=_count, default=2, help="rounds (default: 2)")
-    p.add_argument("--seed", type=int, default=1, help="simulator and draw seed")
+        description=_("a club evening with no hardware: a Mosquitto broker, the club server "
+                      "and simulated tables playing a concours; exit 0 only if the club holds "
+                      "exactly what every table stored"))
+    p.add_argument("--tables", type=_count, default=4,
+                   help=_("simulated tables (default: %(default)s)"))
+    p.add_argument("--hands", type=_count, default=3,
+                   help=_("hands per round (default: %(default)s)"))
+    p.add_argument("--rounds", type=_count, default=2, help=_("rounds (default: %(default)s)"))
+    p.add_argument("--seed", type=int, default=1, help=_("simulator and draw seed"))
     p.add_argument("--port", type=int, default=0,
-                   help="club page port (default: any free port; the broker takes a free one)")
+                   help=_("club page port (default: any free port; the broker takes a free "
+                          "one)"))
     p.add_argument("--pace", type=float, default=0.005,
-                   help="seconds between two events at a table (default: %(default)s)")
-    p.add_argument("--keep", action="store_true", help="keep the pages up until Ctrl-C")
+                   help=_("seconds between two events at a table (default: %(default)s)"))
+    p.add_argument("--keep", action="store_true", help=_("keep the pages up until Ctrl-C"))
     return p
 
 
@@ -229,7 +247,7 @@ def run_evening(folder: Path, broker: Any, tables: list[int], hands: int, rounds
         from web.club.app import create_app
 
         web = serve(create_app(server, {"ORGANISER_PIN": "0000"}), port=web_port)
-        say(f"club pages: {web.url}")
+        say(_("club pages: %(url)s") % {"url": web.url})
     sims = {n: SimTable(folder, n, broker.url, broker.passwords[f"table{n}"], broker.club,
                         seed=seed, pace=pace).start() for n in tables}
     try:
@@ -244,20 +262,21 @@ def run_evening(folder: Path, broker: Any, tables: list[int], hands: int, rounds
         deadline = time.monotonic() + timeout
         for round_no in range(1, rounds + 1):
             evening.start_round(server, cid)
-            say(f"round {round_no}: games sent to {len(tables)} tables")
+            say(_("round %(n)s: games sent to %(tables)s tables")
+                % {"n": round_no, "tables": len(tables)})
             if round_no == 1:
                 _wait(lambda: server.stored_count >= 4 * len(tables), deadline)
                 cut.link.pause()
-                say(f"table {cut.table} cut off from the club")
+                say(_("table %(n)s cut off from the club") % {"n": cut.table})
                 broker.kill()
-                say("broker killed")
+                say(_("broker killed"))
                 time.sleep(0.5)
                 broker.start()
-                say("broker restarted")
+                say(_("broker restarted"))
             if round_no == 1:
                 _wait(lambda: all(len(s.played) >= 1 for s in sims.values()), deadline)
                 cut.link.resume()
-                say(f"table {cut.table} back on the network")
+                say(_("table %(n)s back on the network") % {"n": cut.table})
             _wait(lambda: evening.round_over(evening.standings(store, cid,
                                                                evening.club_games(server))),
                   deadline)
@@ -268,24 +287,26 @@ def run_evening(folder: Path, broker: Any, tables: list[int], hands: int, rounds
             own = sims[n].record()
             if club_copy != own:
                 ok = False
-                say(f"table {n}: the club holds {len(club_copy)} events, the table "
-                    f"{len(own)}; they differ")
+                say(_("table %(n)s: the club holds %(club)s events, the table %(own)s; "
+                      "they differ") % {"n": n, "club": len(club_copy), "own": len(own)})
         club_rank = evening.standings(store, cid, evening.club_games(server))
         table_rank = evening.standings(store, cid,
                                        evening.table_games({n: s.store for n, s in sims.items()}))
         if _ranking_view(club_rank) != _ranking_view(table_rank):
             ok = False
-            say("the ranking from the club's copy differs from the tables' own")
-        say(f"club: {sum(server.last_seq(n) for n in tables)} events stored from "
-            f"{len(tables)} tables, {server.refused_count} refused")
-        say("ranking:")
+            say(_("the ranking from the club's copy differs from the tables' own"))
+        say(_("club: %(events)s events stored from %(tables)s tables, %(refused)s refused")
+            % {"events": sum(server.last_seq(n) for n in tables), "tables": len(tables),
+               "refused": server.refused_count})
+        say(_("ranking:"))
         for row in club_rank["ranking"]:
             names = " & ".join(p["name"] for p in row["team"]["players"])
             say(f"  {row['rank']:>2}. {row['team']['name']:<10} ({names}): "
-                f"{row['won']} won, {row['points']} points")
-        say("the club's record equals every table's: OK" if ok else "MISMATCH")
+                + _("%(won)s won, %(points)s points")
+                % {"won": row["won"], "points": row["points"]})
+        say(_("the club's record equals every table's: OK") if ok else _("MISMATCH"))
         if keep and web is not None:
-            say("Ctrl-C to stop")
+            say(_("Ctrl-C to stop"))
             try:
                 while True:
                     time.sleep(3600)
@@ -312,7 +333,7 @@ def _ranking_view(data: dict[str, Any]) -> list[tuple[Any, ...]]:
 def _wait(test: Any, deadline: float) -> None:
     while not test():
         if time.monotonic() > deadline:
-            raise TimeoutError("the evening did not finish in time")
+            raise TimeoutError(_("the evening did not finish in time"))
         time.sleep(0.1)
 
 

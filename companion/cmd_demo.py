@@ -23,31 +23,36 @@ import sys
 import tempfile
 from pathlib import Path
 
+from companion.i18n import _
+
 FULL_GAME_HANDS = 100  # "a whole game": the simulator stops when a team reaches the target
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="belote-table demo",
-                                description="play a virtual table through the whole pipeline")
+                                description=_("play a virtual table through the whole pipeline"))
     p.add_argument("--hands", type=int, metavar="N",
-                   help="play N hands as fast as possible, check them, and exit")
-    p.add_argument("--seed", type=int, default=1, help="simulator and picture seed")
+                   help=_("play N hands as fast as possible, check them, and exit"))
+    p.add_argument("--seed", type=int, default=1, help=_("simulator and picture seed"))
     p.add_argument("--port", type=int, default=8000,
-                   help="web page port (0: any free port; default: %(default)s)")
-    p.add_argument("--host", default="127.0.0.1", help="web page address")
-    p.add_argument("--db", metavar="PATH", help="event store (default: a temporary file)")
-    p.add_argument("--rules", default="ffb", help="rule preset (default: %(default)s)")
-    p.add_argument("--renonce", action="store_true", help="one player breaks a rule once")
+                   help=_("web page port (0: any free port; default: %(default)s)"))
+    p.add_argument("--host", default="127.0.0.1", help=_("web page address"))
+    p.add_argument("--db", metavar=_("PATH"), help=_("event store (default: a temporary file)"))
+    p.add_argument("--rules", default="ffb", help=_("rule preset (default: %(default)s)"))
+    p.add_argument("--renonce", action="store_true", help=_("one player breaks a rule once"))
     p.add_argument("--style", default="french",
-                   help="deck: french, english or a style name (default: %(default)s)")
-    p.add_argument("--size", default="960x540", help="frame size WxH (default: %(default)s)")
-    p.add_argument("--fps", type=float, default=10.0, help="frames per second of the table")
+                   help=_("deck: french, english or a style name (default: %(default)s)"))
+    p.add_argument("--size", default="960x540",
+                   help=_("frame size WxH (default: %(default)s)"))
+    p.add_argument("--fps", type=float, default=10.0,
+                   help=_("frames per second of the table"))
     p.add_argument("--realtime", action="store_true",
-                   help="play at the table's pace even with --hands")
-    p.add_argument("--no-web", action="store_true", help="no web page")
-    p.add_argument("--no-display", action="store_true", help="no score display emulator")
-    p.add_argument("--model", metavar="FILE", help="card reader model (default: the shipped one)")
-    p.add_argument("--quiet", action="store_true", help="print only the summary")
+                   help=_("play at the table's pace even with --hands"))
+    p.add_argument("--no-web", action="store_true", help=_("no web page"))
+    p.add_argument("--no-display", action="store_true", help=_("no score display emulator"))
+    p.add_argument("--model", metavar=_("FILE"),
+                   help=_("card reader model (default: the shipped one)"))
+    p.add_argument("--quiet", action="store_true", help=_("print only the summary"))
     return p
 
 
@@ -55,9 +60,10 @@ def _size(text: str) -> tuple[int, int]:
     try:
         w, h = (int(v) for v in text.lower().split("x"))
     except ValueError:
-        raise SystemExit(f"belote-table demo: --size {text!r}: expected WxH") from None
+        raise SystemExit(_("belote-table demo: --size %(size)r: expected WxH")
+                         % {"size": text}) from None
     if not (160 <= w <= 4096 and 120 <= h <= 4096):
-        raise SystemExit(f"belote-table demo: --size {text!r}: out of range")
+        raise SystemExit(_("belote-table demo: --size %(size)r: out of range") % {"size": text})
     return w, h
 
 
@@ -65,13 +71,14 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     size = _size(args.size)
     if args.hands is not None and args.hands < 1:
-        raise SystemExit("belote-table demo: --hands must be at least 1")
+        raise SystemExit(_("belote-table demo: --hands must be at least 1"))
 
     try:
         from vision.lab.virtual_table import VirtualTable
     except ImportError as exc:
-        print("belote-table demo: the virtual table is part of the lab (vision/lab), which "
-              f"is not installed here, as on the table's Pi: {exc}", file=sys.stderr)
+        print(_("belote-table demo: the virtual table is part of the lab (vision/lab), which "
+                "is not installed here, as on the table's Pi: %(reason)s") % {"reason": exc},
+              file=sys.stderr)
         return 2
     from companion.outputs import run_virtual_table
     from vision.reader import CardReader
@@ -83,7 +90,8 @@ def main(argv: list[str]) -> int:
     try:
         reader = CardReader(args.model)
     except FileNotFoundError as exc:
-        print(f"belote-table demo: the card reader has no model yet: {exc}", file=sys.stderr)
+        print(_("belote-table demo: the card reader has no model yet: %(reason)s")
+              % {"reason": exc}, file=sys.stderr)
         return 2
     tmp = None
     if args.db:
@@ -94,8 +102,10 @@ def main(argv: list[str]) -> int:
     table = VirtualTable(seed=args.seed, hands=args.hands or FULL_GAME_HANDS, rules=args.rules,
                          inject_renonce=args.renonce, style=args.style, size=size,
                          fps=args.fps, realtime=args.realtime or args.hands is None)
-    banner = (f"virtual table: seed {args.seed}, {table.scene.style.name} deck, "
-              f"{size[0]}x{size[1]} at {args.fps:g} fps; store {db}")
+    banner = (_("virtual table: seed %(seed)s, %(style)s deck, %(w)sx%(h)s at %(fps)s fps; "
+                "store %(db)s")
+              % {"seed": args.seed, "style": table.scene.style.name, "w": size[0],
+                 "h": size[1], "fps": f"{args.fps:g}", "db": db})
     try:
         return run_virtual_table(table, reader, db, None if args.no_web else args.port,
                                  args.host, emulator=not args.no_display, say=say,

@@ -23,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 
+from companion.i18n import _
+
 FIRMWARE_DIR = Path(__file__).resolve().parent.parent / "firmware"
 # main.py last: if the copy is cut short, the old main.py does not start half a new firmware.
 FIRMWARE_FILES = ("protocol.py", "segments.py", "scoreboard.py", "app.py", "tm1637.py",
@@ -44,8 +46,8 @@ def _flash(args: argparse.Namespace) -> int:
 
     missing = [name for name in FIRMWARE_FILES if not (FIRMWARE_DIR / name).is_file()]
     if missing:
-        print(f"display flash: firmware files missing in {FIRMWARE_DIR}: {', '.join(missing)}",
-              file=sys.stderr)
+        print(_("display flash: firmware files missing in %(dir)s: %(files)s")
+              % {"dir": FIRMWARE_DIR, "files": ", ".join(missing)}, file=sys.stderr)
         return 1
     port = args.port or find_port()
     cmd = mpremote_command(port)
@@ -53,21 +55,21 @@ def _flash(args: argparse.Namespace) -> int:
     if args.dry_run:
         return 0
     if port is None:
-        print("display flash: no Pico found (USB id 2e8a:0005); plug it in or give --port",
+        print(_("display flash: no Pico found (USB id 2e8a:0005); plug it in or give --port"),
               file=sys.stderr)
         return 1
     if not shutil.which("mpremote"):
         try:
             import mpremote  # noqa: F401
         except ImportError:
-            print("display flash: mpremote is not installed: "
-                  "pip install 'belote-table[firmware]'", file=sys.stderr)
+            print(_("display flash: mpremote is not installed: "
+                    "pip install 'belote-table[firmware]'"), file=sys.stderr)
             return 1
     # Our firmware ignores Ctrl-C (so line noise cannot stop it): ask it to
     # restart with the REPL open, and wait for its port to come back.
     try:
         if request_maintenance(port):
-            print("display flash: the display restarts in maintenance mode")
+            print(_("display flash: the display restarts in maintenance mode"))
             time.sleep(1.0)
             deadline = time.monotonic() + 10.0
             while not os.path.exists(port) and time.monotonic() < deadline:
@@ -83,28 +85,31 @@ def _status(args: argparse.Namespace) -> int:
 
     port = args.port or find_port()
     if port is None:
-        print("display status: no display found (USB id 2e8a:0005, /dev/belote-display, "
-              "$BELOTE_DISPLAY_PORT); give --port", file=sys.stderr)
+        print(_("display status: no display found (USB id 2e8a:0005, /dev/belote-display, "
+                "$BELOTE_DISPLAY_PORT); give --port"), file=sys.stderr)
         return 1
     try:
         hello = probe(port, timeout=args.timeout)
     except (OSError, TimeoutError, ValueError) as exc:
         print(f"display status: {exc}", file=sys.stderr)
         return 1
-    print(f"{port}: {hello.get('name')} firmware {hello.get('fw')} protocol {hello.get('proto')}")
+    print(_("%(port)s: %(name)s firmware %(fw)s protocol %(proto)s")
+          % {"port": port, "name": hello.get("name"), "fw": hello.get("fw"),
+             "proto": hello.get("proto")})
     return 0
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="belote-table display",
-                                     description="The score display: flash it, ask its status.")
+                                     description=_("The score display: flash it, ask its "
+                                                   "status."))
     sub = parser.add_subparsers(dest="action", required=True)
-    flash = sub.add_parser("flash", help="copy the firmware to the Pico with mpremote")
-    flash.add_argument("--port", help="the Pico's serial port (default: found by USB id)")
+    flash = sub.add_parser("flash", help=_("copy the firmware to the Pico with mpremote"))
+    flash.add_argument("--port", help=_("the Pico's serial port (default: found by USB id)"))
     flash.add_argument("--dry-run", action="store_true",
-                       help="print the mpremote command and stop")
-    status = sub.add_parser("status", help="ask the display for its firmware version")
-    status.add_argument("--port", help="serial port or emulator pty (default: found)")
-    status.add_argument("--timeout", type=float, default=3.0, help="seconds to wait")
+                       help=_("print the mpremote command and stop"))
+    status = sub.add_parser("status", help=_("ask the display for its firmware version"))
+    status.add_argument("--port", help=_("serial port or emulator pty (default: found)"))
+    status.add_argument("--timeout", type=float, default=3.0, help=_("seconds to wait"))
     args = parser.parse_args(argv)
     return _flash(args) if args.action == "flash" else _status(args)

@@ -16,23 +16,24 @@ import threading
 from typing import Any
 
 from companion.display_emulator import Emulator
+from companion.i18n import _, team_code
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="belote-table display-emulator",
-        description="Emulate the score display on a pseudo terminal and draw it here.")
-    parser.add_argument("--link", help="also make this path a link to the pty "
-                        "(a name that survives restarts, like the udev rule's)")
+        description=_("Emulate the score display on a pseudo terminal and draw it here."))
+    parser.add_argument("--link", help=_("also make this path a link to the pty "
+                                         "(a name that survives restarts, like the udev rule's)"))
     parser.add_argument("--latency", type=float, default=0.0,
-                        help="seconds to wait before handling what arrives (a slow display)")
+                        help=_("seconds to wait before handling what arrives (a slow display)"))
     parser.add_argument("--plain", action="store_true",
-                        help="print one line per change instead of drawing big digits")
+                        help=_("print one line per change instead of drawing big digits"))
     parser.add_argument("--seconds", type=float, default=0.0,
-                        help="stop after this many seconds (default: until Ctrl-C)")
+                        help=_("stop after this many seconds (default: until Ctrl-C)"))
     args = parser.parse_args(argv)
     if args.latency < 0:
-        parser.error(f"--latency: {args.latency} is negative")
+        parser.error(_("--latency: %(value)s is negative") % {"value": args.latency})
 
     draw_big = not args.plain and sys.stdout.isatty()
 
@@ -40,13 +41,16 @@ def main(argv: list[str]) -> int:
         if draw_big:
             sys.stdout.write("\x1b[H\x1b[2J" + header + "\n\n" + emu.drawing() + "\n")
         else:
-            sys.stdout.write(f"NS {shown['NS']!r} EW {shown['EW']!r} "
-                             f"LED {'on' if shown['led'] else 'off'}\n")
+            sys.stdout.write(_("%(NS)s %(ns)r %(EW)s %(ew)r LED %(led)s")
+                             % {"NS": team_code("NS"), "EW": team_code("EW"), "ns": shown["NS"],
+                                "ew": shown["EW"], "led": _("on") if shown["led"] else _("off")}
+                             + "\n")
         sys.stdout.flush()
 
     emu = Emulator(link=args.link, latency=args.latency)
     path = emu.start()
-    header = f"display emulator on {path}" + (f" (link {args.link})" if args.link else "")
+    header = _("display emulator on %(port)s") % {"port": path} + (
+        _(" (link %(link)s)") % {"link": args.link} if args.link else "")
     print(header, flush=True)
     emu.on_change = show
     show(emu.shown())

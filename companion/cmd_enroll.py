@@ -1,7 +1,7 @@
 """``belote-table enroll``: teach the reader the club's deck at the table, with its camera.
 
 The organiser lays the cards face up in the camera's view a few at a time,
-left to right, in the order the command says (in French); it tells what it
+left to right, in the order the command says; it tells what it
 has learnt and what remains, asks for the table to be cleared between two
 groups, and writes the deck file (``vision.deck``) for ``run --deck``. A
 group is learnt once the camera has seen exactly that many cards, each with
@@ -23,23 +23,28 @@ from pathlib import Path
 from typing import Any
 
 from companion.cmd_run import add_source_options, check_zoom, open_source
+from companion.i18n import _, card_label, language
 
 PROG = "belote-table enroll"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description=_("teach the reader the club's deck at the table, with its camera"))
     add_source_options(p)
-    p.add_argument("--out", required=True, metavar="DECK", help="the deck file to write (.npz)")
-    p.add_argument("--model", metavar="FILE", help="card reader model (default: the shipped one)")
+    p.add_argument("--out", required=True, metavar=_("DECK"),
+                   help=_("the deck file to write (.npz)"))
+    p.add_argument("--model", metavar=_("FILE"),
+                   help=_("card reader model (default: the shipped one)"))
     p.add_argument("--per", type=int, default=4, metavar="N",
-                   help="cards laid at a time (default: %(default)s)")
+                   help=_("cards laid at a time (default: %(default)s)"))
     p.add_argument("--steady", type=int, default=3, metavar="N",
-                   help="frames in a row that must show the group (default: %(default)s)")
-    p.add_argument("--cards", metavar="LIST",
-                   help="only these cards, comma-separated (default: all 32)")
+                   help=_("frames in a row that must show the group (default: %(default)s)"))
+    p.add_argument("--cards", metavar=_("LIST"),
+                   help=_("only these cards, comma-separated (default: all 32)"))
     p.add_argument("--head", choices=("prototype", "template"), default="prototype",
-                   help="how looks are compared (default: %(default)s)")
+                   help=_("how looks are compared (default: %(default)s)"))
     return p
 
 
@@ -48,16 +53,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     args = parser.parse_args(argv)
     check_zoom(parser, args)
     if args.per < 1 or args.steady < 1:
-        parser.error("--per and --steady must be 1 or more")
+        parser.error(_("--per and --steady must be 1 or more"))
     from scorer.cards import DECK, Card, InvalidCardError
 
     if args.cards:
         try:
             codes = [str(Card.parse(c)) for c in args.cards.split(",") if c.strip()]
         except InvalidCardError as exc:
-            parser.error(f"--cards : {exc}")
+            parser.error(_("--cards: %(reason)s") % {"reason": exc})
         if len(set(codes)) != len(codes):
-            parser.error("--cards : une carte est nommée deux fois (a card is named twice)")
+            parser.error(_("--cards: a card is named twice"))
         args.codes = codes
     else:
         args.codes = [str(c) for c in sorted(DECK, key=lambda c: ("SHDC".index(c.suit),
@@ -114,9 +119,10 @@ class TableEnrollment:
         if self.done:
             return
         group = self.groups[0]
-        names = ", ".join(card_name_fr(c) for c in group)
-        self.say(f"Posez sur la table, face visible, de gauche à droite vu de la caméra "
-                 f"(le bas de l'image) : {names} ({' '.join(group)})")
+        name = card_name_fr if language() == "fr" else card_label
+        self.say(_("Lay on the table, face up, left to right as the camera sees it (the "
+                   "bottom of the picture): %(names)s (%(codes)s)")
+                 % {"names": ", ".join(name(c) for c in group), "codes": " ".join(group)})
 
     def feed(self, frame: Any) -> None:
         if self.done:
@@ -132,32 +138,32 @@ class TableEnrollment:
         if len(cards) != len(group):
             self._seen = 0
             if cards and len(cards) != self._last_count:
-                self.say(f"Je vois {len(cards)} carte(s), j'en attends {len(group)} "
-                         f"(I see {len(cards)}, expecting {len(group)})")
+                self.say(_("I see %(n)s card(s), expecting %(expected)s")
+                         % {"n": len(cards), "expected": len(group)})
             self._last_count = len(cards)
             return
         self._seen += 1
         if self._seen < self.steady:
             return
-        wrong = self.misplaced(frame, group, [boxes for _, boxes in cards])
+        wrong = self.misplaced(frame, group, [boxes for _x, boxes in cards])
         if wrong:
             self._seen = 0
             if wrong != self._last_wrong:
-                self.say("Je lis " + ", ".join(f"{got} à la place de {want}"
-                                               for want, got in wrong)
-                         + " : vérifiez les cartes et leur ordre, de gauche à droite "
-                         "(check the cards and their order)")
+                reads = ", ".join(_("%(got)s instead of %(want)s") % {"got": got, "want": want}
+                                  for want, got in wrong)
+                self.say(_("I read %(reads)s: check the cards and their order, left to right")
+                         % {"reads": reads})
             self._last_wrong = wrong
             return
         self._last_wrong = []
-        for code, (_, boxes) in zip(group, cards, strict=True):
+        for code, (_x, boxes) in zip(group, cards, strict=True):
             self.enroller.add(code, frame, boxes)
         self.groups.pop(0)
         self._seen = 0
         self.show()
         if not self.done:
             self._clear = True
-            self.say("Retirez ces cartes de la table (clear the table)")
+            self.say(_("Take these cards off the table"))
 
     def misplaced(self, frame: Any, group: list[str], boxes: list[list[Any]]
                   ) -> list[tuple[str, str]]:
@@ -184,9 +190,10 @@ class TableEnrollment:
     def show(self) -> None:
         learnt = self.enroller.cards
         left = [c for c in self.codes if c not in learnt]
-        self.say(f"Appris ({len(learnt)}/{len(self.codes)}) : {' '.join(learnt)}")
+        self.say(_("Learnt (%(n)s/%(total)s): %(cards)s")
+                 % {"n": len(learnt), "total": len(self.codes), "cards": " ".join(learnt)})
         if left:
-            self.say(f"Reste : {' '.join(left)}")
+            self.say(_("Left: %(cards)s") % {"cards": " ".join(left)})
 
 
 def main(argv: list[str]) -> int:
@@ -196,8 +203,8 @@ def main(argv: list[str]) -> int:
 
     out = Path(args.out)
     if not out.parent.is_dir():
-        print(f"{PROG}: {out.parent} : dossier introuvable, rien n'est écrit "
-              f"(no such folder, nothing written)", file=sys.stderr)
+        print(f"{PROG}: " + _("%(dir)s: no such folder, nothing written")
+              % {"dir": out.parent}, file=sys.stderr)
         return 2
     try:
         reader = CardReader(args.model)
@@ -225,9 +232,8 @@ def main(argv: list[str]) -> int:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2
     deck.save(out)
-    print(f"{out} : jeu écrit, {len(deck.cards)} carte(s) apprise(s) "
-          f"(deck written, {len(deck.cards)} cards)")
+    print(_("%(file)s: deck written, %(n)s card(s) learnt")
+          % {"file": out, "n": len(deck.cards)})
     if not table.done:
-        print("Les cartes non apprises seront lues par le modèle général "
-              "(cards not learnt are read by the general model)")
+        print(_("The cards not learnt will be read by the general model"))
     return 0

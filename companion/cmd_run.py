@@ -19,13 +19,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from companion.i18n import _
+
 
 def open_source(args: argparse.Namespace) -> Any:
     """The frame source the options name (``vision.sources``)."""
     try:
         sources = importlib.import_module("vision.sources")
     except ImportError as exc:
-        raise SystemExit(f"belote-table run: camera sources not installed ({exc})") from None
+        raise SystemExit(_("belote-table run: camera sources not installed (%(reason)s)")
+                         % {"reason": exc}) from None
     if args.video:
         return sources.VideoSource(args.video)
     if args.images:
@@ -39,43 +42,49 @@ def add_source_options(p: argparse.ArgumentParser) -> None:
     """The frame source options (one of --camera, --picamera, --video, --images; --zoom,
     --interval), shared by ``run`` and ``enroll``; :func:`open_source` opens them."""
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--camera", type=int, metavar="N", help="camera device number (OpenCV)")
-    src.add_argument("--picamera", action="store_true", help="the Raspberry Pi camera")
-    src.add_argument("--video", metavar="FILE", help="a video file")
-    src.add_argument("--images", metavar="DIR", help="a folder of images, in name order")
+    src.add_argument("--camera", type=int, metavar="N",
+                     help=_("camera device number (OpenCV)"))
+    src.add_argument("--picamera", action="store_true", help=_("the Raspberry Pi camera"))
+    src.add_argument("--video", metavar=_("FILE"), help=_("a video file"))
+    src.add_argument("--images", metavar=_("DIR"), help=_("a folder of images, in name order"))
     p.add_argument("--zoom", type=float, default=1.0, metavar="Z",
-                   help="crop the centre of the Pi camera's sensor, Z times closer, so that a "
-                        "card fills 24-36 %% of the frame's height (default: %(default)s, the "
-                        "whole sensor; hardware/camera-mount.md); only with --picamera")
+                   help=_("crop the centre of the Pi camera's sensor, Z times closer, so that a "
+                          "card fills 24-36 %% of the frame's height (default: %(default)s, the "
+                          "whole sensor; hardware/camera-mount.md); only with --picamera"))
     p.add_argument("--interval", type=float, default=0.1,
-                   help="seconds between two images of --images (default: %(default)s)")
+                   help=_("seconds between two images of --images (default: %(default)s)"))
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="belote-table run", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog="belote-table run",
+        description=_("the table itself, from a camera, a video or a folder of images"))
     add_source_options(p)
-    p.add_argument("--db", default="belote-table.db", help="event store (default: %(default)s)")
-    p.add_argument("--calibration", metavar="FILE",
-                   help="table corners and seat zones (belote-table calibrate); "
-                        "default: the whole frame is the table, N at the top")
-    p.add_argument("--model", metavar="FILE", help="card reader model (default: the shipped one)")
-    p.add_argument("--deck", metavar="DECK",
-                   help="the club's enrolled deck (belote-table enroll): its cards are read "
-                        "through it, other cards by the general model")
-    p.add_argument("--settle", type=float, default=0.3, help="settle time in seconds")
-    p.add_argument("--port", type=int, default=8000, help="web page port (default: %(default)s)")
-    p.add_argument("--host", default="127.0.0.1", help="web page address")
-    p.add_argument("--no-web", action="store_true", help="no web page")
+    p.add_argument("--db", default="belote-table.db",
+                   help=_("event store (default: %(default)s)"))
+    p.add_argument("--calibration", metavar=_("FILE"),
+                   help=_("table corners and seat zones (belote-table calibrate); "
+                          "default: the whole frame is the table, N at the top"))
+    p.add_argument("--model", metavar=_("FILE"),
+                   help=_("card reader model (default: the shipped one)"))
+    p.add_argument("--deck", metavar=_("DECK"),
+                   help=_("the club's enrolled deck (belote-table enroll): its cards are read "
+                          "through it, other cards by the general model"))
+    p.add_argument("--settle", type=float, default=0.3, help=_("settle time in seconds"))
+    p.add_argument("--port", type=int, default=8000,
+                   help=_("web page port (default: %(default)s)"))
+    p.add_argument("--host", default="127.0.0.1", help=_("web page address"))
+    p.add_argument("--no-web", action="store_true", help=_("no web page"))
     p.add_argument("--display", metavar="PORT",
-                   help="score display serial port (default: find the Pico by its USB id)")
-    p.add_argument("--no-display", action="store_true", help="no score display")
-    p.add_argument("--rules", default="ffb", help="rule preset of a new game")
+                   help=_("score display serial port (default: find the Pico by its USB id)"))
+    p.add_argument("--no-display", action="store_true", help=_("no score display"))
+    p.add_argument("--rules", default="ffb", help=_("rule preset of a new game"))
     p.add_argument("--club", metavar="URL",
-                   help="publish every stored event to the club's broker, mqtt://HOST:PORT")
-    p.add_argument("--table", type=int, metavar="N", help="this table's number at the club")
-    p.add_argument("--club-name", default="club", help="club name in the topics")
-    p.add_argument("--club-password-file", metavar="FILE",
-                   help="this table's broker password (belote-table club setup writes it)")
+                   help=_("publish every stored event to the club's broker, mqtt://HOST:PORT"))
+    p.add_argument("--table", type=int, metavar="N", help=_("this table's number at the club"))
+    p.add_argument("--club-name", default="club", help=_("club name in the topics"))
+    p.add_argument("--club-password-file", metavar=_("FILE"),
+                   help=_("this table's broker password (belote-table club setup writes it)"))
     return p
 
 
@@ -112,7 +121,7 @@ def check_club(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
     from companion.club.topics import check_table, parse_url
 
     if args.table is None or args.club_password_file is None:
-        parser.error("--club needs --table N and --club-password-file FILE")
+        parser.error(_("--club needs --table N and --club-password-file FILE"))
     try:
         parse_url(args.club)
         check_table(args.table)
@@ -125,9 +134,10 @@ def check_zoom(parser: Any, args: argparse.Namespace) -> None:
     """Refuse (``parser.error``, exit code 2) a ``--zoom`` under 1 or without --picamera
     (``run`` and ``calibrate`` take the same)."""
     if not args.zoom >= 1:  # NaN too
-        parser.error(f"--zoom must be 1 or more (1: the whole sensor), not {args.zoom}")
+        parser.error(_("--zoom must be 1 or more (1: the whole sensor), not %(zoom)s")
+                     % {"zoom": args.zoom})
     if args.zoom != 1 and not args.picamera:
-        parser.error("--zoom works only with --picamera (it crops the Pi camera's sensor)")
+        parser.error(_("--zoom works only with --picamera (it crops the Pi camera's sensor)"))
 
 
 def main(argv: list[str]) -> int:
@@ -152,7 +162,8 @@ def main(argv: list[str]) -> int:
             problem = {"code": "calibration_missing" if missing else "calibration_bad",
                        "detail": str(args.calibration)}
     if args.model and not Path(args.model).is_file() and not args.no_web:
-        print(f"belote-table run: {args.model}: no such model file", file=sys.stderr)
+        print(_("belote-table run: %(file)s: no such model file") % {"file": args.model},
+              file=sys.stderr)
         problem = problem or {"code": "model_missing", "detail": str(args.model)}
     club = None
     if args.club:
@@ -163,13 +174,15 @@ def main(argv: list[str]) -> int:
                   file=sys.stderr)
             return 2
         if not password:
-            print(f"belote-table run: {args.club_password_file} is empty", file=sys.stderr)
+            print(_("belote-table run: %(file)s is empty") % {"file": args.club_password_file},
+                  file=sys.stderr)
             return 2
 
         def club(service: Any) -> Callable[[], None]:
             from companion.club_link import link_service
 
-            print(f"club: table {args.table} publishes to {args.club}")
+            print(_("club: table %(table)s publishes to %(url)s")
+                  % {"table": args.table, "url": args.club})
             return link_service(service, args.db, args.club, args.table, password,
                                 args.club_name)
 

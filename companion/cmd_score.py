@@ -13,6 +13,7 @@ import json
 import sys
 from typing import Any
 
+from companion.i18n import _
 from scorer.record import InvalidRecordError, score_record
 from scorer.rules import PRESETS, Rules, UnknownSettingError
 from scorer.validate import InvalidInputError, read_json
@@ -24,12 +25,13 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="belote-table score",
-        description="Score hand records (JSON, DESIGN.md format); '-' reads stdin.")
-    p.add_argument("files", nargs="+", metavar="FILE", help="hand record files, or -")
-    p.add_argument("--rules", metavar="PRESET", choices=list(PRESETS),
-                   help=f"rule preset instead of the record's ({', '.join(PRESETS)})")
+        description=_("Score hand records (JSON, DESIGN.md format); '-' reads stdin."))
+    p.add_argument("files", nargs="+", metavar=_("FILE"), help=_("hand record files, or -"))
+    p.add_argument("--rules", metavar=_("PRESET"), choices=list(PRESETS),
+                   help=_("rule preset instead of the record's (%(presets)s)")
+                   % {"presets": ", ".join(PRESETS)})
     p.add_argument("--set", dest="settings", action="append", default=[],
-                   metavar="KEY=VALUE", help="override one setting (repeatable)")
+                   metavar=_("KEY=VALUE"), help=_("override one setting (repeatable)"))
     return p
 
 
@@ -38,7 +40,7 @@ def _overrides(pairs: list[str]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise UnknownSettingError(f"--set {pair!r}: expected KEY=VALUE")
+            raise UnknownSettingError(_("--set %(pair)r: expected KEY=VALUE") % {"pair": pair})
         out[key.strip()] = value.strip()
     # Names and values are checked here, once, rather than per record.
     Rules.from_settings(out)
@@ -62,11 +64,13 @@ def main(argv: list[str]) -> int:
                 with open(name, "rb") as f:
                     data = f.read(MAX_FILE_BYTES + 1)
         except OSError as exc:
-            print(f"{label}: cannot read: {exc.strerror}", file=sys.stderr)
+            print(_("%(file)s: cannot read: %(reason)s") % {"file": label,
+                                                           "reason": exc.strerror},
+                  file=sys.stderr)
             return 2
         if len(data) > MAX_FILE_BYTES:
-            print(f"{label}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MB: "
-                  "not a hand record", file=sys.stderr)
+            print(_("%(file)s: larger than %(mb)s MB: not a hand record")
+                  % {"file": label, "mb": MAX_FILE_BYTES // (1024 * 1024)}, file=sys.stderr)
             return 2
         try:
             # UTF-8, or UTF-16/32 with their byte order; depth and numbers bounded.

@@ -19,19 +19,23 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from companion.i18n import _
+
 PAGE = "http://127.0.0.1:8000/api/state"
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="belote-table update",
-                                description="install a new version and restart the service")
-    p.add_argument("--from", dest="source", default=".", metavar="DIR",
-                   help="the project's checkout (default: the current folder)")
-    p.add_argument("--no-pull", action="store_true", help="install the checkout as it is")
-    p.add_argument("--dry-run", action="store_true", help="say each step, change nothing")
-    p.add_argument("--page", default=PAGE, help="address checked once restarted (%(default)s)")
+                                description=_("install a new version and restart the service"))
+    p.add_argument("--from", dest="source", default=".", metavar=_("DIR"),
+                   help=_("the project's checkout (default: the current folder)"))
+    p.add_argument("--no-pull", action="store_true", help=_("install the checkout as it is"))
+    p.add_argument("--dry-run", action="store_true", help=_("say each step, change nothing"))
+    p.add_argument("--page", default=PAGE,
+                   help=_("address checked once restarted (%(default)s)"))
     p.add_argument("--wait", type=float, default=60.0,
-                   help="seconds to wait for the page after the restart (default: %(default)s)")
+                   help=_("seconds to wait for the page after the restart "
+                          "(default: %(default)s)"))
     return p
 
 
@@ -63,8 +67,9 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     source = Path(args.source).resolve()
     if not (source / "hardware" / "install.sh").is_file():
-        print(f"belote-table update: {source} is not a checkout of the project "
-              "(no hardware/install.sh); give it with --from", file=sys.stderr)
+        print(_("belote-table update: %(dir)s is not a checkout of the project "
+                "(no hardware/install.sh); give it with --from") % {"dir": source},
+              file=sys.stderr)
         return 2
     for command in steps(source, not args.no_pull, os.geteuid() == 0):
         print("+ " + " ".join(command), flush=True)
@@ -72,15 +77,17 @@ def main(argv: list[str]) -> int:
             continue
         done = subprocess.run(command, check=False)
         if done.returncode != 0:
-            print(f"belote-table update: {command[0]} failed ({done.returncode}); the table "
-                  "runs as before", file=sys.stderr)
+            print(_("belote-table update: %(command)s failed (%(rc)s); the table "
+                    "runs as before") % {"command": command[0], "rc": done.returncode},
+                  file=sys.stderr)
             return 1
     if args.dry_run:
-        print(f"+ wait for {args.page}")
+        print("+ " + _("wait for %(page)s") % {"page": args.page})
         return 0
     if not wait_for(args.page, args.wait):
-        print(f"belote-table update: {args.page} does not answer after {args.wait:.0f} s; "
-              "see journalctl -u belote-table", file=sys.stderr)
+        print(_("belote-table update: %(page)s does not answer after %(wait).0f s; "
+                "see journalctl -u belote-table") % {"page": args.page, "wait": args.wait},
+              file=sys.stderr)
         return 1
-    print(f"updated: {args.page} answers")
+    print(_("updated: %(page)s answers") % {"page": args.page})
     return 0

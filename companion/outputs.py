@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from companion.i18n import _, bid_label, card_label, seat_letter, team_code
+
 if TYPE_CHECKING:
     from companion.service import TableService
     from vision.calibration import Calibration
@@ -42,32 +44,32 @@ def start_outputs(service: TableService, port: int | None, host: str = "127.0.0.
             import web
             create_app, serve = web.create_app, web.serve
         except (ImportError, AttributeError):
-            say("web page: not installed, skipped")
+            say(_("web page: not installed, skipped"))
         else:
             server = serve(create_app(service), host=host, port=port)
-            say(f"web page: {server.url}")
+            say(_("web page: %(url)s") % {"url": server.url})
             closers.append(server.close)
     if emulator or display or search_display:
         try:
             from companion.display import DisplayDriver, find_port
         except ImportError:
-            say("score display: driver not installed, skipped")
+            say(_("score display: driver not installed, skipped"))
             return closers
         if emulator and not display:
             # A real Pico plugged in beats the emulator.
             found = find_port()
             if found is not None:
-                say(f"score display: Pico on {found}")
+                say(_("score display: Pico on %(port)s") % {"port": found})
                 display, emulator = found, False
         if emulator:
             try:
                 from companion.display_emulator import Emulator
             except ImportError:
-                say("score display emulator: not installed, skipped")
+                say(_("score display emulator: not installed, skipped"))
                 return closers
             emu = Emulator()
             display = emu.start()
-            say(f"score display emulator on {display}")
+            say(_("score display emulator on %(port)s") % {"port": display})
 
         def on_status(status: dict[str, Any]) -> None:
             service.set_status(display=status.get("link"))
@@ -117,12 +119,12 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
         store, service = open_table(db, rules, say=say, start=False)
     except StoreCorruptError as exc:
         aside = set_aside(db)
-        say(f"base de données illisible ({exc}) : mise de côté sous {aside.name}, "
-            f"nouvelle base {db}")
+        say(_("unreadable database (%(reason)s): set aside as %(aside)s, new database %(db)s")
+            % {"reason": exc, "aside": aside.name, "db": db})
         store, service = open_table(db, rules, say=say, start=False)
         service.set_status(store=f"set aside: {aside.name}")
     except StoreError as exc:
-        fail(f"{exc} (la base ne peut pas être ouverte par ce programme)")
+        fail(_("%(reason)s (this program cannot open the database)") % {"reason": exc})
         return 2
     closers = start_outputs(service, port, host, display=display,
                             search_display=search_display, say=say)
@@ -141,8 +143,8 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
             problem = {"code": "model", "detail": str(model or exc)}
             fail(str(exc))
     if problem is not None and port is not None:
-        say(f"bad setting ({problem['code']}: {problem['detail']}): the web page says so, "
-            "cards by hand")
+        say(_("bad setting (%(code)s: %(detail)s): the web page says so, cards by hand")
+            % problem)
         service.set_status(camera="error", mode="manual", problem=problem)
         wait = stop or threading.Event()
         try:
@@ -175,7 +177,7 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
             close()
         store.close()
     state = service.state_json()
-    say(f"score: NS {state['scores']['NS']} - EW {state['scores']['EW']}")
+    say(_("score: %(NS)s %(ns)s - %(EW)s %(ew)s") % _scores(state["scores"]))
     return 0
 
 
@@ -217,7 +219,7 @@ def run_virtual_table(table: Any, reader: Any, db: Path, port: int | None,
         spoken = list(table.spoken)
         for ts, frame in table:
             pipeline.speak(spoken, author="demo", refused=lambda event, exc: say(
-                f"simulator: {event} refused: {exc}"))
+                _("simulator: %(event)s refused: %(reason)s") % {"event": event, "reason": exc}))
             pipeline.feed(ts, frame)
             news.print()
         news.print()
@@ -226,19 +228,22 @@ def run_virtual_table(table: Any, reader: Any, db: Path, port: int | None,
         truth = table.events
         problems = compare(truth, stored)
         state = service.state_json()
-        print(f"final score: NS {state['scores']['NS']} - EW {state['scores']['EW']} "
-              f"after {len(state['hands'])} hands; {table.frames} frames in {elapsed:.1f} s "
-              f"({table.frames / max(elapsed, 1e-9):.1f} frames/s)")
+        print(_("final score: %(NS)s %(ns)s - %(EW)s %(ew)s after %(hands)s hands; "
+                "%(frames)s frames in %(seconds).1f s (%(fps).1f frames/s)")
+              % {**_scores(state["scores"]), "hands": len(state["hands"]),
+                 "frames": table.frames, "seconds": elapsed,
+                 "fps": table.frames / max(elapsed, 1e-9)})
         if problems:
-            print(f"MISMATCH with the simulator ({len(problems)}):")
+            print(_("MISMATCH with the simulator (%(n)s):") % {"n": len(problems)})
             for line in problems[:20]:
                 print("  " + line)
             rc = 1
         else:
-            print(f"every card, seat, trick and score matched the simulator "
-                  f"({len(pipeline.log.plays)} cards, {len(state['hands'])} hands)")
+            print(_("every card, seat, trick and score matched the simulator "
+                    "(%(cards)s cards, %(hands)s hands)")
+                  % {"cards": len(pipeline.log.plays), "hands": len(state["hands"])})
         if stay_up and port is not None and closers:
-            print("the web page stays up: Ctrl-C to stop")
+            print(_("the web page stays up: Ctrl-C to stop"))
             while True:
                 time.sleep(1)
     except KeyboardInterrupt:
@@ -257,14 +262,20 @@ def _describe(msg_data: dict[str, Any]) -> str:
     conf = msg_data.get("confidence")
     source = msg_data["source"] + (f" {conf:.2f}" if conf is not None else "")
     if kind == "CardPlayed":
-        text = f"{event['seat']} plays {event['card'] or '?? (unknown card)'}"
+        text = _("%(seat)s plays %(card)s") % {
+            "seat": seat_letter(event["seat"]),
+            "card": card_label(event["card"]) if event["card"] else _("?? (unknown card)")}
     elif kind == "BidMade":
-        text = f"{event['seat']} bids {event['bid']}"
+        text = _("%(seat)s bids %(bid)s") % {"seat": seat_letter(event["seat"]),
+                                              "bid": bid_label(event["bid"])}
     elif kind == "BeloteAnnounced":
-        text = f"{event['seat']} announces belote"
+        text = _("%(seat)s announces belote") % {"seat": seat_letter(event["seat"])}
     elif kind == "CardCorrected":
-        text = f"{event['seat']}'s card in trick {event['trick']} is {event['new']}"
+        text = _("%(seat)s's card in trick %(trick)s is %(card)s") % {
+            "seat": seat_letter(event["seat"]), "trick": event["trick"],
+            "card": card_label(event["new"])}
     else:
+        # The other events as stored: the notation, for whoever reads the log closely.
         text = kind + " " + " ".join(f"{k}={v}" for k, v in event.items() if k != "type")
     return f"#{msg_data['seq']:<4} [{source}] {text}"
 
@@ -283,23 +294,35 @@ class _News:
             if msg.topic == "event":
                 self.say(_describe(msg.data))
             elif msg.topic == "alert":
-                self.say(f"ALERT {msg.data['kind']}: {msg.data.get('message', msg.data)}")
+                self.say(_("ALERT %(kind)s: %(message)s")
+                         % {"kind": msg.data["kind"],
+                            "message": msg.data.get("message", msg.data)})
             elif msg.topic == "state" and len(msg.data.get("tricks") or []) > self.tricks_seen:
                 trick = msg.data["tricks"][-1]
                 pts = msg.data.get("card_points") or {}
-                self.say(f"  trick {len(msg.data['tricks'])} to {trick.get('winner')}"
-                         f" ({trick.get('points')} points); this hand NS {pts.get('NS', 0)}"
-                         f" - EW {pts.get('EW', 0)}; score NS {msg.data['scores']['NS']}"
-                         f" - EW {msg.data['scores']['EW']}")
+                self.say("  " + _("trick %(n)s to %(winner)s (%(points)s points); this hand "
+                                  "%(NS)s %(hand_ns)s - %(EW)s %(hand_ew)s; score %(NS)s %(ns)s"
+                                  " - %(EW)s %(ew)s")
+                         % {**_scores(msg.data["scores"]), "n": len(msg.data["tricks"]),
+                            "winner": seat_letter(str(trick.get("winner"))),
+                            "points": trick.get("points"), "hand_ns": pts.get("NS", 0),
+                            "hand_ew": pts.get("EW", 0)})
             if msg.topic == "state":
                 self.tricks_seen = len(msg.data.get("tricks") or [])
             if msg.topic == "state" and len(msg.data.get("hands") or []) > self.hands_seen:
                 self.hands_seen = len(msg.data["hands"])
                 last = msg.data["hands"][-1]
                 score = last["result"].get("score", {})
-                self.say(f"hand {last['hand_no']} over: NS +{score.get('NS', 0)} "
-                         f"EW +{score.get('EW', 0)}; running score "
-                         f"NS {msg.data['scores']['NS']} - EW {msg.data['scores']['EW']}")
+                self.say(_("hand %(n)s over: %(NS)s +%(add_ns)s %(EW)s +%(add_ew)s; running "
+                           "score %(NS)s %(ns)s - %(EW)s %(ew)s")
+                         % {**_scores(msg.data["scores"]), "n": last["hand_no"],
+                            "add_ns": score.get("NS", 0), "add_ew": score.get("EW", 0)})
+
+
+def _scores(scores: dict[str, Any]) -> dict[str, Any]:
+    """The teams' codes (NS, EO in French) and their scores, for the messages."""
+    return {"NS": team_code("NS"), "EW": team_code("EW"), "ns": scores["NS"],
+            "ew": scores["EW"]}
 
 
 def set_aside(db: Path) -> Path:

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from companion.i18n import _, card_label, seat_letter
+
 if TYPE_CHECKING:
     from companion.service import TableService
     from companion.store import Store
@@ -139,7 +141,7 @@ class TablePipeline:
         order, and loses those whose place has come. A refused event raises, or is
         handed to ``refused`` when given (the demo prints it and goes on)."""
         while spoken and spoken[0][0] <= self.camera_plays:
-            _, event = spoken.pop(0)
+            _cards, event = spoken.pop(0)
             try:
                 self.service.submit(event, source=source, author=author)
             except ValueError as exc:
@@ -159,7 +161,9 @@ class TablePipeline:
                                         crop=self._evidence(out.card))
             except ValueError as exc:
                 self.log.refused.append(f"{out.seat}:{out.card}: {exc}")
-                self.say(f"camera: {out.seat} {out.card or '??'} refused: {exc}")
+                self.say(_("camera: %(seat)s %(card)s refused: %(reason)s")
+                         % {"seat": seat_letter(out.seat), "reason": exc,
+                            "card": card_label(out.card) if out.card else "??"})
                 return
             self.log.plays.append(PlayRecord(out.seat, out.card, out.settled_at, ts,
                                              time.monotonic(), stored.seq))
@@ -169,7 +173,9 @@ class TablePipeline:
                                 f" {out.to_play} to play"}
             self.log.alerts.append({"kind": "out_of_turn", **alert})
             service.alert("out_of_turn", **alert)
-            self.say(f"alert: {alert['message']}")
+            self.say(_("alert: %(card)s put down at %(seat)s out of turn, %(to_play)s to play")
+                     % {"card": card_label(out.card), "seat": seat_letter(str(out.seat)),
+                        "to_play": seat_letter(str(out.to_play))})
         elif out.kind == "identified":
             assert out.seat is not None and out.card is not None
             unknown = [u for u in service.state_json().get("unknown") or []
@@ -183,9 +189,10 @@ class TablePipeline:
                                crop=self._evidence(out.card))
             except ValueError as exc:
                 self.log.refused.append(f"{out.seat}:{out.card} (named): {exc}")
-                self.say(f"camera: naming the unknown card at {out.seat} refused: {exc}")
+                self.say(_("camera: naming the unknown card at %(seat)s refused: %(reason)s")
+                         % {"seat": seat_letter(out.seat), "reason": exc})
         elif out.kind == "gathered":
-            self.say("camera: trick gathered")
+            self.say(_("camera: trick gathered"))
 
 
 def open_table(db: Path, rules: str, say: Callable[[str], None] = print, start: bool = True
@@ -202,12 +209,13 @@ def open_table(db: Path, rules: str, say: Callable[[str], None] = print, start: 
     store = Store(db)
     service = TableService(store, Bus())
     if service.game_id is None and not start:
-        say(f"no game open in {db}: start one on the web page")
+        say(_("no game open in %(db)s: start one on the web page") % {"db": db})
     elif service.game_id is None:
         service.start_game(GameStarted(rules=rules), source="web")
-        say(f"new game {service.game_id} in {db}")
+        say(_("new game %(game)s in %(db)s") % {"game": service.game_id, "db": db})
     else:
-        say(f"continuing game {service.game_id} from {db} ({len(service.events())} events)")
+        say(_("continuing game %(game)s from %(db)s (%(n)s events)")
+            % {"game": service.game_id, "db": db, "n": len(service.events())})
     return store, service
 
 
@@ -269,7 +277,8 @@ def keep_camera(service: TableService, open_source: Callable[[], Any], reader: A
             source = open_source()
         except lost as exc:
             service.set_status(camera="lost", camera_error=str(exc))
-            say(f"caméra perdue ({exc}) : nouvel essai dans {delay:.0f} s")
+            say(_("camera lost (%(reason)s): trying again in %(delay).0f s")
+                % {"reason": exc, "delay": delay})
             try:
                 if stop.wait(delay):
                     break
@@ -284,7 +293,7 @@ def keep_camera(service: TableService, open_source: Callable[[], Any], reader: A
                                   stop=stop)
         except lost as exc:
             service.set_status(camera="lost", camera_error=str(exc))
-            say(f"caméra perdue ({exc}) : nouvel essai")
+            say(_("camera lost (%(reason)s): trying again") % {"reason": exc})
             continue
         return pipeline
     service.set_status(camera="off")

@@ -1,0 +1,199 @@
+"""Words the command line says, in French unless English is asked for.
+
+``belote-table`` speaks French by default, English with ``--lang en`` or an
+English locale in the environment (``LC_ALL``, ``LC_MESSAGES`` or ``LANG``
+starting with ``en``, e.g. ``LANG=en_US.UTF-8``; ``C`` or unset: French).
+
+The messages are written in English in the code and looked up with the
+standard library's ``gettext`` in ``companion/translations`` (a catalog kept
+with ``pybabel``, see that folder's README); what it lacks is looked up in the
+web pages' catalog (``web/translations``), so a word the pages already
+translate (a team, a bid) reads the same on the page and in the terminal.
+Reading a ``.mo`` file needs neither Flask nor Babel: ``belote-table score``
+stays light.
+
+argparse looks up its own words (``usage:``, ``options``, its errors) through
+the ``gettext`` functions it imported; :func:`use` points them at this
+catalog, which holds their French (the ``ARGPARSE_WORDS`` below).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gettext
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+DOMAIN = "companion"
+LOCALE_DIR = Path(__file__).resolve().parent / "translations"
+WEB_LOCALE_DIR = Path(__file__).resolve().parent.parent / "web" / "translations"
+LANGUAGES = ("fr", "en")
+
+_translation: gettext.NullTranslations | None = None
+_language = "fr"
+
+
+def N_(message: str) -> str:
+    """Marks a message for the catalog where it is written, translated where it is said."""
+    return message
+
+
+# argparse's own words, so that ``pybabel extract`` keeps them in our catalog.
+ARGPARSE_WORDS = (
+    N_("usage: "), N_("options"), N_("positional arguments"),
+    N_("show this help message and exit"), N_("%(prog)s: error: %(message)s\n"),
+    N_("the following arguments are required: %s"), N_("unrecognized arguments: %s"),
+    N_("argument %(argument_name)s: %(message)s"), N_("expected one argument"),
+    N_("expected at most one argument"), N_("expected at least one argument"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("invalid %(type)s value: %(value)r"), N_("not allowed with argument %s"),
+    N_("one of the arguments %s is required"), N_("ignored explicit argument %r"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("unexpected option string: %s"), N_("subcommands"),
+    N_("unknown parser %(parser_name)r (choices: %(choices)s)"),
+    N_("can't open '%(filename)s': %(error)s"),
+)
+
+
+def language_from_env(environ: Mapping[str, str] | None = None) -> str:
+    """``en`` when the locale that decides messages is English, else ``fr``.
+
+    >>> language_from_env({"LANG": "en_US.UTF-8"}), language_from_env({"LANG": "C"})
+    ('en', 'fr')
+    >>> language_from_env({"LC_ALL": "fr_FR.UTF-8", "LANG": "en_GB.UTF-8"})
+    'fr'
+    """
+    env = os.environ if environ is None else environ
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(name)
+        if value:  # POSIX: the first one set decides
+            return "en" if value.lower().startswith("en") else "fr"
+    return "fr"
+
+
+def use(language: str) -> None:
+    """Speak ``language`` (``fr`` or ``en``) from now on, argparse included."""
+    global _translation, _language
+    if language not in LANGUAGES:
+        raise ValueError(f"{language!r} is not a language (fr or en)")
+    if language == "fr":
+        words = gettext.translation(DOMAIN, LOCALE_DIR, languages=["fr"], fallback=True)
+        words.add_fallback(gettext.translation("messages", WEB_LOCALE_DIR, languages=["fr"],
+                                               fallback=True))
+    else:
+        words = gettext.NullTranslations()
+    _translation, _language = words, language
+    vars(argparse).update(_=words.gettext, ngettext=words.ngettext)
+
+
+def language() -> str:
+    _words()
+    return _language
+
+
+def _words() -> gettext.NullTranslations:
+    if _translation is None:
+        use(language_from_env())
+    assert _translation is not None
+    return _translation
+
+
+def _(message: str) -> str:
+    """``message`` in the language spoken."""
+    return _words().gettext(message)
+
+
+def _web(message: str) -> str:
+    """A word the pages translate (``web/translations``): not copied into our catalog."""
+    return _words().gettext(message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    return _words().ngettext(singular, plural, n)
+
+
+def seat_letter(code: str) -> str:
+    """A seat's letter as a French player writes it: N E S O (W in English)."""
+    return _("W") if code == "W" else code
+
+
+def team_code(code: str) -> str:
+    """``NS`` and ``EW`` as the pages write them: NS and EO in French."""
+    return {"NS": _web("NS"), "EW": _web("EW")}.get(code, code)
+
+
+def card_label(code: str | None) -> str:
+    """``TH`` -> ``10♥``, ``KS`` -> ``R♠`` in French (as the pages show cards); ``?`` for
+    an unknown card; text that is no card as written."""
+    from scorer.cards import RANK_INDEX_EN, RANK_INDEX_FR, SUIT_SYMBOLS
+
+    if not code:
+        return "?"
+    ranks = RANK_INDEX_FR if language() == "fr" else RANK_INDEX_EN
+    if len(code) != 2 or code[0] not in ranks or code[1] not in SUIT_SYMBOLS:
+        return code
+    return ranks[code[0]] + SUIT_SYMBOLS[code[1]]
+
+
+def bid_label(bid: str) -> str:
+    """A bid as the pages show it: ``80H`` -> ``80♥``, ``pass`` -> ``passe`` in French;
+    ``contre`` and ``surcontre`` are the players' own words; text that is no bid as written.
+
+    >>> use("fr"); [bid_label(b) for b in ("80H", "capotS", "120NT", "take:C", "pass", "x")]
+    ['80♥', 'capot♠', '120 sans atout', 'prendre♣', 'passe', 'x']
+    """
+    from scorer.bidding import PASS, TAKE, Bid, InvalidBidError
+    from scorer.cards import SUIT_SYMBOLS
+
+    try:
+        parsed = Bid.parse(bid)
+    except InvalidBidError:
+        return bid
+    if parsed.kind == PASS:
+        return _web("pass")
+    if parsed.kind == TAKE:
+        value = _web("take")
+    elif parsed.value == "capot":
+        value = _web("capot")
+    elif parsed.kind == "value":
+        value = str(parsed.value)
+    else:
+        return str(parsed)
+    trump = parsed.trump
+    if not trump:
+        return value
+    return value + (SUIT_SYMBOLS[trump] if trump in SUIT_SYMBOLS
+                    else " " + {"NT": _web("no trump"), "AT": _web("all trump")}.get(trump, trump))
+
+
+def take_language(argv: list[str]) -> list[str]:
+    """Read ``--lang X`` / ``--lang=X`` anywhere in ``argv``, speak it, and return
+    the rest; without it, the environment decides. A wrong language: exit 2."""
+    rest: list[str] = []
+    chosen = None
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            rest += argv[i:]
+            break
+        if arg == "--lang" or arg.startswith("--lang="):
+            if arg == "--lang":
+                if i + 1 >= len(argv):
+                    chosen = ""
+                    i += 1
+                    continue
+                chosen, i = argv[i + 1], i + 2
+            else:
+                chosen, i = arg.partition("=")[2], i + 1
+            continue
+        rest.append(arg)
+        i += 1
+    use(language_from_env() if chosen is None or chosen not in LANGUAGES else chosen)
+    if chosen is not None and chosen not in LANGUAGES:
+        print(_("belote-table: --lang %(value)r: choose fr or en") % {"value": chosen},
+              file=sys.stderr)
+        raise SystemExit(2)
+    return rest
