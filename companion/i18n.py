@@ -5,10 +5,17 @@ English locale in the environment (``LC_ALL``, ``LC_MESSAGES`` or ``LANG``
 starting with ``en``, e.g. ``LANG=en_US.UTF-8``; ``C`` or unset: French).
 
 The messages are written in English in the code and looked up with the
-standard library's ``gettext`` in ``companion/translations`` (a catalog kept
-with ``pybabel``, see that folder's README); what it lacks is looked up in the
-web pages' catalog (``web/translations``), so a word the pages already
-translate (a team, a bid) reads the same on the page and in the terminal.
+standard library's ``gettext`` in ``companion/translations``; what it lacks is
+looked up in the web pages' catalog (``web/translations``), so a word the
+pages already translate (a team, a bid) reads the same on the page and in the
+terminal. After changing a message::
+
+    pybabel extract -F companion/babel.cfg -k N_ --no-location --sort-output \
+        -o companion/translations/companion.pot companion
+    pybabel update -D companion -d companion/translations -w 100 \
+        -i companion/translations/companion.pot
+    (translate the new entries of companion/translations/fr/LC_MESSAGES/companion.po)
+    pybabel compile -D companion -d companion/translations
 Reading a ``.mo`` file needs neither Flask nor Babel: ``belote-table score``
 stays light.
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion.i18n import _, bid_label, card_label, seat_letter, team_code
+from companion.i18n import _, bid_label, card_label, ngettext, seat_letter, team_code
 
 if TYPE_CHECKING:
     from companion.service import TableService
@@ -228,9 +228,9 @@ def run_virtual_table(table: Any, reader: Any, db: Path, port: int | None,
         truth = table.events
         problems = compare(truth, stored)
         state = service.state_json()
-        print(_("final score: %(NS)s %(ns)s - %(EW)s %(ew)s after %(hands)s hands; "
+        print(_("final score: %(NS)s %(ns)s - %(EW)s %(ew)s after %(hands)s; "
                 "%(frames)s frames in %(seconds).1f s (%(fps).1f frames/s)")
-              % {**_scores(state["scores"]), "hands": len(state["hands"]),
+              % {**_scores(state["scores"]), "hands": _hands(len(state["hands"])),
                  "frames": table.frames, "seconds": elapsed,
                  "fps": table.frames / max(elapsed, 1e-9)})
         if problems:
@@ -240,8 +240,8 @@ def run_virtual_table(table: Any, reader: Any, db: Path, port: int | None,
             rc = 1
         else:
             print(_("every card, seat, trick and score matched the simulator "
-                    "(%(cards)s cards, %(hands)s hands)")
-                  % {"cards": len(pipeline.log.plays), "hands": len(state["hands"])})
+                    "(%(cards)s cards, %(hands)s)")
+                  % {"cards": len(pipeline.log.plays), "hands": _hands(len(state["hands"]))})
         if stay_up and port is not None and closers:
             print(_("the web page stays up: Ctrl-C to stop"))
             while True:
@@ -257,25 +257,46 @@ def run_virtual_table(table: Any, reader: Any, db: Path, port: int | None,
 
 
 def _describe(msg_data: dict[str, Any]) -> str:
+    """One line of the demo's log: the event's number, who gave it (and how sure the
+    camera was), and what it says, in the players' words."""
     event = msg_data["event"]
     kind = event["type"]
     conf = msg_data.get("confidence")
-    source = msg_data["source"] + (f" {conf:.2f}" if conf is not None else "")
+    sources = {"camera": _("camera"), "simulator": _("simulator"), "web": _("web page")}
+    source = sources.get(msg_data["source"], msg_data["source"]) + (
+        f" {conf:.2f}" if conf is not None else "")
+    seat = seat_letter(event.get("seat", ""))
     if kind == "CardPlayed":
         text = _("%(seat)s plays %(card)s") % {
-            "seat": seat_letter(event["seat"]),
+            "seat": seat,
             "card": card_label(event["card"]) if event["card"] else _("?? (unknown card)")}
     elif kind == "BidMade":
-        text = _("%(seat)s bids %(bid)s") % {"seat": seat_letter(event["seat"]),
-                                              "bid": bid_label(event["bid"])}
+        text = _("%(seat)s bids %(bid)s") % {"seat": seat, "bid": bid_label(event["bid"])}
     elif kind == "BeloteAnnounced":
-        text = _("%(seat)s announces belote") % {"seat": seat_letter(event["seat"])}
+        text = _("%(seat)s announces belote") % {"seat": seat}
     elif kind == "CardCorrected":
         text = _("%(seat)s's card in trick %(trick)s is %(card)s") % {
-            "seat": seat_letter(event["seat"]), "trick": event["trick"],
-            "card": card_label(event["new"])}
+            "seat": seat, "trick": event["trick"], "card": card_label(event["new"])}
+    elif kind == "GameStarted":
+        text = _("new game: rules %(rules)s, first dealer %(dealer)s") % {
+            "rules": event["rules"], "dealer": seat_letter(event["dealer"])}
+    elif kind == "CardTurned":
+        text = _("turned card: %(card)s") % {"card": card_label(event["card"])}
+    elif kind == "ContractSet":
+        doubled = {2: " " + _("contré"), 4: " " + _("surcontré")}.get(event["double"], "")
+        text = _("contract: %(taker)s %(contract)s") % {
+            "taker": seat_letter(event["taker"]),
+            "contract": bid_label(f"{event['value']}{event['trump']}") + doubled}
+    elif kind == "TallyEntered":
+        text = _("tally: %(NS)s %(ns)s points, %(EW)s %(ew)s points") % _scores(event["points"])
+    elif kind == "EntryUndone":
+        text = _("entry %(n)s undone") % {"n": event["index"]}
+    elif kind == "GameEnded":
+        text = _("game ended early (%(reason)s)") % {
+            "reason": {"organiser": _("by the organiser"), "time": _("time is up")}.get(
+                event["reason"], event["reason"])}
     else:
-        # The other events as stored: the notation, for whoever reads the log closely.
+        # An event this log does not know yet: as stored, for whoever reads the log closely.
         text = kind + " " + " ".join(f"{k}={v}" for k, v in event.items() if k != "type")
     return f"#{msg_data['seq']:<4} [{source}] {text}"
 
@@ -317,6 +338,10 @@ class _News:
                            "score %(NS)s %(ns)s - %(EW)s %(ew)s")
                          % {**_scores(msg.data["scores"]), "n": last["hand_no"],
                             "add_ns": score.get("NS", 0), "add_ew": score.get("EW", 0)})
+
+
+def _hands(n: int) -> str:
+    return ngettext("%(n)s hand", "%(n)s hands", n) % {"n": n}
 
 
 def _scores(scores: dict[str, Any]) -> dict[str, Any]:
