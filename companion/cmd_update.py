@@ -19,7 +19,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from companion.i18n import _
+from companion.i18n import _, language
 
 PAGE = "http://127.0.0.1:8000/api/state"
 
@@ -44,7 +44,8 @@ def steps(source: Path, pull: bool, root: bool) -> list[list[str]]:
     out = []
     if pull and (source / ".git").exists():
         out.append(["git", "-C", str(source), "pull", "--ff-only"])
-    install = [str(source / "hardware" / "install.sh")]
+    # install.sh speaks the language this command speaks (sudo may drop the locale).
+    install = [str(source / "hardware" / "install.sh"), f"--lang={language()}"]
     out.append(install if root else ["sudo", *install])
     return out
 

@@ -4,6 +4,8 @@
 #   sudo hardware/install.sh            # the service, udev rule and venv
 #   sudo hardware/install.sh --kiosk    # and the club screen at desktop login
 #   hardware/install.sh --dry-run       # print what it would do, change nothing
+#   hardware/install.sh --lang=en       # its messages in English (French by default,
+#                                       # or English under an English locale)
 #
 # Run from a checkout of the project. It installs:
 #   /opt/belote-table/app    a copy of the checkout
@@ -19,13 +21,26 @@ SERVICE_USER="${SERVICE_USER:-belote}"
 KIOSK_USER="${KIOSK_USER:-${SUDO_USER:-pi}}"
 DRY_RUN=0
 KIOSK=0
+# French unless English is asked for, as `belote-table` (companion/i18n.py): the
+# first of LC_ALL, LC_MESSAGES, LANG that is set decides, --lang=fr|en overrides.
+case "${LC_ALL:-${LC_MESSAGES:-${LANG:-}}}" in en*) MSG_LANG=en ;; *) MSG_LANG=fr ;; esac
+for arg in "$@"; do
+    case "$arg" in --lang=en) MSG_LANG=en ;; --lang=fr) MSG_LANG=fr ;; esac
+done
+
+# say FRENCH ENGLISH: one message, in the language chosen.
+say() {
+    if [ "$MSG_LANG" = en ]; then echo "$2"; else echo "$1"; fi
+}
 
 for arg in "$@"; do
     case "$arg" in
         --dry-run) DRY_RUN=1 ;;
         --kiosk) KIOSK=1 ;;
-        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
-        *) echo "install.sh: unknown option $arg (see --help)" >&2; exit 2 ;;
+        --lang=en|--lang=fr) ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        *) say "install.sh : option inconnue $arg (voir --help)" \
+               "install.sh: unknown option $arg (see --help)" >&2; exit 2 ;;
     esac
 done
 
@@ -38,26 +53,28 @@ run() {
 }
 
 if [ "$DRY_RUN" = 0 ] && [ "$(id -u)" != 0 ]; then
-    echo "install.sh: run it with sudo (or --dry-run to see what it does)" >&2
+    say "install.sh : lancez-le avec sudo (ou --dry-run pour voir ce qu'il fait)" \
+        "install.sh: run it with sudo (or --dry-run to see what it does)" >&2
     exit 1
 fi
 if [ "$(uname -m)" != aarch64 ]; then
     # onnxruntime has Linux ARM wheels for 64-bit only.
-    echo "install.sh: warning: $(uname -m) is not aarch64; use the 64-bit Raspberry Pi OS" >&2
+    say "install.sh : attention : $(uname -m) n'est pas aarch64 ; prenez Raspberry Pi OS 64 bits" \
+        "install.sh: warning: $(uname -m) is not aarch64; use the 64-bit Raspberry Pi OS" >&2
 fi
 
-echo "== system packages"
+say "== paquets du système" "== system packages"
 run apt-get update -q
 run apt-get install -y -q --no-install-recommends \
     python3-venv python3-pip python3-picamera2 python3-numpy curl
 
-echo "== service user $SERVICE_USER"
+say "== utilisateur du service $SERVICE_USER" "== service user $SERVICE_USER"
 if ! id "$SERVICE_USER" >/dev/null 2>&1; then
     run useradd --system --home-dir /var/lib/belote-table --create-home \
         --shell /usr/sbin/nologin --groups dialout,video "$SERVICE_USER"
 fi
 
-echo "== application in $PREFIX"
+say "== application dans $PREFIX" "== application in $PREFIX"
 run mkdir -p "$PREFIX/app"
 run cp -a "$SRC/." "$PREFIX/app/"
 # The reader's lab (rendering, training, evaluation) is not for the table: the
@@ -76,12 +93,13 @@ run "$PREFIX/venv/bin/python" -c \
 run "$PREFIX/venv/bin/python" -c \
     "import importlib.util, vision.reader, companion.outputs, web; assert importlib.util.find_spec('vision.lab') is None, 'vision.lab installed'"
 
-echo "== udev name /dev/belote-display for the score display's Pico"
+say "== nom udev /dev/belote-display pour le Pico de l'afficheur des scores" \
+    "== udev name /dev/belote-display for the score display's Pico"
 run install -m 644 "$SRC/hardware/99-belote-display.rules" /etc/udev/rules.d/
 run udevadm control --reload-rules
 run udevadm trigger --subsystem-match=tty
 
-echo "== systemd service belote-table"
+say "== service systemd belote-table" "== systemd service belote-table"
 if [ ! -e /etc/default/belote-table ]; then
     run install -m 644 "$SRC/hardware/belote-table.env" /etc/default/belote-table
 fi
@@ -93,7 +111,7 @@ run systemctl enable belote-table
 run systemctl restart belote-table
 
 if [ "$KIOSK" = 1 ]; then
-    echo "== club screen for $KIOSK_USER"
+    say "== écran du club pour $KIOSK_USER" "== club screen for $KIOSK_USER"
     home="$(getent passwd "$KIOSK_USER" | cut -d: -f6 || true)"
     home="${home:-/home/$KIOSK_USER}"
     run install -D -m 644 -o "$KIOSK_USER" "$SRC/hardware/kiosk/belote-kiosk.desktop" \
@@ -104,5 +122,7 @@ if [ "$KIOSK" = 1 ]; then
     fi
 fi
 
-echo "== done: http://$(hostname).local:8000/  (journalctl -u belote-table -f for the log)"
-echo "   flash the display once: $PREFIX/venv/bin/belote-table display flash"
+say "== fini : http://$(hostname).local:8000/  (journalctl -u belote-table -f pour le journal)" \
+    "== done: http://$(hostname).local:8000/  (journalctl -u belote-table -f for the log)"
+say "   programmez l'afficheur une fois : $PREFIX/venv/bin/belote-table display flash" \
+    "   flash the display once: $PREFIX/venv/bin/belote-table display flash"

@@ -6,6 +6,7 @@ numpy < 2 constraints (inside pyproject's ranges)."""
 from __future__ import annotations
 
 import configparser
+import os
 import shlex
 import shutil
 import subprocess
@@ -51,7 +52,34 @@ def test_install_script_dry_run_makes_a_system_site_venv_with_the_pi_constraints
 def test_install_script_kiosk_option_and_bad_option():
     assert "belote-kiosk.desktop" in _install("--dry-run", "--kiosk").stdout
     bad = _install("--dry-run", "--kisok")
-    assert bad.returncode == 2 and "unknown option --kisok" in bad.stderr
+    assert bad.returncode == 2 and "option inconnue --kisok" in bad.stderr
+
+
+def test_install_script_speaks_french_unless_english_is_asked_for():
+    french = _install("--dry-run")
+    assert "== paquets du système" in french.stdout and "== fini : http://" in french.stdout
+    assert "== system packages" not in french.stdout
+    english = _install("--dry-run", "--lang=en")
+    assert "== system packages" in english.stdout and "== done: http://" in english.stdout
+    assert "paquets" not in english.stdout
+    env = {**os.environ, "LANG": "en_GB.UTF-8"}
+    by_locale = subprocess.run(["bash", str(HW / "install.sh"), "--dry-run", "--kisok"],
+                               capture_output=True, text=True, timeout=30, env=env)
+    assert by_locale.returncode == 2 and "unknown option --kisok" in by_locale.stderr
+
+
+def test_the_service_speaks_french_on_a_pi_set_up_in_english():
+    from companion.i18n import language_from_env
+
+    unit = configparser.ConfigParser(strict=False, interpolation=None)
+    unit.optionxform = str  # type: ignore[assignment,method-assign]
+    unit.read(HW / "belote-table.service")
+    lang = unit["Service"]["Environment"].partition("LANG=")[2]
+    # systemd hands the system's locale (en_GB on Raspberry Pi OS) to the unit's own
+    # Environment= line, which wins; /etc/default/belote-table may still ask for English.
+    assert lang and language_from_env({"LANG": lang}) == "fr"
+    text = (HW / "belote-table.service").read_text()
+    assert text.index("Environment=LANG") < text.index("EnvironmentFile=")
 
 
 def test_shell_scripts_parse():
