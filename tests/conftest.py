@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,20 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def french_locale() -> Iterator[None]:
+    """The command line speaks French unless the locale is English (companion.i18n): the
+    tests read its French whatever the machine's locale, in this process and the
+    commands they start."""
+    names = ("LC_ALL", "LC_MESSAGES", "LANG")
+    saved = {name: os.environ.pop(name) for name in names if name in os.environ}
+    os.environ["LANG"] = "C.UTF-8"
+    yield
+    for name in names:
+        os.environ.pop(name, None)
+    os.environ.update(saved)
 
 
 @pytest.fixture(scope="session")

@@ -46,7 +46,7 @@ def test_backup_during_play_is_a_consistent_copy(tmp_path: Path, capsys: Any) ->
     final = tmp_path / "final.db"
     assert cli(["backup", "--db", str(db), "--out", str(final)]) == 0
     copies.append(final)
-    assert "saved" in capsys.readouterr().out
+    assert f"enregistré {final} : 1 partie, " in capsys.readouterr().out
     assert len(copies) >= 2
     for copy in copies:
         with Store(copy) as again:
@@ -65,6 +65,8 @@ def test_update_installs_and_restarts(tmp_path: Path, capsys: Any) -> None:
     root = Path(__file__).resolve().parents[2]
     assert cli(["update", "--from", str(root), "--no-pull", "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert f"{root}/hardware/install.sh" in out and "+ wait for http://127.0.0.1:8000" in out
+    # install.sh speaks French as the command does (sudo may drop the locale).
+    assert f"{root}/hardware/install.sh --lang=fr" in out
+    assert "+ attendre http://127.0.0.1:8000" in out
     assert cli(["update", "--from", str(tmp_path), "--dry-run"]) == 2
-    assert "not a checkout" in capsys.readouterr().err
+    assert "n'est pas une copie du projet" in capsys.readouterr().err

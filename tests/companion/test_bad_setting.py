@@ -35,10 +35,10 @@ def test_a_missing_calibration_keeps_the_page_up_and_says_so(tmp_path: Path) -> 
     thread.start()
     try:
         for _ in range(100):
-            if any(s.startswith("web page: ") for s in said):
+            if any(s.startswith("page web : ") for s in said):
                 break
             stop.wait(0.05)
-        url = next(s for s in said if s.startswith("web page: "))[len("web page: "):]
+        url = next(s for s in said if s.startswith("page web : "))[len("page web : "):]
         state = json.loads(_get(url + "/api/state"))
         assert state["status"]["problem"] == {"code": "calibration_missing",
                                               "detail": "/etc/belote/cal.json"}
@@ -66,6 +66,6 @@ def test_a_wrong_zoom_with_the_web_page_on_is_a_problem_to_show_not_an_exit() ->
     from companion.cmd_run import parse_args
 
     args = parse_args(["--images", "frames", "--zoom", "2", "--port", "0"])
-    assert args.zoom_problem == "--zoom works only with --picamera (it crops the Pi camera's " \
-                                "sensor)"
+    assert args.zoom_problem == "--zoom ne marche qu'avec --picamera (il recadre le capteur de " \
+                                "la caméra du Pi)"
     assert parse_args(["--picamera", "--zoom", "2.5"]).zoom_problem is None

@@ -42,7 +42,7 @@ def test_calibrate_finds_the_table_and_saves_zones_and_a_preview(tmp_path, capsy
     assert cal.seat_of((40, 40)) is None  # off the table
     preview = cv2.imread(str(tmp_path / "cal.png"))
     assert preview is not None and preview.shape == (600, 800, 3)
-    assert "table corners" in capsys.readouterr().out
+    assert "coins de la table : (" in capsys.readouterr().out
     assert sorted(json.loads(out.read_text())["zones"]) == ["E", "N", "S", "W"]
 
 

@@ -46,4 +46,4 @@ def test_calibrate_borrows_the_running_tables_frame(tmp_path: Path, capsys) -> N
 
 def test_calibrate_says_when_no_table_runs(tmp_path: Path, capsys) -> None:
     assert main(["--service", "http://127.0.0.1:9", "--out", str(tmp_path / "c.json")]) == 1
-    assert "no running table there" in capsys.readouterr().err
+    assert "aucune table en marche à cette adresse" in capsys.readouterr().err

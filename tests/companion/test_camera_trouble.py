@@ -109,7 +109,7 @@ def _web_url(proc: subprocess.Popen[str], timeout: float = 60) -> str:
     while time.monotonic() < deadline:
         line = proc.stdout.readline()
         seen.append(line)
-        found = re.search(r"web page: (http://\S+)", line)
+        found = re.search(r"page web : (http://\S+)", line)
         if found:
             return found.group(1)
         if not line and proc.poll() is not None:
@@ -159,7 +159,7 @@ def test_run_images_with_a_bad_frame_goes_on(tmp_path: Path,
     code = main(["--images", str(_blank_folder(tmp_path)), "--db", str(tmp_path / "t.db"),
                  "--no-web", "--no-display"])
     assert code == 0
-    assert "score: NS 0 - EW 0" in capsys.readouterr().out
+    assert "score : NS 0 - EO 0" in capsys.readouterr().out
 
 
 def test_run_sets_a_corrupt_store_aside_and_goes_on(tmp_path: Path,

@@ -18,7 +18,7 @@ def test_help_lists_every_command(capsys):
 
 def test_unknown_command_exits_2(capsys):
     assert main(["nonsense"]) == 2
-    assert "unknown command 'nonsense'" in capsys.readouterr().err
+    assert "commande inconnue 'nonsense'" in capsys.readouterr().err
 
 
 def test_dispatcher_imports_no_heavy_library():

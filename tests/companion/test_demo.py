@@ -27,15 +27,17 @@ def test_the_demo_plays_a_hand_through_every_part_and_says_if_it_matched(tmp_pat
         capture_output=True, text=True, cwd=ROOT, timeout=300)
     text = out.stdout
     assert out.returncode in (0, 1), text[-2000:] + out.stderr[-2000:]
-    assert re.search(r"web page: http://127\.0\.0\.1:\d+", text)
-    assert "score display emulator on /dev/pts/" in text
-    assert re.search(r"\[simulator\] \w bids ", text)
-    assert re.search(r"\[camera [01]\.\d\d\] \w plays ", text)
-    assert re.search(r"final score: NS \d+ - EW \d+", text)
+    assert re.search(r"page web : http://127\.0\.0\.1:\d+", text)
+    assert "émulateur de l'afficheur des scores sur /dev/pts/" in text
+    # Seats N E S O, cards as the pages show them (10♥, R♠).
+    assert re.search(r"\[simulateur\] [NESO] annonce ", text)
+    assert re.search(r"\[caméra [01]\.\d\d\] [NESO] joue (7|8|9|10|V|D|R|A)[♠♥♦♣]", text)
+    assert not re.search(r"\] W |joue [0-9TJQKA][SHDC]\b", text)
+    assert re.search(r"score final : NS \d+ - EO \d+", text)
     if out.returncode == 0:
-        assert "every card, seat, trick and score matched the simulator" in text
+        assert "chaque carte, place, pli et score correspond au simulateur" in text
     else:
-        assert "MISMATCH with the simulator" in text
+        assert "DIFFÉRENCE avec le simulateur" in text
     with Store(db) as store:
         [game] = store.games()
         stored = store.events(game["id"])

@@ -36,7 +36,7 @@ def test_run_reads_a_folder_of_frames_into_the_open_game(tmp_path, capsys):
             break
     assert main(["--images", str(folder), "--db", str(db), "--no-web"]) == 0
     out = capsys.readouterr().out
-    assert f"continuing game 1 from {db}" in out
+    assert f"suite de la partie 1 de {db}" in out
     with Store(db) as store:
         stored = store.events(1)
     plays = [s for s in stored if isinstance(s.event, CardPlayed)]
@@ -51,9 +51,9 @@ def test_run_with_a_missing_folder_says_so(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args, says", [
-    (["--images", "frames", "--zoom", "2"], "--zoom works only with --picamera"),
-    (["--camera", "0", "--zoom", "2"], "--zoom works only with --picamera"),
-    (["--picamera", "--zoom", "0.5"], "--zoom must be 1 or more"),
+    (["--images", "frames", "--zoom", "2"], "--zoom ne marche qu'avec --picamera"),
+    (["--camera", "0", "--zoom", "2"], "--zoom ne marche qu'avec --picamera"),
+    (["--picamera", "--zoom", "0.5"], "--zoom vaut 1 ou plus"),
 ])
 def test_run_refuses_a_wrong_zoom_before_starting(tmp_path, capsys, monkeypatch, args, says):
     monkeypatch.chdir(tmp_path)
@@ -79,7 +79,7 @@ def test_a_plugged_in_pico_is_used_instead_of_the_emulator(monkeypatch, tmp_path
         service = TableService(store, Bus())
         closers = start_outputs(service, None, emulator=True, say=said.append)
         try:
-            assert said == [f"score display: Pico on {port}"]
+            assert said == [f"afficheur des scores : Pico sur {port}"]
         finally:
             for close in closers:
                 close()

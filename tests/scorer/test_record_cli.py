@@ -169,8 +169,9 @@ def test_cli_refusals_exit_2_with_the_reason_and_nothing_on_stdout(records, tmp_
     paths, _ = records
     cases = []
     out = cli("--rules", "nope", paths[0])
-    cases.append((out, "invalid choice: 'nope'"))
-    cases.append((cli(tmp_path / "missing.json"), f"{tmp_path / 'missing.json'}: cannot read"))
+    cases.append((out, "choix invalide : 'nope'"))
+    cases.append((cli(tmp_path / "missing.json"),
+                  f"{tmp_path / 'missing.json'} : lecture impossible"))
     array = tmp_path / "array.json"
     array.write_text("[1, 2]")
     cases.append((cli(paths[0], array), f"{array}: a hand record is a JSON object, not list"))
@@ -181,7 +182,7 @@ def test_cli_refusals_exit_2_with_the_reason_and_nothing_on_stdout(records, tmp_
     cases.append((cli(bad), "rules: setting 'renonce_penalty': 'half' is not one of"))
     cases.append((cli("--set", "renonce_penalty=half", paths[0]),
                   "setting 'renonce_penalty': 'half' is not one of"))
-    cases.append((cli("--set", "target", paths[0]), "expected KEY=VALUE"))
+    cases.append((cli("--set", "target", paths[0]), "CLÉ=VALEUR attendu"))
     for out, message in cases:
         assert out.returncode == 2 and out.stdout == "", (message, out.stdout)
         assert message in out.stderr, (message, out.stderr)

@@ -254,10 +254,10 @@ def test_a_bad_deck_with_the_web_page_on_keeps_the_table_up_and_says_so(tmp_path
     thread.start()
     try:
         for _ in range(200):
-            if any(s.startswith("web page: ") for s in said):
+            if any(s.startswith("page web : ") for s in said):
                 break
             stop.wait(0.05)
-        url = next(s for s in said if s.startswith("web page: "))[len("web page: "):]
+        url = next(s for s in said if s.startswith("page web : "))[len("page web : "):]
         for _ in range(200):  # the page is up before the deck is tried
             with urllib.request.urlopen(url + "/api/state", timeout=5) as r:
                 state = json.loads(r.read())

@@ -176,10 +176,11 @@ def test_club_demo_ends_with_the_club_equal_to_every_table(broker_factory: Any) 
                           "--hands", "2", "--seed", "4", "--port", "0"],
                          capture_output=True, text=True, cwd=ROOT, timeout=200)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
-    assert "broker killed" in out.stdout and "broker restarted" in out.stdout
-    assert "cut off" in out.stdout and "back on the network" in out.stdout
-    assert "the club's record equals every table's: OK" in out.stdout
-    ranking = re.findall(r"^\s+\d+\. Équipe \d+ .*: \d+ won, -?\d+ points$", out.stdout, re.M)
+    assert "courtier arrêté net" in out.stdout and "courtier redémarré" in out.stdout
+    assert "coupée du club" in out.stdout and "de retour sur le réseau" in out.stdout
+    assert "les données du club sont celles de chaque table : OK" in out.stdout
+    ranking = re.findall(r"^\s+\d+\. Équipe \d+ .*: \d+ gagnée\(s\), -?\d+ points$",
+                         out.stdout, re.M)
     assert len(ranking) == 6
 
 
@@ -259,11 +260,11 @@ def test_the_club_server_command_serves_the_tables_from_its_broker(
     try:
         assert proc.stdout is not None
         lines: list[str] = []
-        while not any("club pages:" in line for line in lines) and len(lines) < 10:
+        while not any("pages du club :" in line for line in lines) and len(lines) < 10:
             lines.append(proc.stdout.readline())
-        url = re.search(r"club pages: (http://\S+)", "".join(lines))
+        url = re.search(r"pages du club : (http://\S+)", "".join(lines))
         assert url, lines
-        assert f"organiser PIN {PIN}" in lines[-1]
+        assert f"code PIN de l'organisateur {PIN}" in lines[-1]
         html = urllib.request.urlopen(url.group(1) + "/", timeout=10).read().decode()
         assert html.count('class="club-table') == 3 and "Toutes les tables" in html
     finally:

@@ -49,7 +49,7 @@ def test_run_with_club_publishes_the_table_s_store(tmp_path: Path, broker_factor
         assert main(["--images", str(folder), "--db", str(db), "--no-web", "--no-display",
                      "--club", broker.url, "--table", "3", "--club-name", "lyon",
                      "--club-password-file", str(tmp_path / "table3.pw")]) == 0
-        assert f"club: table 3 publishes to {broker.url}" in capsys.readouterr().out
+        assert f"club : la table 3 publie vers {broker.url}" in capsys.readouterr().out
         wait_for(lambda: server.last_seq(3) == first, 10, "the table's events at the club")
         assert [e.event for e in club_store.table_events(3)] == [
             e.to_json() for e in events[:first]]
@@ -59,7 +59,7 @@ def test_run_with_club_publishes_the_table_s_store(tmp_path: Path, broker_factor
 
 
 @pytest.mark.parametrize("args, says", [
-    (["--club", "mqtt://club:1883"], "--club needs --table N and --club-password-file"),
+    (["--club", "mqtt://club:1883"], "--club demande --table N et --club-password-file"),
     (["--club", "http://club", "--table", "2", "--club-password-file", "pw"],
      "expected mqtt://HOST:PORT"),
     (["--club", "mqtt://club", "--table", "0", "--club-password-file", "pw"],

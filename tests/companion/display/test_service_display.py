@@ -31,7 +31,7 @@ from scorer.simulate import simulate_game
 from .conftest import ROOT, wait_until
 
 pytestmark = pytest.mark.timeout(90)
-SHOWN = re.compile(r"NS '(.{4})' EW '(.{4})' LED (on|off)")
+SHOWN = re.compile(r"NS '(.{4})' EO '(.{4})' LED (allumée|éteinte)")
 
 
 class EmulatorProcess:
@@ -88,7 +88,8 @@ def test_a_game_goes_on_while_the_display_is_killed_and_restarted(tmp_path):
     driver = DisplayDriver(bus, port=link, ack_timeout=0.2, reconnect_delay=0.1,
                            on_status=lambda s: service.set_status(display=s["link"])).start()
     try:
-        assert wait_until(lambda: emu.lines and "display emulator on /dev/" in emu.lines[0])
+        assert wait_until(lambda: emu.lines and "émulateur de l'afficheur sur /dev/"
+                          in emu.lines[0])
         events = simulate_game(5, hands=2)
         half = len(events) // 2
         service.start_game(events[0], source="simulator")
@@ -164,7 +165,7 @@ def test_display_status_names_the_firmware(tmp_path, capsys):
     with Emulator(banner_ms=100) as emu:
         assert cmd_display.main(["status", "--port", emu.path, "--timeout", "3"]) == 0
     out = capsys.readouterr().out
-    assert f"{emu.path}: belote-display firmware 1.0.0 protocol 1" in out
+    assert f"{emu.path} : belote-display, micrologiciel 1.0.0, protocole 1" in out
 
 
 def test_display_status_without_a_display_says_so(tmp_path, capsys):
@@ -196,7 +197,7 @@ def test_display_flash_asks_for_maintenance_then_runs_mpremote(tmp_path, monkeyp
         assert cmd_display.main(["flash", "--port", emu.path]) == 0
         # The firmware ignores Ctrl-C: the MAINT frame is what lets mpremote in.
         assert emu.app is not None and emu.app.maintenance_requested
-    assert "maintenance mode" in capsys.readouterr().out
+    assert "mode maintenance" in capsys.readouterr().out
     args = calls.read_text().split()
     assert args[:3] == ["connect", emu.path, "cp"]
     assert args[-3:] == [":", "+", "reset"]
@@ -240,7 +241,7 @@ def test_emulator_command_draws_big_digits_on_a_terminal():
         if slave >= 0:
             os.close(slave)
     text = out.decode()
-    assert "display emulator on /dev/" in text
+    assert "émulateur de l'afficheur sur /dev/" in text
     assert "\x1b[H\x1b[2J" in text  # redrawn in place
     # The boot banner "bELo" for 2 s, then dashes (no host): seven-segment art.
     screens = [_ns_rows(s) for s in text.split("\x1b[H\x1b[2J")[1:]]
