@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.club.topics import check_club, check_table, parse_url, table_topic, table_user
+from companion.i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -188,7 +189,7 @@ class ClubLink:
     def _on_connect(self, client: Any, _userdata: Any, _flags: Any, reason: Any,
                     _props: Any) -> None:
         if reason.is_failure:
-            log.warning("club link: table %s refused by the broker: %s", self.table, reason)
+            log.warning(_("club link: table %s refused by the broker: %s"), self.table, reason)
             return
         client.subscribe([(table_topic(self.club, self.table, "ack"), 1),
                           (table_topic(self.club, self.table, "next"), 1)])
@@ -211,7 +212,7 @@ class ClubLink:
         try:
             data = json.loads(msg.payload)
         except ValueError:
-            log.warning("club link: unreadable message on %s", msg.topic)
+            log.warning(_("club link: unreadable message on %s"), msg.topic)
             return
         if msg.topic.endswith("/ack"):
             self._on_ack(data)
@@ -219,14 +220,14 @@ class ClubLink:
             try:
                 self.on_next(data)
             except ValueError as exc:
-                log.warning("club link: next game refused: %s", exc)
+                log.warning(_("club link: next game refused: %s"), exc)
             except Exception:  # noqa: BLE001 - the link must outlive a failed start
-                log.exception("club link: the club's next game could not be started")
+                log.exception(_("club link: the club's next game could not be started"))
 
     def _on_ack(self, data: Any) -> None:
         seq = data.get("seq") if isinstance(data, dict) else None
         if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
-            log.warning("club link: bad ack %r", data)
+            log.warning(_("club link: bad ack %r"), data)
             return
         with self._lock:
             self._ack_seen = True
@@ -248,8 +249,8 @@ class ClubLink:
         be refused as a different copy of events the club has."""
         if start > 0 and not self._warned_ahead and _stored_max(db) < start:
             self._warned_ahead = True
-            log.error("club link: the club holds %d events of table %d, this store fewer: "
-                      "a new store needs a new table number (or a new club file)", start,
+            log.error(_("club link: the club holds %d events of table %d, this store fewer: "
+                      "a new store needs a new table number (or a new club file)"), start,
                       self.table)
 
     def _run(self) -> None:
@@ -261,7 +262,7 @@ class ClubLink:
                 try:
                     self._send_some(db)
                 except sqlite3.Error as exc:
-                    log.warning("club link: reading the store: %s", exc)
+                    log.warning(_("club link: reading the store: %s"), exc)
         finally:
             db.close()
 
@@ -278,7 +279,7 @@ class ClubLink:
                 if self.sent == self.acked:
                     self._progress = now  # nothing in flight: the ack clock starts now
                 elif now - self._progress > self.resend_after:
-                    log.info("club link: no ack for %.0f s, sending again from %d",
+                    log.info(_("club link: no ack for %.0f s, sending again from %d"),
                              now - self._progress, self.acked + 1)
                     self.sent = self.acked
                     self._progress = now
@@ -345,7 +346,7 @@ def link_service(service: Any, db_path: str | Path, url: str, table: int, passwo
     def on_next(data: dict[str, Any]) -> None:
         game_id = apply_next_game(service, data)
         if game_id is not None:
-            log.info("club link: game %s started as the club asked (match %s)", game_id,
+            log.info(_("club link: game %s started as the club asked (match %s)"), game_id,
                      data.get("match"))
 
     link = ClubLink(db_path, url, table, password, club=club, on_next=on_next).start()

@@ -30,6 +30,7 @@ import serial
 from serial.tools import list_ports
 
 from companion.bus import Bus
+from companion.i18n import _
 from firmware import protocol
 from scorer.cards import SEATS, TEAMS
 from scorer.cards import team_of as seat_team
@@ -164,7 +165,7 @@ class DisplayDriver:
                 self._pin = (pin, now)
         except (ValueError, TypeError, AttributeError) as exc:
             # A malformed message is the publisher's bug; the display keeps what it has.
-            log.warning("display: ignored %s message: %s", topic, exc)
+            log.warning(_("display: ignored %s message: %s"), topic, exc)
             self._set(last_error=f"bus {topic}: {exc}")
 
     def _drain_bus(self, wait: float) -> None:
@@ -184,7 +185,7 @@ class DisplayDriver:
             except (serial.SerialException, OSError) as exc:
                 self._close(f"serial: {exc}")
             except Exception as exc:  # never let a bug here take the service down
-                log.exception("display driver")
+                log.exception(_("display driver"))
                 self._close(f"driver: {exc!r}")
 
     def _step(self) -> None:
@@ -221,14 +222,14 @@ class DisplayDriver:
         self._last_rx = time.monotonic()
         with self._lock:
             self._status["connects"] += 1
-        log.info("display: opened %s", port)
+        log.info(_("display: opened %s"), port)
 
     def _close(self, reason: str) -> None:
         ser, self._serial = self._serial, None
         if ser is not None:
             with contextlib.suppress(Exception):
                 ser.close()
-            log.info("display: closed (%s)", reason)
+            log.info(_("display: closed (%s)"), reason)
         self._set(link="searching", last_error=reason)
         self._ready = False
         self._inflight = None
@@ -259,7 +260,7 @@ class DisplayDriver:
                 return
             kind, payload = sent
             if frame.kind == protocol.NAK:
-                log.warning("display refused %s %s: %s", kind, payload, reason)
+                log.warning(_("display refused %s %s: %s"), kind, payload, reason)
                 with self._lock:
                     self._status["refused"] += 1
                     self._status["last_error"] = f"display refused {kind}: {reason}"
@@ -358,7 +359,7 @@ class DisplayDriver:
             try:
                 self.on_status(snapshot)
             except Exception:
-                log.exception("display: on_status callback failed")
+                log.exception(_("display: on_status callback failed"))
 
 
 def probe(port: str, timeout: float = 3.0) -> dict[str, str]:

@@ -118,7 +118,7 @@ class TablePipeline:
             detections = self.reader.read(frame)
         except ValueError as exc:
             self.log.skipped.append(str(exc))
-            log.warning("skipped a frame at %.2f s: %s", ts, exc)
+            log.warning(_("skipped a frame at %.2f s: %s"), ts, exc)
             return []
         self.log.frames += 1
         # The frame and its reads, for the picture kept with a card played now.

@@ -27,6 +27,7 @@ from typing import Any
 
 from companion.club.store import ClubEvent, ClubStore
 from companion.club.topics import CLUB_USER, check_club, parse_topic, parse_url, table_topic
+from companion.i18n import _
 from companion.store import SOURCES
 from scorer.events import GameStarted, InvalidEventError, event_from_json
 from scorer.game import GameState, replay, verify_event
@@ -150,7 +151,7 @@ class ClubServer:
 
     def _refuse(self, table: int, why: str) -> str:
         text = f"table {table}: {why}"
-        log.warning("club: refused a message: %s", text)
+        log.warning(_("club: refused a message: %s"), text)
         with self._lock:
             self.refused.append(text)
             self.refused_count += 1
@@ -309,7 +310,7 @@ class ClubServer:
 
     def _on_connect(self, client: Any, _u: Any, _f: Any, reason: Any, _p: Any) -> None:
         if reason.is_failure:
-            log.warning("club server: refused by the broker: %s", reason)
+            log.warning(_("club server: refused by the broker: %s"), reason)
             return
         self.connected = True
         client.subscribe([(f"belote/{self.club}/table/+/events", 1),
@@ -362,7 +363,7 @@ class ClubServer:
             try:
                 _, acks = self._process(batch)
             except Exception:  # noqa: BLE001 - the server keeps running; tables resend
-                log.exception("club server: a batch could not be stored")
+                log.exception(_("club server: a batch could not be stored"))
                 with self._lock:
                     self._last = self.store.tables()
                     self._states.clear()

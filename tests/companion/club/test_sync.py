@@ -205,7 +205,7 @@ def test_messages_that_are_not_valid_events_of_a_known_table_are_refused_and_log
     assert outcomes == dict.fromkeys(bad, "refused"), outcomes
     assert _stored(store) == before and server.last_seq(1) == 6
     assert server.refused_count == len(bad)
-    assert len([r for r in caplog.records if "refused" in r.getMessage()]) == len(bad)
+    assert len([r for r in caplog.records if "message refusé" in r.getMessage()]) == len(bad)
     # The next real event still goes in.
     assert server.receive(1, payloads[6]) == "stored"
     store.close()
