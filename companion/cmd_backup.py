@@ -13,16 +13,16 @@ import sys
 import time
 from pathlib import Path
 
-from companion.i18n import _, ngettext
+from companion.i18n import _, located, ngettext
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="belote-table backup",
                                 description=_("copy the event store, safe during play"))
-    p.add_argument("--db", default="belote-table.db",
+    p.add_argument("--db", default="belote-table.db", metavar=_("FILE"),
                    help=_("the store to copy (default: %(default)s; on the Pi "
                           "/var/lib/belote-table/belote-table.db)"))
-    p.add_argument("--out", help=_("where to write the copy (default: "
+    p.add_argument("--out", metavar=_("FILE"), help=_("where to write the copy (default: "
                                    "belote-table-YYYYMMDD-HHMMSS.db here)"))
     return p
 
@@ -38,7 +38,7 @@ def main(argv: list[str]) -> int:
         with Store(out) as copy:
             games = copy.games()
     except StoreError as exc:
-        print(f"belote-table backup: {exc}", file=sys.stderr)
+        print(located("belote-table backup", exc), file=sys.stderr)
         return 1
     events = sum(g["events"] for g in games)
     print(_("saved %(file)s: %(games)s, %(events)s")

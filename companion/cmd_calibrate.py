@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from companion.i18n import _
+from companion.i18n import _, located
 
 if TYPE_CHECKING:  # numpy is imported by the subcommand that uses it
     import numpy as np
@@ -42,9 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--north", default="top", choices=("top", "right", "bottom", "left"),
                    help=_("side of the frame where N sits: top, right, bottom or left "
                           "(default: %(default)s)"))
-    p.add_argument("--out", default="calibration.json",
+    p.add_argument("--out", default="calibration.json", metavar=_("FILE"),
                    help=_("where to save (%(default)s)"))
-    p.add_argument("--preview",
+    p.add_argument("--preview", metavar=_("IMAGE"),
                    help=_("image showing the zones (default: beside --out, .png)"))
     return p
 
@@ -128,7 +128,7 @@ def main(argv: list[str]) -> int:
         frame = _first_frame(args)
         calibration = Calibration.from_frame(frame, north=args.north)
     except (ValueError, CalibrationError) as exc:
-        print(f"belote-table calibrate: {exc}", file=sys.stderr)
+        print(located("belote-table calibrate", exc), file=sys.stderr)
         return 1
     out = Path(args.out)
     preview = Path(args.preview) if args.preview else out.with_suffix(".png")

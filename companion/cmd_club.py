@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from companion.i18n import _
+from companion.i18n import _, located
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,19 +30,20 @@ def build_parser() -> argparse.ArgumentParser:
                       "ranking, the season's statistics"),
         epilog=_("also: 'belote-table club setup --help' (Mosquitto's files and the tables' "
                  "passwords), 'belote-table club demo --help' (a whole evening, simulated)"))
-    p.add_argument("--db", default="belote-club.db",
+    p.add_argument("--db", default="belote-club.db", metavar=_("FILE"),
                    help=_("club file (default: %(default)s)"))
-    p.add_argument("--broker", default="mqtt://127.0.0.1:1883",
+    p.add_argument("--broker", default="mqtt://127.0.0.1:1883", metavar="URL",
                    help=_("the club's Mosquitto broker (default: %(default)s)"))
-    p.add_argument("--club", default="club",
+    p.add_argument("--club", default="club", metavar=_("NAME"),
                    help=_("club name in the topics (default: %(default)s)"))
-    p.add_argument("--tables", type=_count, default=16, help=_("tables of the club (1..N)"))
+    p.add_argument("--tables", type=_count, default=16, metavar="N",
+                   help=_("tables of the club (1..N)"))
     p.add_argument("--password-file", metavar=_("FILE"), required=True,
                    help=_("the broker password of user 'club' (belote-table club setup "
                           "writes it)"))
     p.add_argument("--port", type=int, default=8100,
                    help=_("web page port (default: %(default)s)"))
-    p.add_argument("--host", default="0.0.0.0",
+    p.add_argument("--host", default="0.0.0.0", metavar=_("ADDRESS"),
                    help=_("web page address (default: %(default)s, the club's network)"))
     p.add_argument("--pin", help=_("organiser PIN (default: read from --pin-file, or made up "
                                    "and printed)"))
@@ -65,7 +66,8 @@ def _read_secret(path: str, what: str) -> str:
     try:
         text = Path(path).read_text(encoding="utf-8").strip()
     except OSError as exc:
-        raise SystemExit(f"belote-table club: {what} {path}: {exc.strerror}") from None
+        raise SystemExit(located("belote-table club", located(f"{what} {path}", exc.strerror))
+                         ) from None
     if not text:
         raise SystemExit(_("belote-table club: %(what)s %(file)s is empty")
                          % {"what": what, "file": path})
@@ -87,7 +89,7 @@ def serve_main(argv: list[str]) -> int:
         check_club(args.club)
         store = ClubStore(args.db)
     except (ValueError, ClubStoreError) as exc:
-        print(f"belote-table club: {exc}", file=sys.stderr)
+        print(located("belote-table club", exc), file=sys.stderr)
         return 2
     password = _read_secret(args.password_file, _("password file"))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
@@ -125,13 +127,15 @@ def setup_main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="belote-table club setup",
                                 description=_("write Mosquitto's password file, access list "
                                               "and settings, and each table's password"))
-    p.add_argument("--tables", type=_count, required=True, help=_("tables of the club (1..N)"))
-    p.add_argument("--club", default="club", help=_("club name in the topics"))
+    p.add_argument("--tables", type=_count, required=True, metavar="N",
+                   help=_("tables of the club (1..N)"))
+    p.add_argument("--club", default="club", metavar=_("NAME"),
+                   help=_("club name in the topics"))
     p.add_argument("--out", required=True, metavar=_("DIR"),
                    help=_("folder to write into (e.g. /etc/mosquitto/belote)"))
     p.add_argument("--port", type=int, default=1883,
                    help=_("broker port (default: %(default)s)"))
-    p.add_argument("--listen", default="0.0.0.0",
+    p.add_argument("--listen", default="0.0.0.0", metavar=_("ADDRESS"),
                    help=_("broker address (default: %(default)s)"))
     args = p.parse_args(argv)
     from companion.club.broker import (
@@ -153,7 +157,7 @@ def setup_main(argv: list[str]) -> int:
     try:
         pw_file, acl_file = write_files(out, args.club, tables, passwords)
     except (BrokerError, OSError) as exc:
-        print(f"belote-table club setup: {exc}", file=sys.stderr)
+        print(located("belote-table club setup", exc), file=sys.stderr)
         return 2
     give_to_service(pw_file, acl_file)
     conf = out / "belote.conf"
@@ -192,16 +196,17 @@ def demo_parser() -> argparse.ArgumentParser:
         description=_("a club evening with no hardware: a Mosquitto broker, the club server "
                       "and simulated tables playing a concours; exit 0 only if the club holds "
                       "exactly what every table stored"))
-    p.add_argument("--tables", type=_count, default=4,
+    p.add_argument("--tables", type=_count, default=4, metavar="N",
                    help=_("simulated tables (default: %(default)s)"))
-    p.add_argument("--hands", type=_count, default=3,
+    p.add_argument("--hands", type=_count, default=3, metavar="N",
                    help=_("hands per round (default: %(default)s)"))
-    p.add_argument("--rounds", type=_count, default=2, help=_("rounds (default: %(default)s)"))
-    p.add_argument("--seed", type=int, default=1, help=_("simulator and draw seed"))
+    p.add_argument("--rounds", type=_count, default=2, metavar="N",
+                   help=_("rounds (default: %(default)s)"))
+    p.add_argument("--seed", type=int, default=1, metavar="N", help=_("simulator and draw seed"))
     p.add_argument("--port", type=int, default=0,
                    help=_("club page port (default: any free port; the broker takes a free "
                           "one)"))
-    p.add_argument("--pace", type=float, default=0.005,
+    p.add_argument("--pace", type=float, default=0.005, metavar=_("SECONDS"),
                    help=_("seconds between two events at a table (default: %(default)s)"))
     p.add_argument("--keep", action="store_true", help=_("keep the pages up until Ctrl-C"))
     return p
@@ -217,7 +222,7 @@ def demo_main(argv: list[str]) -> int:
         try:
             broker = Broker(folder / "broker", "demo", tables).start()
         except BrokerError as exc:
-            print(f"belote-table club demo: {exc}", file=sys.stderr)
+            print(located("belote-table club demo", exc), file=sys.stderr)
             return 2
         try:
             return run_evening(folder, broker, tables, args.hands, args.rounds, args.seed,
@@ -314,7 +319,7 @@ def run_evening(folder: Path, broker: Any, tables: list[int], hands: int, rounds
                 pass
         return 0 if ok else 1
     except TimeoutError as exc:
-        say(f"belote-table club demo: {exc}")
+        say(located("belote-table club demo", exc))
         return 1
     finally:
         for s in sims.values():

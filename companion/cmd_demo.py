@@ -33,16 +33,17 @@ def build_parser() -> argparse.ArgumentParser:
                                 description=_("play a virtual table through the whole pipeline"))
     p.add_argument("--hands", type=int, metavar="N",
                    help=_("play N hands as fast as possible, check them, and exit"))
-    p.add_argument("--seed", type=int, default=1, help=_("simulator and picture seed"))
+    p.add_argument("--seed", type=int, default=1, metavar="N", help=_("simulator and picture seed"))
     p.add_argument("--port", type=int, default=8000,
                    help=_("web page port (0: any free port; default: %(default)s)"))
-    p.add_argument("--host", default="127.0.0.1", help=_("web page address"))
+    p.add_argument("--host", default="127.0.0.1", metavar=_("ADDRESS"), help=_("web page address"))
     p.add_argument("--db", metavar=_("PATH"), help=_("event store (default: a temporary file)"))
-    p.add_argument("--rules", default="ffb", help=_("rule preset (default: %(default)s)"))
+    p.add_argument("--rules", default="ffb", metavar=_("PRESET"),
+                   help=_("rule preset (default: %(default)s)"))
     p.add_argument("--renonce", action="store_true", help=_("one player breaks a rule once"))
     p.add_argument("--style", default="french",
                    help=_("deck: french, english or a style name (default: %(default)s)"))
-    p.add_argument("--size", default="960x540",
+    p.add_argument("--size", default="960x540", metavar=_("WxH"),
                    help=_("frame size WxH (default: %(default)s)"))
     p.add_argument("--fps", type=float, default=10.0,
                    help=_("frames per second of the table"))

@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from companion.i18n import _
+from companion.i18n import _, located
 
 FIRMWARE_DIR = Path(__file__).resolve().parent.parent / "firmware"
 # main.py last: if the copy is cut short, the old main.py does not start half a new firmware.
@@ -75,7 +75,7 @@ def _flash(args: argparse.Namespace) -> int:
             while not os.path.exists(port) and time.monotonic() < deadline:
                 time.sleep(0.2)
     except OSError as exc:
-        print(f"display flash: {port}: {exc}", file=sys.stderr)
+        print(located("display flash", located(port, exc)), file=sys.stderr)
         return 1
     return subprocess.call(cmd)
 
@@ -91,7 +91,7 @@ def _status(args: argparse.Namespace) -> int:
     try:
         hello = probe(port, timeout=args.timeout)
     except (OSError, TimeoutError, ValueError) as exc:
-        print(f"display status: {exc}", file=sys.stderr)
+        print(located("display status", exc), file=sys.stderr)
         return 1
     print(_("%(port)s: %(name)s firmware %(fw)s protocol %(proto)s")
           % {"port": port, "name": hello.get("name"), "fw": hello.get("fw"),
@@ -110,6 +110,7 @@ def main(argv: list[str]) -> int:
                        help=_("print the mpremote command and stop"))
     status = sub.add_parser("status", help=_("ask the display for its firmware version"))
     status.add_argument("--port", help=_("serial port or emulator pty (default: found)"))
-    status.add_argument("--timeout", type=float, default=3.0, help=_("seconds to wait"))
+    status.add_argument("--timeout", type=float, default=3.0, metavar=_("SECONDS"),
+                        help=_("seconds to wait"))
     args = parser.parse_args(argv)
     return _flash(args) if args.action == "flash" else _status(args)

@@ -23,13 +23,13 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="belote-table display-emulator",
         description=_("Emulate the score display on a pseudo terminal and draw it here."))
-    parser.add_argument("--link", help=_("also make this path a link to the pty "
+    parser.add_argument("--link", metavar=_("PATH"), help=_("also make this path a link to the pty "
                                          "(a name that survives restarts, like the udev rule's)"))
-    parser.add_argument("--latency", type=float, default=0.0,
+    parser.add_argument("--latency", type=float, default=0.0, metavar=_("SECONDS"),
                         help=_("seconds to wait before handling what arrives (a slow display)"))
     parser.add_argument("--plain", action="store_true",
                         help=_("print one line per change instead of drawing big digits"))
-    parser.add_argument("--seconds", type=float, default=0.0,
+    parser.add_argument("--seconds", type=float, default=0.0, metavar=_("SECONDS"),
                         help=_("stop after this many seconds (default: until Ctrl-C)"))
     args = parser.parse_args(argv)
     if args.latency < 0:

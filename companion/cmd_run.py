@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from companion.i18n import _
+from companion.i18n import _, located
 
 
 def open_source(args: argparse.Namespace) -> Any:
@@ -51,7 +51,7 @@ def add_source_options(p: argparse.ArgumentParser) -> None:
                    help=_("crop the centre of the Pi camera's sensor, Z times closer, so that a "
                           "card fills 24-36 %% of the frame's height (default: %(default)s, the "
                           "whole sensor; hardware/camera-mount.md); only with --picamera"))
-    p.add_argument("--interval", type=float, default=0.1,
+    p.add_argument("--interval", type=float, default=0.1, metavar=_("SECONDS"),
                    help=_("seconds between two images of --images (default: %(default)s)"))
 
 
@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="belote-table run",
         description=_("the table itself, from a camera, a video or a folder of images"))
     add_source_options(p)
-    p.add_argument("--db", default="belote-table.db",
+    p.add_argument("--db", default="belote-table.db", metavar=_("FILE"),
                    help=_("event store (default: %(default)s)"))
     p.add_argument("--calibration", metavar=_("FILE"),
                    help=_("table corners and seat zones (belote-table calibrate); "
@@ -70,19 +70,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deck", metavar=_("DECK"),
                    help=_("the club's enrolled deck (belote-table enroll): its cards are read "
                           "through it, other cards by the general model"))
-    p.add_argument("--settle", type=float, default=0.3, help=_("settle time in seconds"))
+    p.add_argument("--settle", type=float, default=0.3, metavar=_("SECONDS"),
+                   help=_("settle time in seconds"))
     p.add_argument("--port", type=int, default=8000,
                    help=_("web page port (default: %(default)s)"))
-    p.add_argument("--host", default="127.0.0.1", help=_("web page address"))
+    p.add_argument("--host", default="127.0.0.1", metavar=_("ADDRESS"), help=_("web page address"))
     p.add_argument("--no-web", action="store_true", help=_("no web page"))
     p.add_argument("--display", metavar="PORT",
                    help=_("score display serial port (default: find the Pico by its USB id)"))
     p.add_argument("--no-display", action="store_true", help=_("no score display"))
-    p.add_argument("--rules", default="ffb", help=_("rule preset of a new game"))
+    p.add_argument("--rules", default="ffb", metavar=_("PRESET"),
+                   help=_("rule preset of a new game"))
     p.add_argument("--club", metavar="URL",
                    help=_("publish every stored event to the club's broker, mqtt://HOST:PORT"))
     p.add_argument("--table", type=int, metavar="N", help=_("this table's number at the club"))
-    p.add_argument("--club-name", default="club", help=_("club name in the topics"))
+    p.add_argument("--club-name", default="club", metavar=_("NAME"),
+                   help=_("club name in the topics"))
     p.add_argument("--club-password-file", metavar=_("FILE"),
                    help=_("this table's broker password (belote-table club setup writes it)"))
     return p
@@ -148,13 +151,13 @@ def main(argv: list[str]) -> int:
     calibration = None
     problem = None
     if args.zoom_problem:
-        print(f"belote-table run: {args.zoom_problem}", file=sys.stderr)
+        print(located("belote-table run", args.zoom_problem), file=sys.stderr)
         problem = {"code": "zoom", "detail": f"--zoom {args.zoom}"}
     if args.calibration:
         try:
             calibration = Calibration.load(args.calibration)
         except CalibrationError as exc:
-            print(f"belote-table run: {exc}", file=sys.stderr)
+            print(located("belote-table run", exc), file=sys.stderr)
             if args.no_web:
                 return 2
             # With the web page on, the table stays up and the page says what to fix.
@@ -170,7 +173,7 @@ def main(argv: list[str]) -> int:
         try:
             password = Path(args.club_password_file).read_text(encoding="utf-8").strip()
         except OSError as exc:
-            print(f"belote-table run: {args.club_password_file}: {exc.strerror}",
+            print(located("belote-table run", located(args.club_password_file, exc.strerror)),
                   file=sys.stderr)
             return 2
         if not password:
@@ -189,6 +192,6 @@ def main(argv: list[str]) -> int:
     return run_table(Path(args.db), args.rules, lambda: open_source(args), args.model,
                      calibration, args.settle, None if args.no_web else args.port, args.host,
                      display=args.display, search_display=not args.no_display, deck=args.deck,
-                     fail=lambda message: print(f"belote-table run: {message}",
+                     fail=lambda message: print(located("belote-table run", message),
                                                file=sys.stderr), problem=problem,
                      live=args.camera is not None or args.picamera, club=club)

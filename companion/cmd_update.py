@@ -31,9 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=_("the project's checkout (default: the current folder)"))
     p.add_argument("--no-pull", action="store_true", help=_("install the checkout as it is"))
     p.add_argument("--dry-run", action="store_true", help=_("say each step, change nothing"))
-    p.add_argument("--page", default=PAGE,
+    p.add_argument("--page", default=PAGE, metavar="URL",
                    help=_("address checked once restarted (%(default)s)"))
-    p.add_argument("--wait", type=float, default=60.0,
+    p.add_argument("--wait", type=float, default=60.0, metavar=_("SECONDS"),
                    help=_("seconds to wait for the page after the restart "
                           "(default: %(default)s)"))
     return p

@@ -121,6 +121,11 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return _words().ngettext(singular, plural, n)
 
 
+def located(where: object, message: object) -> str:
+    """``where: message`` as the language writes it (``where : message`` in French)."""
+    return _("%(where)s: %(message)s") % {"where": where, "message": message}
+
+
 def seat_letter(code: str) -> str:
     """A seat's letter as a French player writes it: N E S O (W in English)."""
     return _("W") if code == "W" else code

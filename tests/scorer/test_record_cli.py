@@ -118,7 +118,7 @@ def test_cli_malformed_record_exit_2_and_nothing_on_stdout(records, tmp_path):
     bad.write_text(json.dumps(rec))
     out = cli(paths[0], bad, paths[2])
     assert out.returncode == 2 and out.stdout == ""
-    assert out.stderr.startswith(f"{bad}: plays[7]: ") and "played out of turn" in out.stderr
+    assert out.stderr.startswith(f"{bad} : plays[7]: ") and "played out of turn" in out.stderr
     notjson = tmp_path / "notjson.json"
     notjson.write_text("{oops")
     out = cli(notjson)
@@ -174,7 +174,7 @@ def test_cli_refusals_exit_2_with_the_reason_and_nothing_on_stdout(records, tmp_
                   f"{tmp_path / 'missing.json'} : lecture impossible"))
     array = tmp_path / "array.json"
     array.write_text("[1, 2]")
-    cases.append((cli(paths[0], array), f"{array}: a hand record is a JSON object, not list"))
+    cases.append((cli(paths[0], array), f"{array} : a hand record is a JSON object, not list"))
     rec = json.loads(paths[0].read_text())
     rec["rules"] = {"preset": "ffb", "renonce_penalty": "half"}
     bad = tmp_path / "bad-setting.json"
