@@ -56,6 +56,7 @@ def test_run_help_is_french_with_argparse_s_own_words() -> None:
     assert text.startswith("utilisation : belote-table run [-h]")
     assert "--video FICHIER" in text and "--images DOSSIER" in text
     assert "affiche cette aide et s'arrête" in text
+    assert "\noptions :\n" in text  # argparse's section titles, with French spacing
     assert "pas de page web" in text and "port de la page web (par défaut : 8000)" in text
     # A literal "%" in a help text survives the translation and argparse's formatting.
     assert "24 à 36 % de la hauteur" in " ".join(text.split())
