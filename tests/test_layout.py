@@ -207,7 +207,7 @@ def test_the_demo_without_the_lab_says_it_is_not_installed(tmp_path: Path) -> No
     run = _without_lab("from companion.cli import main\n"
                        "raise SystemExit(main(['demo', '--hands', '1', '--no-web']))", tmp_path)
     assert run.returncode == 2, (run.stdout, run.stderr)
-    assert "belote-table demo: the virtual table is part of the lab" in run.stderr
+    assert "belote-table demo : la table virtuelle fait partie du labo" in run.stderr
     assert "Traceback" not in run.stderr
 
 
