@@ -106,11 +106,13 @@ class PlayTracker:
     a vote against); ``min_share`` the least share of the frames showing the
     card (over its last half second where it lies) that must read it surely as
     its code: a card the reader cannot read, misread now and then, stays
-    unknown rather than taking the misread code; ``gone_after`` unseen time
-    after which a card has left the table; ``unknown_after`` time a card may
-    stay unread before it is played as unknown; ``out_of_turn_after`` grace
-    before a settled card of the wrong seat is reported; ``still_px`` how far
-    a card may move and still count as lying where it was (the reader's centre
+    unknown rather than taking the misread code (and an unread card must be
+    seen in that share of the window's frames to be played as unknown);
+    ``gone_after`` unseen time after which a card has left the table;
+    ``unknown_after`` time a card may stay unread before it is played as unknown;
+    ``out_of_turn_after`` grace before a settled card of the wrong seat is
+    reported; ``still_px`` how far a card may move and still count as lying
+    where it was (the reader's centre
     of a card jumps when only one of its two indices is read); ``match_px``
     how far an unread detection may lie from a track to be that card (its
     other index). Both default to a quarter of the frame's short side, about
@@ -140,6 +142,8 @@ class PlayTracker:
         # means a new hand (its list starts empty).
         self.hands = 0
         self._listed: set[str] = set()
+        # The times of the frames of the last share window (``SHARE_WINDOW_S``).
+        self._frames: deque[float] = deque()
 
     # -- the frame loop ------------------------------------------------------------------
 
@@ -152,6 +156,9 @@ class PlayTracker:
         (its leader is not known: the last trick held an unknown card).
         """
         played_now = set(played)
+        self._frames.append(ts)
+        while self._frames and self._frames[0] < ts - max(self.settle, SHARE_WINDOW_S) - _EPS:
+            self._frames.popleft()
         if self._listed - played_now:
             self.hands += 1
         self._listed = played_now
@@ -312,7 +319,11 @@ class PlayTracker:
                 elif not track.played:
                     ready.append((track, True))
             elif (not track.played and not track.unknown_played
-                  and still_for >= self.unknown_after):
+                  and still_for >= self.unknown_after
+                  and len(track.seen_at) >= self.min_share * len(self._frames)):
+                # An unread card is played only if it is there in most frames: a few
+                # unsure boxes now and then (a read card's blurred index, a pip) are
+                # no card of their own.
                 ready.append((track, False))
         # One play per frame: the next seat's turn is known only once the service
         # has taken this one, and the next frame comes soon enough.

@@ -124,6 +124,19 @@ def test_a_card_never_read_surely_becomes_an_unknown_play_then_is_named():
     assert [(o.kind, o.seat, o.card) for _, o in out] == [("identified", "S", "QS")]
 
 
+def test_unsure_boxes_seen_now_and_then_are_no_unknown_card():
+    """A blurred frame in five gives unsure boxes beside a card read surely in the others
+    (its index, a pip): they are no card of the seat's own, so nothing is played for it;
+    an unread card there in every frame is."""
+    tracker = PlayTracker(CAL, settle=0.3, unknown_after=1.0)
+    x, y = SPOT["W"]
+    frames = [[Det(None, 0.6, (x + 40, y + 30))] if i % 5 == 0 else [] for i in range(3 * FPS)]
+    assert run(tracker, frames, to_play="W") == []
+    steady = PlayTracker(CAL, settle=0.3, unknown_after=1.0)
+    out = run(steady, [[Det(None, 0.6, (x + 40, y + 30))] for _ in range(3 * FPS)], to_play="W")
+    assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "W", None)]
+
+
 def test_the_next_tricks_card_does_not_name_an_unknown_card_gathered_before():
     tracker = PlayTracker(CAL, settle=0.3, unknown_after=1.0, gone_after=1.0)
     out = run(tracker, still(None, "N", 1.5, conf=0.3), to_play="N")
