@@ -13,6 +13,7 @@ from flask import redirect, request, session
 from flask_babel import get_locale
 from flask_babel import gettext as _
 
+from companion import reasons
 from scorer.bidding import PASS, TAKE, Bid, InvalidBidError
 from scorer.cards import RANK_INDEX_EN, RANK_INDEX_FR, SEATS, SUIT_SYMBOLS, TRUMPS, Card
 
@@ -383,68 +384,11 @@ def csv_words() -> dict[str, Any]:
     }
 
 
-# The refusals of the one validator (scorer.validate, scorer.rules, web.entries)
-# are written in English in the pure scorer; the page and the API say them in
-# the visitor's language. Each pattern is a whole reason; the names (fields,
-# settings) and the values stay as they were given.
-_REASONS: list[tuple[str, Any]] = [
-    (r"expected a whole number, got (?P<v>.+)", lambda: _("expected a whole number, got %(v)s")),
-    (r"(?P<n>-?\d+) is out of range \((?P<low>-?\d+) to (?P<high>-?\d+)\)",
-     lambda: _("%(n)s is out of range (%(low)s to %(high)s)")),
-    (r"a number over (?P<d>\d+) digits is out of range \((?P<low>-?\d+) to (?P<high>-?\d+)\)",
-     lambda: _("a number over %(d)s digits is out of range (%(low)s to %(high)s)")),
-    (r"(?P<n>-?\d+) is not a multiple of (?P<step>\d+)",
-     lambda: _("%(n)s is not a multiple of %(step)s")),
-    (r"a number of (?P<n>\d+) digits \(at most (?P<d>\d+)\)",
-     lambda: _("a number of %(n)s digits (at most %(d)s)")),
-    (r"nested deeper than (?P<d>\d+) levels", lambda: _("nested deeper than %(d)s levels")),
-    (r"not UTF-8 text \(byte (?P<b>\d+)\)", lambda: _("not UTF-8 text (byte %(b)s)")),
-    (r"line (?P<l>\d+) column (?P<c>\d+): not JSON: (?P<m>.+)",
-     lambda: _("line %(l)s column %(c)s: not JSON (%(m)s)")),
-    (r"expected a JSON object", lambda: _("expected a JSON object")),
-    (r"missing \(a whole number\)", lambda: _("missing (a whole number)")),
-    (r"missing \(one of N E S W\)", lambda: _("missing (one of N E S W)")),
-    (r"not a seat: (?P<v>.+) \(one of N E S W\)", lambda: _("not a seat: %(v)s (one of N E S W)")),
-    (r"missing \(a card such as TH\)", lambda: _("missing (a card such as TH)")),
-    (r"not a belote card: (?P<v>.+)", lambda: _("not a belote card: %(v)s")),
-    (r"the table's PIN must be (?P<a>\d+) to (?P<b>\d+) digits",
-     lambda: _("the table's PIN must be %(a)s to %(b)s digits")),
-    (r"longer than (?P<n>\d+) characters", lambda: _("longer than %(n)s characters")),
-    (r"setting '(?P<s>\w+)': (?P<rest>.+)", None),  # the setting's name, then a reason
-    (r"unknown setting (?P<s>'[^']*') \(known: (?P<k>.+)\)",
-     lambda: _("unknown setting %(s)s (known: %(k)s)")),
-    (r"(?P<a>\d+) is over 'max_bid' (?P<b>\d+)",
-     lambda: _("%(a)s is over 'max_bid' %(b)s")),
-    (r"the two teams' tricks add up to (?P<n>-?\d+), not 8",
-     lambda: _("the two teams' tricks add up to %(n)s, not 8")),
-    (r"nothing to undo", lambda: _("nothing to undo")),
-]
-
-
 def refusal(text: str, whole: bool = False) -> str:
-    """A refusal of bad input (``field: reason``) in the visitor's language;
-    a reason no pattern knows stays as written. ``whole``: ``text`` is the
-    reason alone (its field already said), "setting 'x': why" included."""
-    import re
-
-    if whole:
-        return _reason(text, re)
-    field, sep, reason = text.partition(": ")
-    if not sep:
-        field, reason = "", text
-    said = _reason(reason, re)
-    return f"{field}: {said}" if field else said
-
-
-def _reason(reason: str, re: Any) -> str:
-    for pattern, template in _REASONS:
-        m = re.fullmatch(pattern, reason)
-        if m is None:
-            continue
-        if template is None:  # "setting 'x': why": say the why in turn
-            return str(_("setting '%(s)s': %(why)s", s=m["s"], why=_reason(m["rest"], re)))
-        return str(template() % m.groupdict())
-    return reason
+    """A refusal of bad input (``field: reason``) in the visitor's language
+    (``companion.reasons.refusal``); a reason no pattern knows stays as written.
+    ``whole``: ``text`` is the reason alone (its field already said)."""
+    return reasons.refusal(text, reasons.Words(gettext=_), whole)
 
 
 def choose_language(code: str) -> Any:

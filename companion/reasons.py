@@ -1,0 +1,348 @@
+"""Refusals as people read them: the English reasons of the rules engine, the
+entry checks and the store, said again in French (or left in English).
+
+The scorer is pure (no gettext) and the entry checks name fields by their API
+names, so their reasons are English text with codes in it ("bid: '80S' is not
+above 80H"). :func:`say` recognises each known reason, translates its words and
+shows the codes in it as people read them (seats, cards, bids, teams):
+"80♠ n'est pas au-dessus de 80♥". The web pages (``web.messages``, Flask-Babel)
+and the command line (``companion.i18n``, the standard library's gettext) both
+use it, each with its own :class:`Words`; this module imports neither Flask nor
+Babel, so ``belote-table score`` stays light.
+
+The messages are the web pages' catalog's (``web/translations``), marked ``W_``;
+the command line's catalog falls back to it. After changing one::
+
+    pybabel extract -F web/babel.cfg -k W_ -o web/translations/messages.pot \
+        web companion/reasons.py
+    pybabel update -d web/translations -i web/translations/messages.pot
+    (translate it in web/translations/fr/LC_MESSAGES/messages.po)
+    pybabel compile -d web/translations
+
+A reason no pattern knows is passed through as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+def W_(message: str) -> str:
+    """Marks a message of the web pages' catalog, translated where it is said."""
+    return message
+
+
+def _as_written(code: str) -> str:
+    return code
+
+
+def _joined(where: str, reason: str) -> str:
+    return f"{where}: {reason}"
+
+
+@dataclass(frozen=True)
+class Words:
+    """How one reader's language says things: its ``gettext`` and how it shows codes."""
+
+    gettext: Callable[[str], str]
+    seat: Callable[[str], str] = _as_written  # "N" -> "Nord"
+    card: Callable[[str], str] = _as_written  # "TH" -> "10♥"
+    bid: Callable[[str], str] = _as_written  # "80H" -> "80♥"
+    team: Callable[[str], str] = _as_written  # "EW" -> "EO"
+    setting: Callable[[str], str] = _as_written  # "max_bid" -> "Enchère la plus haute"
+    located: Callable[[str, str], str] = _joined  # "place: reason"
+
+
+ENGLISH = Words(gettext=_as_written)
+
+
+def _unquote(text: str) -> str:
+    return text.strip().strip("'\"")
+
+
+def _card_code(text: str) -> str | None:
+    raw = _unquote(text).upper()
+    if raw.startswith("10"):
+        raw = "T" + raw[2:]
+    if len(raw) == 2 and raw[0] in "789TJQKA" and raw[1] in "SHDC":
+        return raw
+    return None
+
+
+def _show(kind: str, value: str, words: Words) -> str:
+    code = _unquote(value)
+    if kind == "card":
+        card = _card_code(value)
+        return words.card(card) if card else code
+    shown: str = {"seat": words.seat, "bid": words.bid, "team": words.team,
+                  "setting": words.setting}[kind](code)
+    return shown
+
+
+# (pattern, message, how to show each named group: "seat", "card", "bid", "team" or
+# "setting"). Patterns match the whole reason; the other groups are shown as given.
+Rule = tuple[str, str, dict[str, str]]
+RULES: list[Rule] = [
+    # -- the entry checks (web.entries) --
+    (r"expected text, got (?P<value>.+)", W_("expected text, got %(value)s"), {}),
+    (r"missing \(one of N E S W\)", W_("missing (North, East, South or West)"), {}),
+    (r"not a seat: (?P<value>.+) \(one of N E S W\)",
+     W_("%(value)s is not a seat (North, East, South or West)"), {}),
+    (r"missing \(a card such as TH\)", W_("missing (a card such as 10♥)"), {}),
+    (r"not a belote card: (?P<value>.+)", W_("%(value)s is not a belote card"), {}),
+    (r"not a card: (?P<value>.+)", W_("%(value)s is not a card"), {}),
+    (r"missing \(a whole number\)", W_("missing (a whole number)"), {}),
+    (r"expected a whole number, got (?P<value>.+)",
+     W_("a whole number is expected, not %(value)s"), {}),
+    (r"(?P<number>-?\d+) is out of range \((?P<low>-?\d+) to (?P<high>-?\d+)\)",
+     W_("%(number)s is out of range (%(low)s to %(high)s)"), {}),
+    (r"expected true or false, got (?P<value>.+)",
+     W_("yes or no is expected, not %(value)s"), {}),
+    (r"longer than (?P<n>\d+) characters", W_("longer than %(n)s characters"), {}),
+    (r"unknown rule preset (?P<value>\S+) \(known: .*\)",
+     W_("unknown rule set %(value)s"), {}),
+    (r"(?P<value>.+) is not clockwise or counterclockwise",
+     W_("%(value)s is neither clockwise nor counterclockwise"), {}),
+    (r"unknown setting (?P<name>\S+) \(known: .*\)", W_("unknown setting %(name)s"), {}),
+    (r"setting (?P<name>\S+): expected true or false, got (?P<value>.+)",
+     W_("%(name)s: yes or no is expected, not %(value)s"), {"name": "setting"}),
+    (r"setting (?P<name>\S+): expected a whole number, got (?P<value>.+)",
+     W_("%(name)s: a whole number is expected, not %(value)s"), {"name": "setting"}),
+    (r"setting (?P<name>\S+): must not be negative, got (?P<value>.+)",
+     W_("%(name)s: must not be negative (%(value)s)"), {"name": "setting"}),
+    (r"setting (?P<name>\S+): (?P<value>.+) is not one of .*",
+     W_("%(name)s: %(value)s is not one of the choices"), {"name": "setting"}),
+    (r"the table's PIN must be (?P<a>\d+) to (?P<b>\d+) digits",
+     W_("the table's PIN must be %(a)s to %(b)s digits"), {}),
+    (r"missing \(pass, 80H \.\.\. 160H, capotH, contre, surcontre\)",
+     W_("missing (pass, 80♥ … 160♥, capot, contre, surcontre)"), {}),
+    (r"not a bid: (?P<value>[^(]+)( \(.*\))?", W_("%(value)s is not a bid"), {}),
+    (r"(?P<value>\d+) is not a multiple of 10", W_("%(value)s is not a multiple of 10"),
+     {}),
+    (r"not a trump: (?P<value>\S+)( \(.*\))?", W_("%(value)s is not a trump"), {}),
+    (r"(?P<value>\S+) is not 1, 2 \(contré\) or 4 \(surcontré\)",
+     W_("%(value)s is not 1, 2 (contré) or 4 (surcontré)"), {}),
+    (r"the two teams' tricks add up to (?P<n>\d+), not 8",
+     W_("the two teams' tricks add up to %(n)s, not 8"), {}),
+    (r"the two teams' points add up to (?P<n>\d+), not (?P<total>\d+)",
+     W_("the two teams' points add up to %(n)s, not %(total)s"), {}),
+    (r"not a team: (?P<value>\S+) \(NS or EW\)", W_("%(value)s is not a team (NS or EO)"),
+     {"value": "team"}),
+    (r"nothing to undo", W_("nothing of yours to undo"), {}),
+    (r"nothing of yours to undo", W_("nothing of yours to undo"), {}),
+    (r"(?P<value>.*) is not camera or manual", W_("%(value)s is not camera or manual"), {}),
+    (r"not valid JSON", W_("not valid JSON"), {}),
+    (r"expected a JSON object", W_("a JSON object is expected"), {}),
+    (r"expected an object or name=value lines, got .*", W_("not a list of settings"), {}),
+    (r"line (?P<n>\d+): expected name=value, got (?P<value>.+)",
+     W_("line %(n)s: a setting is expected, not %(value)s"), {}),
+    (r"entry (?P<n>\d+) is no longer your last entry \((?P<m>\d+) is\)",
+     W_("entry %(n)s is no longer your last entry (%(m)s is)"), {}),
+    (r"a camera card is corrected, not undone.*",
+     W_("a card the camera read is corrected, not undone"), {}),
+    (r"the game is not over: (?P<n>\d+) hands? to play",
+     W_("the game is not over: %(n)s hands to play"), {}),
+    # -- the history --
+    (r"(events: )?no game (?P<n>\d+)", W_("no game %(n)s"), {}),
+    (r"game (?P<n>\d+) has no finished hand (?P<hand>\d+)",
+     W_("game %(n)s has no finished hand %(hand)s"), {}),
+    (r"no picture", W_("no picture"), {}),
+    (r"only on the table's own computer", W_("only on the table's own computer"), {}),
+    (r"no frame from the camera yet", W_("no frame from the camera yet"), {}),
+    (r"the frame could not be encoded", W_("the frame could not be encoded"), {}),
+    # -- the service and the store --
+    (r"(submit: )?no game is open[:;] start a game first", W_("no game is open: start a "
+                                                                     "game first"), {}),
+    (r"append to game \d+: the game is over", W_("the game is over"), {}),
+    # -- the rules engine (scorer.game) --
+    (r"the game has already started", W_("the game has already started"), {}),
+    (r"the game has not started \(no GameStarted\)", W_("the game has not started"), {}),
+    (r"no entry (?P<n>\d+) to undo", W_("no entry %(n)s to undo"), {}),
+    (r"entry (?P<n>\d+) is already undone", W_("entry %(n)s is already undone"), {}),
+    (r"entry (?P<n>\d+) \(\w+\) cannot be undone", W_("entry %(n)s cannot be undone"), {}),
+    (r"the game is over \((?P<team>\S+) won\)", W_("the game is over (%(team)s won)"),
+     {"team": "team"}),
+    (r"the game is over", W_("the game is over"), {}),
+    (r"no turned card in contrée", W_("no turned card in contrée"), {}),
+    (r"the card is turned once, before the bids",
+     W_("the card is turned once, before the bids"), {}),
+    (r"the turned card must be named \(such as 9H\)",
+     W_("the turned card must be named (such as 9♥)"), {}),
+    (r"a contract is entered before any bid of the hand",
+     W_("a contract is entered before any bid of the hand"), {}),
+    (r"double must be 1, 2 or 4, not (?P<value>.+)",
+     W_("%(value)s is not 1, 2 (contré) or 4 (surcontré)"), {}),
+    (r"not a contract value: (?P<value>[^ ]+) \(capot, or (?P<low>\d+) to (?P<high>\d+) by "
+     r"tens\)",
+     W_("%(value)s is not a contract value (capot, or %(low)s to %(high)s by tens)"), {}),
+    (r"not a contract value: (?P<value>.+)", W_("%(value)s is not a contract value"), {}),
+    (r"belote is announced during the play", W_("belote is announced during the play"),
+     {}),
+    (r"no belote at Sans Atout", W_("no belote at no trump"), {}),
+    (r"a tally replaces the play of a hand: enter it before any card",
+     W_("a tally replaces the play of a hand: enter it before any card"), {}),
+    (r"a tally gives points and tricks for NS and EW",
+     W_("a tally gives points and tricks for both teams"), {}),
+    (r"a tally's tricks add up to 8", W_("the two teams' tricks add up to 8"), {}),
+    (r"(?P<seat>[NESW]) bid (?P<bid>\S+) outside the auction",
+     W_("%(seat)s bid %(bid)s outside the auction"), {"seat": "seat", "bid": "bid"}),
+    (r"turn the card before the bids", W_("turn the card before the bids"), {}),
+    (r"(?P<seat>[NESW]) spoke out of turn, (?P<other>[NESW]) to speak",
+     W_("%(seat)s spoke out of turn: %(other)s to speak"),
+     {"seat": "seat", "other": "seat"}),
+    (r"(?P<bid>\S+): classic belote bids are pass, take, take:S",
+     W_("%(bid)s: in classic belote one passes or takes"), {"bid": "bid"}),
+    (r"first round: take the turned suit (?P<card>\S+)",
+     W_("first round: one takes the turned card's suit (%(card)s)"), {"card": "card"}),
+    (r"second round: name a suit other than (?P<card>\S+)",
+     W_("second round: name a suit other than the turned card's (%(card)s)"),
+     {"card": "card"}),
+    (r"'take' is classic belote; contrée bids a value and a trump",
+     W_("one takes in classic belote; in contrée one bids a value and a trump"), {}),
+    (r"(?P<bid>\S+): the contract is contré, only pass or .*",
+     W_("%(bid)s: the contract is contré, only pass or surcontre now"), {"bid": "bid"}),
+    (r"(?P<bid>\S+): Sans Atout / Tout Atout bids are not in .*",
+     W_("%(bid)s: no trump and all trump bids are not in these rules"), {"bid": "bid"}),
+    (r"(?P<bid>\S+): bids go from (?P<low>\d+) to (?P<high>\d+).*",
+     W_("%(bid)s: bids go from %(low)s to %(high)s"), {"bid": "bid"}),
+    (r"(?P<bid>\S+) is not above (?P<high>\S+)", W_("%(bid)s is not above %(high)s"),
+     {"bid": "bid", "high": "bid"}),
+    (r"(?P<seat>[NESW]) cannot bid over their own bid",
+     W_("%(seat)s cannot bid over their own bid"), {"seat": "seat"}),
+    (r"nothing to contre", W_("nothing to contre"), {}),
+    (r"already contré", W_("already contré"), {}),
+    (r"(?P<seat>[NESW]) cannot contre their own team's bid",
+     W_("%(seat)s cannot contre their own team's bid"), {"seat": "seat"}),
+    (r"surcontre answers a contre", W_("surcontre answers a contre"), {}),
+    (r"(?P<seat>[NESW]): only the contré team surcontres",
+     W_("%(seat)s: only the contré team surcontres"), {"seat": "seat"}),
+    (r"(?P<seat>[NESW]) played (?P<card>\S+) outside the play \((?P<phase>\w+)\)",
+     W_("%(seat)s played %(card)s outside the play"), {"seat": "seat", "card": "card"}),
+    (r"(?P<seat>[NESW]) played out of turn, (?P<other>[NESW]) to play",
+     W_("%(seat)s played out of turn: %(other)s to play"),
+     {"seat": "seat", "other": "seat"}),
+    (r"(?P<seat>[NESW]) has already played in trick (?P<n>\d+)",
+     W_("%(seat)s has already played in trick %(n)s"), {"seat": "seat"}),
+    (r"(?P<card>\S+) has already been played in this hand",
+     W_("%(card)s has already been played in this hand"), {"card": "card"}),
+    (r"no card of (?P<seat>[NESW]) in trick (?P<n>\d+) of hand (?P<hand>\d+)",
+     W_("no card of %(seat)s in trick %(n)s of hand %(hand)s"), {"seat": "seat"}),
+    (r"(?P<card>\S+) has already been played in hand (?P<hand>\d+) \(trick (?P<n>\d+), "
+     r"(?P<seat>[NESW])\)",
+     W_("%(card)s has already been played in hand %(hand)s (trick %(n)s, %(seat)s)"),
+     {"card": "card", "seat": "seat"}),
+    (r"event (?P<n>\d+) \(\w+\): (?P<reason>.+)", "%(reason)s", {}),
+]
+_COMPILED = [(re.compile(p + r"\Z"), m, shows) for p, m, shows in RULES]
+# A field the event itself refused, inside the entry's message ("card: CardPlayed.card: ...").
+_EVENT_FIELD = re.compile(r"^[A-Z][A-Za-z]+\.[a-z_]+: (?P<rest>.+)$", re.S)
+
+
+def say(text: str, words: Words) -> str | None:
+    """``text``, one whole reason of the rules engine, the entry checks or the store,
+    in ``words``' language; None when no pattern knows it."""
+    text = text.strip()
+    inner = _EVENT_FIELD.match(text)
+    if inner:
+        text = inner.group("rest")
+    for pattern, message, shows in _COMPILED:
+        m = pattern.match(text)
+        if m is None:
+            continue
+        values = {k: (_show(shows[k], v, words) if k in shows else
+                      (say(v, words) or v) if k == "reason" else _unquote(v))
+                  for k, v in m.groupdict().items() if v is not None}
+        return words.gettext(message) % values
+    return None
+
+
+# The refusals of the one validator (scorer.validate, scorer.rules, web.entries):
+# each pattern is a whole reason; the names (fields, settings) and the values stay
+# as they were given. None: "setting 'x': why", the why said in turn.
+INPUT_RULES: list[tuple[str, str | None]] = [
+    (r"expected a whole number, got (?P<v>.+)", W_("expected a whole number, got %(v)s")),
+    (r"(?P<n>-?\d+) is out of range \((?P<low>-?\d+) to (?P<high>-?\d+)\)",
+     W_("%(n)s is out of range (%(low)s to %(high)s)")),
+    (r"a number over (?P<d>\d+) digits is out of range \((?P<low>-?\d+) to (?P<high>-?\d+)\)",
+     W_("a number over %(d)s digits is out of range (%(low)s to %(high)s)")),
+    (r"(?P<n>-?\d+) is not a multiple of (?P<step>\d+)",
+     W_("%(n)s is not a multiple of %(step)s")),
+    (r"a number of (?P<n>\d+) digits \(at most (?P<d>\d+)\)",
+     W_("a number of %(n)s digits (at most %(d)s)")),
+    (r"nested deeper than (?P<d>\d+) levels", W_("nested deeper than %(d)s levels")),
+    (r"not UTF-8 text \(byte (?P<b>\d+)\)", W_("not UTF-8 text (byte %(b)s)")),
+    (r"line (?P<l>\d+) column (?P<c>\d+): not JSON: (?P<m>.+)",
+     W_("line %(l)s column %(c)s: not JSON (%(m)s)")),
+    (r"expected a JSON object", W_("expected a JSON object")),
+    (r"missing \(a whole number\)", W_("missing (a whole number)")),
+    (r"missing \(one of N E S W\)", W_("missing (one of N E S W)")),
+    (r"not a seat: (?P<v>.+) \(one of N E S W\)", W_("not a seat: %(v)s (one of N E S W)")),
+    (r"missing \(a card such as TH\)", W_("missing (a card such as TH)")),
+    (r"not a belote card: (?P<v>.+)", W_("not a belote card: %(v)s")),
+    (r"the table's PIN must be (?P<a>\d+) to (?P<b>\d+) digits",
+     W_("the table's PIN must be %(a)s to %(b)s digits")),
+    (r"longer than (?P<n>\d+) characters", W_("longer than %(n)s characters")),
+    (r"setting '(?P<s>\w+)': (?P<rest>.+)", None),  # the setting's name, then a reason
+    (r"unknown setting (?P<s>'[^']*') \(known: (?P<k>.+)\)",
+     W_("unknown setting %(s)s (known: %(k)s)")),
+    (r"(?P<a>\d+) is over 'max_bid' (?P<b>\d+)",
+     W_("%(a)s is over 'max_bid' %(b)s")),
+    (r"the two teams' tricks add up to (?P<n>-?\d+), not 8",
+     W_("the two teams' tricks add up to %(n)s, not 8")),
+    (r"nothing to undo", W_("nothing to undo")),
+]
+_INPUT_COMPILED = [(re.compile(p), m) for p, m in INPUT_RULES]
+
+
+def input_reason(reason: str, words: Words) -> str:
+    """A reason of the input checks in ``words``' language; as written when unknown."""
+    for pattern, template in _INPUT_COMPILED:
+        m = pattern.fullmatch(reason)
+        if m is None:
+            continue
+        if template is None:
+            return words.gettext(W_("setting '%(s)s': %(why)s")) % {
+                "s": m["s"], "why": input_reason(m["rest"], words)}
+        return words.gettext(template) % m.groupdict()
+    return reason
+
+
+def refusal(text: str, words: Words, whole: bool = False) -> str:
+    """A refusal of bad input (``field: reason``) in ``words``' language; a reason
+    no pattern knows stays as written. ``whole``: ``text`` is the reason alone
+    (its field already said), "setting 'x': why" included."""
+    if whole:
+        return input_reason(text, words)
+    field, sep, reason = text.partition(": ")
+    if not sep:
+        field, reason = "", text
+    said = input_reason(reason, words)
+    return f"{field}: {said}" if field else said
+
+
+_PLACE = re.compile(r"(?P<where>[^\s:]+): (?P<rest>.+)", re.S)
+
+
+def explain(text: object, words: Words) -> str:
+    """Any refusal as the command line prints it: ``text`` whole if a pattern knows
+    it, else its places (``bids[1]: ``, ``dealer: ``) peeled one by one and joined
+    again to the reason said in ``words``' language (``bids[1] : 85♥ n'est pas une
+    enchère``); what no pattern knows stays as written.
+
+    >>> fr = Words(gettext={"%(value)s is not a bid": "%(value)s n'est pas une enchère"}.get,
+    ...            located=lambda where, why: f"{where} : {why}")
+    >>> explain("bids[1]: not a bid: '85H' (80..160 by tens)", fr)
+    "bids[1] : 85H n'est pas une enchère"
+    >>> explain("rules: something new", fr)
+    'rules : something new'
+    """
+    reason = str(text).strip()
+    said = say(reason, words)
+    if said is not None:
+        return said
+    place = _PLACE.fullmatch(reason)
+    if place:
+        return words.located(place["where"], explain(place["rest"], words))
+    return input_reason(reason, words)
