@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from companion.i18n import _, located
+from companion.i18n import _, located, reason
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -89,7 +89,7 @@ def serve_main(argv: list[str]) -> int:
         check_club(args.club)
         store = ClubStore(args.db)
     except (ValueError, ClubStoreError) as exc:
-        print(located("belote-table club", exc), file=sys.stderr)
+        print(located("belote-table club", reason(exc)), file=sys.stderr)
         return 2
     password = _read_secret(args.password_file, _("password file"))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
@@ -150,14 +150,14 @@ def setup_main(argv: list[str]) -> int:
     try:
         check_club(args.club)
     except ValueError as exc:
-        p.error(str(exc))
+        p.error(reason(exc))
     out = Path(args.out).resolve()
     tables = list(range(1, args.tables + 1))
     passwords = make_passwords(tables)
     try:
         pw_file, acl_file = write_files(out, args.club, tables, passwords)
     except (BrokerError, OSError) as exc:
-        print(located("belote-table club setup", exc), file=sys.stderr)
+        print(located("belote-table club setup", reason(exc)), file=sys.stderr)
         return 2
     give_to_service(pw_file, acl_file)
     conf = out / "belote.conf"
@@ -222,7 +222,7 @@ def demo_main(argv: list[str]) -> int:
         try:
             broker = Broker(folder / "broker", "demo", tables).start()
         except BrokerError as exc:
-            print(located("belote-table club demo", exc), file=sys.stderr)
+            print(located("belote-table club demo", reason(exc)), file=sys.stderr)
             return 2
         try:
             return run_evening(folder, broker, tables, args.hands, args.rounds, args.seed,

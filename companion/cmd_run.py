@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from companion.i18n import _, located
+from companion.i18n import _, located, reason
 
 
 def open_source(args: argparse.Namespace) -> Any:
@@ -130,7 +130,7 @@ def check_club(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
         check_table(args.table)
         club_name(args.club_name)
     except ValueError as exc:
-        parser.error(str(exc))
+        parser.error(reason(exc))
 
 
 def check_zoom(parser: Any, args: argparse.Namespace) -> None:
@@ -157,7 +157,7 @@ def main(argv: list[str]) -> int:
         try:
             calibration = Calibration.load(args.calibration)
         except CalibrationError as exc:
-            print(located("belote-table run", exc), file=sys.stderr)
+            print(located("belote-table run", reason(exc)), file=sys.stderr)
             if args.no_web:
                 return 2
             # With the web page on, the table stays up and the page says what to fix.
@@ -192,6 +192,6 @@ def main(argv: list[str]) -> int:
     return run_table(Path(args.db), args.rules, lambda: open_source(args), args.model,
                      calibration, args.settle, None if args.no_web else args.port, args.host,
                      display=args.display, search_display=not args.no_display, deck=args.deck,
-                     fail=lambda message: print(located("belote-table run", message),
+                     fail=lambda message: print(located("belote-table run", reason(message)),
                                                file=sys.stderr), problem=problem,
                      live=args.camera is not None or args.picamera, club=club)

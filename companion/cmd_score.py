@@ -13,7 +13,7 @@ import json
 import sys
 from typing import Any
 
-from companion.i18n import _, located
+from companion.i18n import _, located, reason
 from scorer.record import InvalidRecordError, score_record
 from scorer.rules import PRESETS, Rules, UnknownSettingError
 from scorer.validate import InvalidInputError, read_json
@@ -52,7 +52,7 @@ def main(argv: list[str]) -> int:
     try:
         overrides = _overrides(args.settings)
     except UnknownSettingError as exc:
-        print(located("belote-table score", exc), file=sys.stderr)
+        print(located("belote-table score", reason(exc)), file=sys.stderr)
         return 2
     lines: list[str] = []
     for name in args.files:
@@ -76,12 +76,12 @@ def main(argv: list[str]) -> int:
             # UTF-8, or UTF-16/32 with their byte order; depth and numbers bounded.
             record = read_json(data, "JSON")
         except InvalidInputError as exc:
-            print(located(label, exc.reason), file=sys.stderr)
+            print(located(label, reason(exc.reason)), file=sys.stderr)
             return 2
         try:
             result = score_record(record, args.rules, overrides)
         except InvalidRecordError as exc:
-            print(located(label, exc), file=sys.stderr)
+            print(located(label, reason(exc)), file=sys.stderr)
             return 2
         lines.append(json.dumps(result, ensure_ascii=False))
     for line in lines:

@@ -10,12 +10,20 @@ looked up in the web pages' catalog (``web/translations``), so a word the
 pages already translate (a team, a bid) reads the same on the page and in the
 terminal. After changing a message::
 
-    pybabel extract -F companion/babel.cfg -k N_ --no-location --sort-output \
-        -o companion/translations/companion.pot companion
+    pybabel extract -F companion/babel.cfg --project belote-table -k N_ \
+        -k DeckError -k SourceError -k CalibrationError -k ImageFileError \
+        --no-location --sort-output -o companion/translations/companion.pot \
+        companion vision/cli.py vision/deck.py vision/sources.py \
+        vision/calibration.py vision/imagefile.py
     pybabel update -D companion -d companion/translations -w 100 \
         -i companion/translations/companion.pot
     (translate the new entries of companion/translations/fr/LC_MESSAGES/companion.po)
     pybabel compile -D companion -d companion/translations
+
+``vision/cli.py`` speaks through this catalog too; the card reader's runtime
+below it (``vision/``) cannot import it, so its refusals are English templates
+(``vision.errors.ExplainedError``) that :func:`reason` looks up here when a
+command prints them: ``pybabel extract`` finds them by the exceptions' names.
 Reading a ``.mo`` file needs neither Flask nor Babel: ``belote-table score``
 stays light.
 
@@ -178,6 +186,34 @@ def bid_label(bid: str) -> str:
         return value
     return value + (SUIT_SYMBOLS[trump] if trump in SUIT_SYMBOLS
                     else " " + {"NT": _web("no trump"), "AT": _web("all trump")}.get(trump, trump))
+
+
+def seat_name(code: str) -> str:
+    """A seat by name, as the pages write it: ``N`` -> ``Nord``."""
+    return {"N": _web("North"), "E": _web("East"), "S": _web("South"),
+            "W": _web("West")}.get(code, code)
+
+
+def reason(text: object) -> str:
+    """A refusal (English in the code) in the language spoken.
+
+    The card reader's refusals (``vision.errors.ExplainedError``: a deck, a source,
+    a calibration) by their template, which this catalog translates; those of the
+    rules engine, the input checks or the store (``bids[1]: not a bid: '85H' ...``)
+    in French by the pages' patterns (``companion.reasons``): ``bids[1] : 85H
+    n'est pas une enchère``; in English as they were written."""
+    template = getattr(text, "template", None)
+    if isinstance(template, str):
+        values = {k: reason(v) if isinstance(v, Exception) else v
+                  for k, v in getattr(text, "values", {}).items()}
+        return _(template) % values if values else _(template)
+    if language() == "en":
+        return str(text)
+    from companion import reasons
+
+    return reasons.explain(text, reasons.Words(
+        gettext=_, seat=seat_name, card=card_label, bid=bid_label, team=team_code,
+        located=located))
 
 
 def take_language(argv: list[str]) -> list[str]:

@@ -11,7 +11,9 @@ use it, each with its own :class:`Words`; this module imports neither Flask nor
 Babel, so ``belote-table score`` stays light.
 
 The messages are the web pages' catalog's (``web/translations``), marked ``W_``;
-the command line's catalog falls back to it. After changing one::
+the command line's catalog falls back to it; the hand records' reasons, which
+only the command line reads, are in its own catalog (``companion/i18n.py`` says
+how to update it), marked ``N_``. After changing a ``W_`` message::
 
     pybabel extract -F web/babel.cfg -k W_ -o web/translations/messages.pot \
         web companion/reasons.py
@@ -27,6 +29,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from companion.i18n import N_
 
 
 def W_(message: str) -> str:
@@ -73,6 +77,8 @@ def _card_code(text: str) -> str | None:
 
 def _show(kind: str, value: str, words: Words) -> str:
     code = _unquote(value)
+    if kind == "type":
+        return words.gettext(TYPE_NAMES[code]) if code in TYPE_NAMES else code
     if kind == "card":
         card = _card_code(value)
         return words.card(card) if card else code
@@ -81,8 +87,8 @@ def _show(kind: str, value: str, words: Words) -> str:
     return shown
 
 
-# (pattern, message, how to show each named group: "seat", "card", "bid", "team" or
-# "setting"). Patterns match the whole reason; the other groups are shown as given.
+# (pattern, message, how to show each named group: "seat", "card", "bid", "team", "type"
+# or "setting"). Patterns match the whole reason; the other groups are shown as given.
 Rule = tuple[str, str, dict[str, str]]
 RULES: list[Rule] = [
     # -- the entry checks (web.entries) --
@@ -247,7 +253,12 @@ def say(text: str, words: Words) -> str | None:
     inner = _EVENT_FIELD.match(text)
     if inner:
         text = inner.group("rest")
-    for pattern, message, shows in _COMPILED:
+    return _match(text, words, _COMPILED)
+
+
+def _match(text: str, words: Words,
+           rules: list[tuple[re.Pattern[str], str, dict[str, str]]]) -> str | None:
+    for pattern, message, shows in rules:
         m = pattern.match(text)
         if m is None:
             continue
@@ -256,6 +267,66 @@ def say(text: str, words: Words) -> str | None:
                   for k, v in m.groupdict().items() if v is not None}
         return words.gettext(message) % values
     return None
+
+
+# What only the command line reads (the hand records' own reasons, scorer.record; the
+# settings it is given, with the choices the pages show in their forms): in the command
+# line's catalog (``companion/translations``), marked N_. Tried before RULES.
+CLI_RULES: list[Rule] = [
+    (r"unknown setting (?P<name>'[^']*') \(known: (?P<known>.+)\)",
+     N_("unknown setting %(name)s (known: %(known)s)"), {}),
+    (r"setting (?P<name>'[^']*'): (?P<value>.+) is not one of (?P<choices>.+)",
+     N_("setting %(name)s: %(value)s is not one of %(choices)s"), {}),
+    # the club's names and addresses (companion.club.topics) and its file (club.store)
+    (r"club name (?P<value>.+): use 1-32 lower-case letters, digits, - or _",
+     N_("club name %(value)s: use 1 to 32 lower-case letters, digits, - or _"), {}),
+    (r"table number (?P<value>.+): a whole number from 1 to 999",
+     N_("table number %(value)s: a whole number from 1 to 999"), {}),
+    (r"club address (?P<value>.+): expected mqtt://HOST:PORT",
+     N_("club address %(value)s: mqtt://HOST:PORT is expected"), {}),
+    (r"club address (?P<value>.+): the port is not a number from 1 to 65535",
+     N_("club address %(value)s: the port is not a number from 1 to 65535"), {}),
+    (r"club address (?P<value>.+): expected mqtt://HOST:PORT and nothing more",
+     N_("club address %(value)s: mqtt://HOST:PORT is expected, and nothing more"), {}),
+    (r"(?P<file>.+): cannot use the club's file: (?P<error>.+)",
+     N_("%(file)s: cannot use the club's file: %(error)s"), {}),
+    (r"unknown preset (?P<value>'[^']*') \(known: (?P<known>.+)\)",
+     N_("unknown rule set %(value)s (known: %(known)s)"), {}),
+    (r"not a preset name: (?P<value>.+)", N_("%(value)s is not a rule set's name"), {}),
+    (r"a preset name or an object of settings, not (?P<value>.+)",
+     N_("a rule set's name or an object of settings is expected, not %(value)s"), {}),
+    (r"a hand record is a JSON object, not (?P<value>\w+)",
+     N_("a hand record is a JSON object, not %(value)s"), {"value": "type"}),
+    (r"expected a list, got (?P<value>\w+)", N_("a list is expected, not %(value)s"),
+     {"value": "type"}),
+    (r"unknown key \(known: (?P<known>.+)\)", N_("unknown key (known: %(known)s)"), {}),
+    (r"a classic belote record names the turned card",
+     N_("a classic belote record names the turned card"), {}),
+    (r"only classic belote turns a card", N_("only classic belote turns a card"), {}),
+    (r"give bids or a contract, not both", N_("give bids or a contract, not both"), {}),
+    (r"an object with taker, value, trump \(double\)",
+     N_("an object with taker, value, trump (double) is expected"), {}),
+    (r"the auction is already over", N_("the auction is already over"), {}),
+    (r"the auction is not over \((?P<seat>[NESW]) to speak\)",
+     N_("the auction is not over (%(seat)s to speak)"), {"seat": "seat"}),
+    (r"every player passed, there is no play", N_("every player passed: there is no play"),
+     {}),
+    (r"give plays or a tally, not both", N_("give plays or a tally, not both"), {}),
+    (r"the hand is over after 32 cards", N_("the hand is over after 32 cards"), {}),
+    (r"expected 'seat:card' such as 'W:7H', got (?P<value>.+)",
+     N_("'seat:card' such as 'W:7H' is expected, not %(value)s"), {}),
+    (r"(?P<n>\d+) cards, a hand has 32", N_("%(n)s cards: a hand has 32"), {}),
+    (r"an object such as (?P<value>.+)", N_("an object such as %(value)s is expected"), {}),
+    (r"expected an object", N_("an object is expected"), {}),
+    (r"missing", N_("missing"), {}),
+    (r"NS, EW, a list of them \(one per belote\) or null",
+     N_("NS, EW, a list of them (one per belote) or null is expected"), {}),
+]
+_CLI_COMPILED = [(re.compile(p + r"\Z"), m, shows) for p, m, shows in CLI_RULES]
+# JSON's kinds of values by the names Python gives them in the reasons.
+TYPE_NAMES = {"list": N_("a list"), "dict": N_("an object"), "str": N_("text"),
+              "int": N_("a number"), "float": N_("a number"), "bool": N_("true or false"),
+              "NoneType": "null"}
 
 
 # The refusals of the one validator (scorer.validate, scorer.rules, web.entries):
@@ -339,7 +410,9 @@ def explain(text: object, words: Words) -> str:
     'rules : something new'
     """
     reason = str(text).strip()
-    said = say(reason, words)
+    said = _match(reason, words, _CLI_COMPILED)
+    if said is None:
+        said = say(reason, words)
     if said is not None:
         return said
     place = _PLACE.fullmatch(reason)

@@ -45,8 +45,7 @@ def test_score_is_dispatched_in_process(tmp_path, capsys):
     assert main(["score", str(good), str(bad)]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err.strip() == f"{bad} : bids[1]: not a bid: '85H' (80..160 by tens, or " \
-        "capot, then S H D C NT AT)"
+    assert captured.err.strip() == f"{bad} : bids[1] : 85H n'est pas une enchère"
 
 
 def test_output_piped_into_head_ends_quietly(tmp_path):

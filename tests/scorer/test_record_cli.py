@@ -118,11 +118,15 @@ def test_cli_malformed_record_exit_2_and_nothing_on_stdout(records, tmp_path):
     bad.write_text(json.dumps(rec))
     out = cli(paths[0], bad, paths[2])
     assert out.returncode == 2 and out.stdout == ""
-    assert out.stderr.startswith(f"{bad} : plays[7]: ") and "played out of turn" in out.stderr
+    assert out.stderr.startswith(f"{bad} : plays[7] : ") and "a joué hors de son tour" in out.stderr
+    out = cli("--lang", "en", paths[0], bad, paths[2])
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.startswith(f"{bad}: plays[7]: ") and "played out of turn" in out.stderr
     notjson = tmp_path / "notjson.json"
     notjson.write_text("{oops")
     out = cli(notjson)
-    assert out.returncode == 2 and out.stdout == "" and "line 1 column 2" in out.stderr
+    assert out.returncode == 2 and out.stdout == ""
+    assert "ligne 1 colonne 2 : pas du JSON" in out.stderr
 
 
 def test_cli_rules_and_set_override(records):
@@ -138,7 +142,8 @@ def test_cli_rules_and_set_override(records):
         defence = "EW" if team == "NS" else "NS"
         assert raw["score"][defence] == raw["points"][defence] + 20 * raw["belotes"][defence]
     out = cli("--set", "nonsense=1", paths[0])
-    assert out.returncode == 2 and out.stdout == "" and "unknown setting 'nonsense'" in out.stderr
+    assert out.returncode == 2 and out.stdout == ""
+    assert "réglage inconnu nonsense (connus : belote, capot_points" in out.stderr
     out = cli("--set", "target=abc", paths[0])
     assert out.returncode == 2 and "target" in out.stderr
 
@@ -174,14 +179,19 @@ def test_cli_refusals_exit_2_with_the_reason_and_nothing_on_stdout(records, tmp_
                   f"{tmp_path / 'missing.json'} : lecture impossible"))
     array = tmp_path / "array.json"
     array.write_text("[1, 2]")
-    cases.append((cli(paths[0], array), f"{array} : a hand record is a JSON object, not list"))
+    cases.append((cli(paths[0], array), f"{array} : une donne est un objet JSON, pas une liste"))
+    cases.append((cli("--lang", "en", paths[0], array),
+                  f"{array}: a hand record is a JSON object, not list"))
     rec = json.loads(paths[0].read_text())
     rec["rules"] = {"preset": "ffb", "renonce_penalty": "half"}
     bad = tmp_path / "bad-setting.json"
     bad.write_text(json.dumps(rec))
-    cases.append((cli(bad), "rules: setting 'renonce_penalty': 'half' is not one of"))
+    cases.append((cli(bad), "rules : réglage renonce_penalty : half n'est pas l'un de "
+                            "hand-lost, flat-160"))
+    cases.append((cli("--lang", "en", bad),
+                  "rules: setting 'renonce_penalty': 'half' is not one of hand-lost"))
     cases.append((cli("--set", "renonce_penalty=half", paths[0]),
-                  "setting 'renonce_penalty': 'half' is not one of"))
+                  "réglage renonce_penalty : half n'est pas l'un de"))
     cases.append((cli("--set", "target", paths[0]), "CLÉ=VALEUR attendu"))
     for out, message in cases:
         assert out.returncode == 2 and out.stdout == "", (message, out.stdout)

@@ -61,11 +61,11 @@ def test_run_with_club_publishes_the_table_s_store(tmp_path: Path, broker_factor
 @pytest.mark.parametrize("args, says", [
     (["--club", "mqtt://club:1883"], "--club demande --table N et --club-password-file"),
     (["--club", "http://club", "--table", "2", "--club-password-file", "pw"],
-     "expected mqtt://HOST:PORT"),
+     "adresse du club « http://club » : mqtt://HÔTE:PORT est attendu"),
     (["--club", "mqtt://club", "--table", "0", "--club-password-file", "pw"],
-     "table number 0"),
+     "numéro de table « 0 » : un nombre entier de 1 à 999"),
     (["--club", "mqtt://club", "--table", "2", "--club-password-file", "pw",
-      "--club-name", "Mon Club"], "club name 'Mon Club'"),
+      "--club-name", "Mon Club"], "nom de club « Mon Club » : de 1 à 32 lettres minuscules"),
 ])
 def test_run_refuses_wrong_club_options_before_starting(tmp_path: Path, capsys: Any,
                                                         args: list[str], says: str) -> None:
