@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from companion.i18n import _, located
+from companion.i18n import _, located, reason
 
 if TYPE_CHECKING:  # numpy is imported by the subcommand that uses it
     import numpy as np
@@ -128,7 +128,7 @@ def main(argv: list[str]) -> int:
         frame = _first_frame(args)
         calibration = Calibration.from_frame(frame, north=args.north)
     except (ValueError, CalibrationError) as exc:
-        print(located("belote-table calibrate", exc), file=sys.stderr)
+        print(located("belote-table calibrate", reason(exc)), file=sys.stderr)
         return 1
     out = Path(args.out)
     preview = Path(args.preview) if args.preview else out.with_suffix(".png")

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.cmd_run import add_source_options, check_zoom, open_source
-from companion.i18n import _, card_label, language, located
+from companion.i18n import _, card_label, language, located, reason
 
 PROG = "belote-table enroll"
 
@@ -211,7 +211,7 @@ def main(argv: list[str]) -> int:
         table = TableEnrollment(reader, args.codes, args.per, args.steady, args.head)
         source = open_source(args)
     except (ValueError, FileNotFoundError) as exc:  # SourceError and DeckError are ValueErrors
-        print(located(PROG, exc), file=sys.stderr)
+        print(located(PROG, reason(exc)), file=sys.stderr)
         return 2
     try:
         for _ts, frame in source:
@@ -221,7 +221,7 @@ def main(argv: list[str]) -> int:
     except KeyboardInterrupt:
         pass
     except ValueError as exc:  # a frame the source could not read
-        print(located(PROG, exc), file=sys.stderr)
+        print(located(PROG, reason(exc)), file=sys.stderr)
     finally:
         close = getattr(source, "close", None)
         if close:
@@ -229,7 +229,7 @@ def main(argv: list[str]) -> int:
     try:
         deck = table.enroller.deck()
     except DeckError as exc:
-        print(located(PROG, exc), file=sys.stderr)
+        print(located(PROG, reason(exc)), file=sys.stderr)
         return 2
     deck.save(out)
     print(_("%(file)s: deck written, %(n)s card(s) learnt")

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion.i18n import _, bid_label, card_label, ngettext, seat_letter, team_code
+from companion.i18n import _, bid_label, card_label, ngettext, reason, seat_letter, team_code
 
 if TYPE_CHECKING:
     from companion.service import TableService
@@ -137,8 +137,8 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
         try:
             reader = CardReader(model, deck=deck)
         except DeckError as exc:  # the enrolled deck's file: missing, damaged, another model's
-            problem = {"code": "other", "detail": str(exc)}
-            fail(str(exc))
+            problem = {"code": "other", "detail": reason(exc)}
+            fail(reason(exc))
         except (ValueError, FileNotFoundError, OSError) as exc:
             problem = {"code": "model", "detail": str(model or exc)}
             fail(str(exc))
@@ -162,7 +162,7 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
             raise ValueError(problem["detail"] if problem else "no card reader")
         source = None if live else open_source()
     except (ValueError, FileNotFoundError) as exc:  # SourceError, DeckError: ValueErrors
-        fail(str(exc))
+        fail(reason(exc))
         for close in closers:
             close()
         store.close()

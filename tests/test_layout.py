@@ -216,7 +216,7 @@ def test_the_lab_commands_without_the_lab_say_so(tmp_path: Path, args: list[str]
     run = _without_lab("from companion.cli import main\n"
                        f"raise SystemExit(main(['vision', *{args!r}]))", tmp_path)
     assert run.returncode == 2, (run.stdout, run.stderr)
-    assert "belote-table vision:" in run.stderr and "lab" in run.stderr
+    assert "belote-table vision : le labo (vision/lab) n'est pas installé ici" in run.stderr
     assert "Traceback" not in run.stderr
 
 

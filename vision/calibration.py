@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vision.errors import ExplainedError
+
 if TYPE_CHECKING:  # numpy only for the type hints: seat_of works on plain numbers
     import numpy as np
 
@@ -38,8 +40,9 @@ _SEATS_CLOCKWISE_FROM_TOP = ("N", "E", "S", "W")
 ZONE_DEPTH = 0.9  # how far a zone reaches from the table's centre towards its edge
 
 
-class CalibrationError(ValueError):
-    """A calibration file or frame that cannot be used, with the reason."""
+class CalibrationError(ExplainedError):
+    """A calibration file or frame that cannot be used, with the reason (in English:
+    the command says it in the organiser's language, ``vision.errors``)."""
 
 
 @dataclass(frozen=True)
@@ -58,10 +61,11 @@ class Calibration:
         """Build the four seat zones from the table's corners; ``north`` is the
         side of the frame where N sits."""
         if north not in SIDES:
-            raise CalibrationError(f"north: {north!r} is not one of {', '.join(SIDES)}")
+            raise CalibrationError("north: %(north)s is not one of %(sides)s",
+                                   north=repr(north), sides=", ".join(SIDES))
         pts = tuple((float(x), float(y)) for x, y in corners)
         if len(pts) != 4:
-            raise CalibrationError(f"corners: expected 4 points, got {len(pts)}")
+            raise CalibrationError("corners: expected 4 points, got %(n)s", n=len(pts))
         cx = sum(p[0] for p in pts) / 4
         cy = sum(p[1] for p in pts) / 4
         shift = SIDES.index(north)
@@ -165,9 +169,10 @@ class Calibration:
             corners = tuple((float(x), float(y)) for x, y in data["corners"])
             width, height = int(data["width"]), int(data["height"])
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise CalibrationError(f"calibration: malformed ({exc!r})") from None
+            raise CalibrationError("calibration: malformed (%(error)s)", error=repr(exc)) from None
         if sorted(zones) != ["E", "N", "S", "W"]:
-            raise CalibrationError(f"calibration.zones: expected N E S W, got {sorted(zones)}")
+            raise CalibrationError("calibration.zones: expected N E S W, got %(zones)s",
+                                   zones=sorted(zones))
         if len(corners) != 4:
             raise CalibrationError("calibration.corners: expected 4 points")
         return cls(width, height, corners, zones)
@@ -180,7 +185,7 @@ class Calibration:
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise CalibrationError(f"{path}: {exc}") from None
+            raise CalibrationError("%(path)s: %(reason)s", path=path, reason=exc) from None
         return cls.from_json(data)
 
     def scaled(self, width: int, height: int) -> Calibration:

@@ -9,7 +9,10 @@
     belote-table vision train [--seed S] [--steps N] [--out PATH] [--fixes FILE]
 
 Heavy libraries (numpy, OpenCV, onnxruntime, torch) are imported inside each
-subcommand. Bad input exits with status 2 and says which file and why.
+subcommand. Bad input exits with status 2 and says which file and why. It speaks
+French, or English with ``--lang en`` (``companion.i18n``), the reader's own
+refusals included (``vision.errors``): they are English in the runtime and said
+again here.
 """
 
 from __future__ import annotations
@@ -19,91 +22,110 @@ import json
 import sys
 from pathlib import Path
 
+from companion.i18n import N_, _, card_label, language, located, ngettext, reason
+
 PROG = "belote-table vision"
+SHIPPED = N_("classifier .onnx (default: the shipped model)")
+DECK = N_("the club's enrolled deck (belote-table vision enroll)")
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=PROG, description="the card reader")
-    sub = p.add_subparsers(dest="command", required=True)
+    p = argparse.ArgumentParser(prog=PROG, description=_("the card reader"))
+    sub = p.add_subparsers(dest="command", required=True, metavar=_("COMMAND"))
 
-    r = sub.add_parser("read", help="print the belote cards found in an image, as JSON")
-    r.add_argument("image")
-    r.add_argument("--model", help="classifier .onnx (default: the shipped model)")
-    r.add_argument("--deck", help="the club's enrolled deck (belote-table vision enroll)")
+    r = sub.add_parser("read", help=_("print the belote cards found in an image, as JSON"),
+                       description=_("Print the belote cards found in an image, as JSON."))
+    r.add_argument("image", metavar=_("IMAGE"), help=_("a photo of the table (JPEG, PNG...)"))
+    r.add_argument("--model", metavar=_("FILE"), help=_(SHIPPED))
+    r.add_argument("--deck", metavar=_("DECK"), help=_(DECK))
     r.add_argument("--unknown", action="store_true",
-                   help="also list cards seen but not read surely (code null)")
+                   help=_("also list cards seen but not read surely (code null)"))
 
-    e = sub.add_parser("eval", help="score the reader on a labelled folder, as JSON")
-    e.add_argument("dir")
-    e.add_argument("--model", help="classifier .onnx (default: the shipped model)")
-    e.add_argument("--deck", help="the club's enrolled deck (belote-table vision enroll)")
+    e = sub.add_parser("eval", help=_("score the reader on a labelled folder, as JSON"))
+    e.add_argument("dir", metavar=_("FOLDER"))
+    e.add_argument("--model", metavar=_("FILE"), help=_(SHIPPED))
+    e.add_argument("--deck", metavar=_("DECK"), help=_(DECK))
     e.add_argument("--split", choices=("train", "calib", "test"),
-                   help="only the real photos of this split (see vision.lab.dataset.split_of)")
-    e.add_argument("--fixes", metavar="FILE",
-                   help="corrections to DIR/labels.json (e.g. vision/lab/real_label_fixes.json)")
+                   help=_("only the real photos of this split (see vision.lab.dataset.split_of)"))
+    e.add_argument("--fixes", metavar=_("FILE"),
+                   help=_("corrections to FOLDER/labels.json "
+                          "(e.g. vision/lab/real_label_fixes.json)"))
 
-    n = sub.add_parser("enroll", help="learn a club's deck from DIR/<CARD>/*.jpg|png "
-                                      "(one card per picture) and write DECK")
-    n.add_argument("dir", help="one folder per card, named in the notation (TH, QS...)")
-    n.add_argument("--out", required=True, metavar="DECK", help="the deck file to write (.npz)")
-    n.add_argument("--model", help="classifier .onnx (default: the shipped model)")
+    n = sub.add_parser("enroll", help=_("learn a club's deck from FOLDER/<CARD>/*.jpg|png "
+                                        "(one card per picture) and write DECK"),
+                       description=_("Learn a club's deck from FOLDER/<CARD>/*.jpg|png (one "
+                                     "card per picture) and write DECK."))
+    n.add_argument("dir", metavar=_("FOLDER"),
+                   help=_("one folder per card, named in the notation (TH, QS...)"))
+    n.add_argument("--out", required=True, metavar=_("DECK"),
+                   help=_("the deck file to write (.npz)"))
+    n.add_argument("--model", metavar=_("FILE"), help=_(SHIPPED))
     n.add_argument("--head", choices=("prototype", "template"), default="prototype",
-                   help="how looks are compared (default: %(default)s; see the model card)")
+                   help=_("how looks are compared (default: %(default)s; see the model card)"))
 
-    b = sub.add_parser("bench", help="time the reader (benchmarks/vision.py); write "
-                       "benchmarks/vision.json")
-    b.add_argument("--model", help="classifier .onnx (default: the shipped model)")
-    b.add_argument("--frames", type=int, default=10)
-    b.add_argument("--out", help="where to write the JSON (default benchmarks/vision.json)")
+    b = sub.add_parser("bench", help=_("time the reader (benchmarks/vision.py); write "
+                                       "benchmarks/vision.json"))
+    b.add_argument("--model", metavar=_("FILE"), help=_(SHIPPED))
+    b.add_argument("--frames", type=int, default=10, metavar="N",
+                   help=_("frames to time (default: %(default)s)"))
+    b.add_argument("--out", metavar=_("FILE"),
+                   help=_("where to write the JSON (default benchmarks/vision.json)"))
 
-    t = sub.add_parser("train", help="train, export and calibrate the models (needs torch)")
+    t = sub.add_parser("train", help=_("train, export and calibrate the models (needs torch)"))
     t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--steps", type=int, default=20000, help="classifier steps")
-    t.add_argument("--det-steps", type=int, default=6000, help="detector steps")
-    t.add_argument("--scenes", type=int, default=1800, help="synthetic frames to render")
+    t.add_argument("--steps", type=int, default=20000, help=_("classifier steps"))
+    t.add_argument("--det-steps", type=int, default=6000, help=_("detector steps"))
+    t.add_argument("--scenes", type=int, default=1800, help=_("synthetic frames to render"))
     t.add_argument("--detector-scenes", type=int, default=600,
-                   help="frames whose detector boxes add hard 'none' patches (0: none)")
+                   help=_("frames whose detector boxes add hard 'none' patches (0: none)"))
     t.add_argument("--look-scenes", type=int, default=600,
-                   help="frames whose detector boxes calibrate the second look (0: no second look)")
+                   help=_("frames whose detector boxes calibrate the second look "
+                          "(0: no second look)"))
     t.add_argument("--init", metavar="ONNX",
-                   help="train this exported float index classifier further instead of a "
-                        "fresh one (index_classifier_fp32.onnx)")
-    t.add_argument("--fixes", metavar="FILE",
-                   help="corrections to the real photos' labels (vision/lab/real_label_fixes.json)")
+                   help=_("train this exported float index classifier further instead of a "
+                          "fresh one (index_classifier_fp32.onnx)"))
+    t.add_argument("--fixes", metavar=_("FILE"),
+                   help=_("corrections to the real photos' labels "
+                          "(vision/lab/real_label_fixes.json)"))
     t.add_argument("--aspect", type=float, default=1.0,
-                   help="stretch training patches by up to this ratio of width to height "
-                        "(1: none, as the first models; 1 to 2)")
+                   help=_("stretch training patches by up to this ratio of width to height "
+                          "(1: none, as the first models; 1 to 2)"))
     t.add_argument("--decks", action="store_true",
-                   help="also draw the printed-French styles and the cached real deck designs "
-                        "(belote-table vision decks), but the held-out ones")
+                   help=_("also draw the printed-French styles and the cached real deck "
+                          "designs (belote-table vision decks), but the held-out ones"))
     t.add_argument("--more-scenes", type=int, default=0,
-                   help="more frames cut at the detector's boxes (3/4 train, 1/4 calibrate)")
+                   help=_("more frames cut at the detector's boxes (3/4 train, 1/4 calibrate)"))
     t.add_argument("--printed-scenes", type=int, default=0,
-                   help="as --more-scenes, the printed-French styles as the only extra ones")
+                   help=_("as --more-scenes, the printed-French styles as the only extra ones"))
     t.add_argument("--det-init", metavar="ONNX",
-                   help="train this exported index detector further instead of a fresh one")
+                   help=_("train this exported index detector further instead of a fresh one"))
     t.add_argument("--recolour", type=float, default=0.0,
-                   help="share of index patches lit red or printed gold on black (0 to 0.5)")
-    t.add_argument("--out", help="output folder (default: vision/models)")
-    t.add_argument("--threads", type=int, default=2, help="torch threads (the shipped model: 2)")
+                   help=_("share of index patches lit red or printed gold on black (0 to 0.5)"))
+    t.add_argument("--out", help=_("output folder (default: vision/models)"))
+    t.add_argument("--threads", type=int, default=2,
+                   help=_("torch threads (the shipped model: 2)"))
     # The train module needs torch: its list of parts is not imported at start.
-    d = sub.add_parser("decks", help="rasterise the real deck designs for training "
-                                     "(needs gnome-cards-data and librsvg2-bin)")
-    d.add_argument("--out", help="cache folder (default: vision/lab/data/decks)")
+    d = sub.add_parser("decks", help=_("rasterise the real deck designs for training "
+                                       "(needs gnome-cards-data and librsvg2-bin)"))
+    d.add_argument("--out", metavar=_("FOLDER"),
+                   help=_("cache folder (default: vision/lab/data/decks)"))
     t.add_argument("--only", choices=("classifier", "detector", "corner", "quantize",
                                       "calibrate"),
                    action="append",
-                   help="retrain only this model (repeatable; the data are drawn the same way); "
-                        "'quantize' makes the 8-bit classifier again from the float one in the "
-                        "output folder, and calibrates it; 'calibrate' calibrates it alone")
+                   help=_("retrain only this model (repeatable; the data are drawn the same "
+                          "way); 'quantize' makes the 8-bit classifier again from the float "
+                          "one in the output folder, and calibrates it; 'calibrate' calibrates "
+                          "it alone"))
     t.add_argument("--max-error", type=float,
-                   help="the thresholds' rule: at most this share of the calibration's sure "
-                        "reads wrong (default 0.0001)")
+                   help=_("the thresholds' rule: at most this share of the calibration's sure "
+                          "reads wrong (default 0.0001)"))
     return p
 
 
-def _fail(message: str) -> int:
-    print(f"{PROG}: {message}", file=sys.stderr)
+def _fail(message: object) -> int:
+    """``belote-table vision: why`` on stderr, the why in the language spoken (a
+    refusal of the reader's runtime said by its template), and status 2."""
+    print(located(PROG, reason(message)), file=sys.stderr)
     return 2
 
 
@@ -129,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             return _decks(args)
         return _train(args)
     except (ValueError, FileNotFoundError, RuntimeError) as e:
-        return _fail(str(e))
+        return _fail(e)
 
 
 def _lab_missing() -> str | None:
@@ -138,7 +160,8 @@ def _lab_missing() -> str | None:
     try:
         import vision.lab  # noqa: F401
     except ImportError as exc:
-        return f"the lab (vision/lab) is not installed here, as on the table's Pi: {exc}"
+        return _("the lab (vision/lab) is not installed here, as on the table's Pi: "
+                 "%(reason)s") % {"reason": exc}
     return None
 
 
@@ -182,17 +205,32 @@ def _enroll(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     if not out.parent.is_dir():
-        return _fail(f"{out.parent} : dossier introuvable, rien n'est écrit "
-                     f"(no such folder, nothing written)")
+        return _fail(_("%(dir)s: no such folder, nothing written") % {"dir": out.parent})
     t0 = time.monotonic()
-    deck = enroll_folder(CardReader(args.model), args.dir, args.head, say=print)
+    deck = enroll_folder(CardReader(args.model), args.dir, args.head, learnt=_say_learnt)
     deck.save(out)
-    print(f"{out} : {len(deck.cards)} cartes apprises en {time.monotonic() - t0:.1f} s "
-          f"({len(deck.cards)} cards learnt)")
+    print(ngettext("%(file)s: %(n)s card learnt in %(seconds)s s",
+                   "%(file)s: %(n)s cards learnt in %(seconds)s s", len(deck.cards))
+          % {"file": out, "n": len(deck.cards),
+             "seconds": _decimal(time.monotonic() - t0)})
     missing = [c for c in deck.classes if c != "none" and c not in deck.cards]
     if missing:
-        print(f"non apprises, lues par le modèle général (not enrolled): {' '.join(missing)}")
+        print(_("not enrolled, read by the general model: %(cards)s")
+              % {"cards": " ".join(missing)})
     return 0
+
+
+def _say_learnt(code: str) -> None:
+    from vision.deck import card_name_fr
+
+    name = card_name_fr(code) if language() == "fr" else card_label(code)
+    print(_("%(card)s (%(name)s): learnt") % {"card": code, "name": name})
+
+
+def _decimal(seconds: float) -> str:
+    """One decimal, with the language's separator (2,5 in French)."""
+    text = f"{seconds:.1f}"
+    return text.replace(".", ",") if language() == "fr" else text
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -200,7 +238,8 @@ def _bench(args: argparse.Namespace) -> int:
     # is not installed: found beside this package, as in a checkout.
     root = Path(__file__).resolve().parent.parent
     if not (root / "benchmarks" / "vision.py").is_file():
-        return _fail(f"the benchmarks are in the source tree only (no {root / 'benchmarks'})")
+        return _fail(_("the benchmarks are in the source tree only (no %(dir)s)")
+                     % {"dir": root / "benchmarks"})
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     from benchmarks import vision as bench
@@ -208,7 +247,7 @@ def _bench(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else bench.OUT
     result = bench.run(args.model, frames=args.frames, out=out)
     print(json.dumps(result, indent=2))
-    print(f"written to {out}", file=sys.stderr)
+    print(_("written to %(file)s") % {"file": out}, file=sys.stderr)
     return 0
 
 
@@ -216,7 +255,8 @@ def _train(args: argparse.Namespace) -> int:
     try:
         from vision.lab import train
     except ImportError as e:
-        return _fail(f"training needs the train extra (pip install -e '.[train]'): {e}")
+        return _fail(_("training needs the train extra (pip install -e '.[train]'): "
+                       "%(reason)s") % {"reason": e})
     parts = tuple(args.only) if args.only else train.PARTS
     train.run(seed=args.seed, steps=args.steps, det_steps=args.det_steps, scenes=args.scenes,
               out=Path(args.out) if args.out else None, threads=args.threads, parts=parts,

@@ -41,6 +41,7 @@ import numpy as np
 
 from scorer.cards import RANK_INDEX_FR, SUIT_NAMES_FR, Card, InvalidCardError
 from vision.classify import FEATURES, NONE
+from vision.errors import ExplainedError
 from vision.locate import index_crop
 
 if TYPE_CHECKING:
@@ -69,8 +70,9 @@ DECK_SURE = 0.999
 LOOKS_PER_INDEX = 8
 
 
-class DeckError(ValueError):
-    """A deck cannot be made or used; the message says which file and why (French first)."""
+class DeckError(ExplainedError):
+    """A deck cannot be made or used; the message says which file and why (in English:
+    the command says it in the organiser's language, ``vision.errors``)."""
 
 
 def model_sha256(path: str | Path) -> str:
@@ -148,7 +150,7 @@ class Deck:
     def load(cls, path: str | Path) -> Deck:
         path = Path(path)
         if not path.is_file():
-            raise DeckError(f"{path} : fichier de jeu introuvable (no such deck file)")
+            raise DeckError("%(path)s: no such deck file", path=path)
         try:
             with np.load(path, allow_pickle=False) as data:
                 meta = json.loads(str(data["meta"]))
@@ -156,16 +158,14 @@ class Deck:
                 vectors = data["vectors"].astype(np.float32)
                 center = data["center"].astype(np.float32)
         except (OSError, ValueError, KeyError) as e:
-            raise DeckError(f"{path} : ce n'est pas un fichier de jeu "
-                            f"(not a deck file: {e})") from e
+            raise DeckError("%(path)s: not a deck file (%(error)s)", path=path, error=e) from e
         if meta.get("version") != VERSION:
-            raise DeckError(f"{path} : version {meta.get('version')} du fichier de jeu, "
-                            f"celle-ci lit la version {VERSION} ; refaites l'enrôlement "
-                            f"(deck format version {meta.get('version')}, expected {VERSION}: "
-                            f"enrol the deck again)")
+            raise DeckError("%(path)s: deck file version %(version)s, this program reads "
+                            "version %(expected)s: enrol the deck again", path=path,
+                            version=meta.get("version"), expected=VERSION)
         if meta.get("head") not in HEADS:
-            raise DeckError(f"{path} : méthode inconnue {meta.get('head')!r} "
-                            f"(unknown head)")
+            raise DeckError("%(path)s: unknown comparison method %(head)s", path=path,
+                            head=repr(meta.get("head")))
         info = {k: v for k, v in meta.items()
                 if k not in ("version", "head", "classes", "cards", "model_sha256",
                              "accept", "margin", "none_below")}
@@ -178,17 +178,16 @@ class Deck:
         digest = model_sha256(classifier.model_path)
         if digest != self.model_sha256:
             raise DeckError(
-                f"{where} : ce jeu a été enrôlé avec un autre modèle que "
-                f"{classifier.model_path.name} ; refaites l'enrôlement "
-                f"(belote-table enroll, ou belote-table vision enroll) "
-                f"(the deck was made with another model: enrol it again)")
+                "%(where)s: this deck was enrolled with another model than %(model)s: enrol "
+                "it again (belote-table enroll, or belote-table vision enroll)", where=where,
+                model=classifier.model_path.name)
         if self.classes != classifier.classes:
-            raise DeckError(f"{where} : les classes du jeu ne sont pas celles du modèle "
-                            f"(the deck's classes differ from the model's)")
+            raise DeckError("%(where)s: the deck's classes differ from the model's",
+                            where=where)
         if self.head == "prototype" and not classifier.has_features:
-            raise DeckError(f"{classifier.model_path.name} : ce modèle n'a pas de sortie "
-                            f"'{FEATURES}' (no '{FEATURES}' output: add it with "
-                            f"python -m vision.lab.add_features)")
+            raise DeckError("%(model)s: this model has no '%(output)s' output (add it with "
+                            "python -m vision.lab.add_features)",
+                            model=classifier.model_path.name, output=FEATURES)
 
     def similarities(self, views: np.ndarray) -> np.ndarray:
         """Per box, its best similarity to each class's looks: (N, classes), -1 where a
@@ -342,15 +341,15 @@ class Enroller:
 
     def __init__(self, reader: CardReader, head: str = DEFAULT_HEAD, seed: int = 0) -> None:
         if reader.detector is None:
-            raise DeckError("enrôlement : il faut le lecteur à détecteur d'index (design B) "
-                            "(enrollment needs the index detector, design B)")
+            raise DeckError("enrolment needs the reader with the index detector (design B)")
         if head not in HEADS:
-            raise DeckError(f"méthode inconnue {head!r} (unknown head; one of {list(HEADS)})")
+            raise DeckError("unknown comparison method %(head)s (one of %(heads)s)",
+                            head=repr(head), heads=", ".join(HEADS))
         self.reader = reader
         self.classifier = reader.classifier
         if head == "prototype" and not self.classifier.has_features:
-            raise DeckError(f"{self.classifier.model_path.name} : ce modèle n'a pas de sortie "
-                            f"'{FEATURES}' (no '{FEATURES}' output)")
+            raise DeckError("%(model)s: this model has no '%(output)s' output",
+                            model=self.classifier.model_path.name, output=FEATURES)
         self.head = head
         self.rng = np.random.default_rng(seed)
         self.patches: dict[str, list[np.ndarray]] = {}
@@ -371,8 +370,7 @@ class Enroller:
 
     def deck(self) -> Deck:
         if not self.patches:
-            raise DeckError("aucune carte apprise : rien à écrire (no card learnt: nothing "
-                            "written)")
+            raise DeckError("no card learnt: nothing to write")
         classes = self.classifier.classes
         labels, vectors = [], []
         accept, margin, none_below = HEADS[self.head]
@@ -400,7 +398,7 @@ def folder_images(directory: str | Path) -> dict[str, list[Path]]:
     """``DIR/<CARD>/*.jpg|png`` as {card: [paths]}, every name checked first."""
     root = Path(directory)
     if not root.is_dir():
-        raise DeckError(f"{root} : dossier introuvable (no such folder)")
+        raise DeckError("%(folder)s: no such folder", folder=root)
     out: dict[str, list[Path]] = {}
     for sub in sorted(root.iterdir()):
         if not sub.is_dir():
@@ -408,26 +406,27 @@ def folder_images(directory: str | Path) -> dict[str, list[Path]]:
         try:
             code = str(Card.parse(sub.name))
         except InvalidCardError:
-            raise DeckError(f"{sub} : {sub.name!r} n'est pas une carte de belote ; nommez "
-                            f"chaque dossier comme la carte qu'il montre, par ex. TH pour le "
-                            f"10 de cœur, QS pour la dame de pique (not a belote card: name "
-                            f"each folder after its card, e.g. TH)") from None
+            raise DeckError("%(folder)s: %(name)s is not a belote card: name each folder "
+                            "after the card it shows, e.g. TH for the ten of hearts, QS for "
+                            "the queen of spades", folder=sub, name=repr(sub.name)) from None
         if sub.name != code:
-            raise DeckError(f"{sub} : écrivez {code} (write the folder as {code})")
+            raise DeckError("%(folder)s: write the folder's name as %(code)s", folder=sub,
+                            code=code)
         images = sorted(p for p in sub.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         if not images:
-            raise DeckError(f"{sub} : aucune image .jpg ou .png (no .jpg or .png image)")
+            raise DeckError("%(folder)s: no .jpg or .png picture", folder=sub)
         out[code] = images
     if not out:
-        raise DeckError(f"{root} : aucun dossier de carte (TH/, QS/...) (no card folder)")
+        raise DeckError("%(folder)s: no card folder (TH/, QS/...)", folder=root)
     return out
 
 
 def enroll_folder(reader: CardReader, directory: str | Path, head: str = DEFAULT_HEAD,
-                  say: Callable[[str], None] = lambda _l: None, seed: int = 0) -> Deck:
+                  learnt: Callable[[str], None] = lambda _code: None, seed: int = 0) -> Deck:
     """Learn a deck from ``DIR/<CARD>/*.jpg|png``. Every picture is checked (readable,
     its card found) before the deck is made; the first fault raises :class:`DeckError`
-    naming the file."""
+    naming the file. ``learnt`` is told each card's code once its pictures are learnt
+    (the command says so in the organiser's language)."""
     from vision.reader import load_image
 
     enroller = Enroller(reader, head, seed)
@@ -436,15 +435,14 @@ def enroll_folder(reader: CardReader, directory: str | Path, head: str = DEFAULT
             try:
                 frame = load_image(path)
             except ValueError:
-                raise DeckError(f"{path} : image illisible (JPEG, PNG...) "
-                                f"(not a readable image)") from None
+                raise DeckError("%(path)s: not a readable picture (JPEG, PNG...)",
+                                path=path) from None
             boxes = single_card_boxes(reader, frame)
             if not boxes:
-                raise DeckError(f"{path} : aucun index de carte trouvé ; photographiez la "
-                                f"carte entière, à plat, bien éclairée (no card index found in "
-                                f"this picture: the whole card, flat, well lit)")
+                raise DeckError("%(path)s: no card index found in this picture: "
+                                "photograph the whole card, flat, well lit", path=path)
             enroller.add(code, frame, boxes)
-        say(f"{code} ({card_name_fr(code)}) : appris")
+        learnt(code)
     return enroller.deck()
 
 

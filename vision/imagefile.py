@@ -19,14 +19,17 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.errors import ExplainedError
+
 # A 64 Mpx sensor's frame is well under this; a decoded frame of this many
 # pixels takes 3 bytes each (BGR).
 MAX_PIXELS = 70_000_000
 MAX_SIDE = 20_000
 
 
-class ImageFileError(ValueError):
-    """An image file that cannot be read, or is too large to decode."""
+class ImageFileError(ExplainedError):
+    """An image file that cannot be read, or is too large to decode (in English: the
+    command says it in the organiser's language, ``vision.errors``)."""
 
 
 def _png(data: bytes) -> tuple[int, int] | None:
@@ -104,14 +107,14 @@ def check_size(data: bytes, label: str) -> tuple[int, int]:
     """The declared size, or ``ImageFileError`` when unknown or too large to decode."""
     size = image_size(data)
     if size is None:
-        raise ImageFileError(f"{label}: not a readable image (JPEG, PNG, BMP or WebP)")
+        raise ImageFileError("%(path)s: not a readable image (JPEG, PNG, BMP or WebP)", path=label)
     w, h = size
     if w == 0 or h == 0:
-        raise ImageFileError(f"{label}: an image of {w} x {h} pixels")
+        raise ImageFileError("%(path)s: an image of %(w)s x %(h)s pixels", path=label, w=w, h=h)
     if w > MAX_SIDE or h > MAX_SIDE or w * h > MAX_PIXELS:
-        raise ImageFileError(f"{label}: {w} x {h} pixels is too large to read "
-                             f"(at most {MAX_PIXELS // 1_000_000} million pixels, "
-                             f"{MAX_SIDE} on a side)")
+        raise ImageFileError("%(path)s: %(w)s x %(h)s pixels is too large to read (at most "
+                             "%(mpx)s million pixels, %(side)s on a side)", path=label, w=w,
+                             h=h, mpx=MAX_PIXELS // 1_000_000, side=MAX_SIDE)
     return size
 
 
@@ -123,14 +126,15 @@ def load_image(path: str | Path) -> np.ndarray:
 
     path = Path(path)
     if not path.is_file():
-        raise ImageFileError(f"{path}: no such image file")
+        raise ImageFileError("%(path)s: no such image file", path=path)
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise ImageFileError(f"{path}: cannot read: {exc.strerror}") from None
+        raise ImageFileError("%(path)s: cannot read: %(reason)s", path=path,
+                             reason=exc.strerror) from None
     check_size(data, str(path))
     frame = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), cv2.IMREAD_COLOR)
     if frame is None:
-        raise ImageFileError(f"{path}: not a readable image (JPEG, PNG, BMP or WebP)")
+        raise ImageFileError("%(path)s: not a readable image (JPEG, PNG, BMP or WebP)", path=path)
     decoded: np.ndarray = frame
     return decoded

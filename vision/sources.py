@@ -19,6 +19,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.errors import ExplainedError
+
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
 
 Frame = tuple[float, np.ndarray]
@@ -26,8 +28,9 @@ Frame = tuple[float, np.ndarray]
 log = logging.getLogger(__name__)
 
 
-class SourceError(ValueError):
-    """A source cannot be opened or read; the message says which and why."""
+class SourceError(ExplainedError):
+    """A source cannot be opened or read; the message says which and why (in English:
+    the command says it in the organiser's language, ``vision.errors``)."""
 
 
 class Source:
@@ -55,10 +58,10 @@ class VideoSource(Source):
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         if not self.path.is_file():
-            raise SourceError(f"{self.path}: no such video file")
+            raise SourceError("%(path)s: no such video file", path=self.path)
         self._cap = cv2.VideoCapture(str(self.path))
         if not self._cap.isOpened():
-            raise SourceError(f"{self.path}: OpenCV cannot open this video")
+            raise SourceError("%(path)s: OpenCV cannot open this video", path=self.path)
         self._fps = self._cap.get(cv2.CAP_PROP_FPS) or 0.0
         self._index = 0
 
@@ -86,10 +89,11 @@ class ImageFolderSource(Source):
     def __init__(self, path: str | Path, interval: float = 0.1) -> None:
         self.path = Path(path)
         if not self.path.is_dir():
-            raise SourceError(f"{self.path}: no such folder")
+            raise SourceError("%(path)s: no such folder", path=self.path)
         self.files = sorted(p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         if not self.files:
-            raise SourceError(f"{self.path}: no images (.jpg, .png, .bmp) in this folder")
+            raise SourceError("%(path)s: no images (.jpg, .png, .bmp) in this folder",
+                              path=self.path)
         self.interval = interval
         self._index = 0
         self.skipped: list[str] = []  # why each unreadable file was skipped
@@ -117,8 +121,8 @@ class DeviceSource(Source):
     def __init__(self, index: int | str = 0, width: int = 1280, height: int = 720) -> None:
         self._cap = cv2.VideoCapture(index)
         if not self._cap.isOpened():
-            raise SourceError(f"camera {index!r}: OpenCV cannot open it "
-                              "(a Raspberry Pi camera module needs PiCameraSource)")
+            raise SourceError("camera %(index)s: OpenCV cannot open it (a Raspberry Pi "
+                              "camera module needs PiCameraSource)", index=repr(index))
         self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
         self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
         self.index = index
@@ -128,7 +132,7 @@ class DeviceSource(Source):
             raise StopIteration
         ok, frame = self._cap.read()
         if not ok:
-            raise SourceError(f"camera {self.index!r}: no frame (unplugged?)")
+            raise SourceError("camera %(index)s: no frame (unplugged?)", index=repr(self.index))
         return time.monotonic(), frame
 
     def close(self) -> None:
@@ -140,8 +144,8 @@ class DeviceSource(Source):
 def check_zoom(zoom: float) -> None:
     """Refuse (``ValueError``) a sensor zoom under 1, or not a number."""
     if not zoom >= 1:  # NaN too
-        raise ValueError(f"zoom must be 1 or more (1: the whole sensor; 2: its centre, "
-                         f"twice closer), not {zoom}")
+        raise SourceError("zoom must be 1 or more (1: the whole sensor; 2: its centre, "
+                          "twice closer), not %(zoom)s", zoom=zoom)
 
 
 def centre_crop(sensor_w: int, sensor_h: int, zoom: float,

@@ -61,7 +61,7 @@ def test_a_photo_without_a_table_is_refused_and_nothing_is_saved(tmp_path, capsy
     cv2.imwrite(str(tmp_path / "white.png"), np.full((300, 400, 3), 230, np.uint8))
     assert main(["--image", str(tmp_path / "white.png"), "--out",
                  str(tmp_path / "cal.json")]) == 1
-    assert "no table" in capsys.readouterr().err
+    assert "aucune table (tapis) trouvée" in capsys.readouterr().err
     assert not (tmp_path / "cal.json").exists()
 
 

@@ -47,7 +47,7 @@ def test_run_reads_a_folder_of_frames_into_the_open_game(tmp_path, capsys):
 def test_run_with_a_missing_folder_says_so(tmp_path, capsys):
     assert main(["--images", str(tmp_path / "nowhere"), "--db", str(tmp_path / "t.db"),
                  "--no-web"]) == 2
-    assert "nowhere: no such folder" in capsys.readouterr().err
+    assert "nowhere : dossier introuvable" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("args, says", [

@@ -29,12 +29,12 @@ def test_read_unreadable_image_exits_2_naming_it(capsys, tmp_path):
     bad.write_text("not a picture")
     assert main(["read", str(bad)]) == 2
     err = capsys.readouterr().err
-    assert str(bad) in err and "not a readable image" in err
+    assert f"{bad} : image illisible" in err
 
 
 def test_read_missing_image_exits_2(capsys, tmp_path):
     assert main(["read", str(tmp_path / "nope.png")]) == 2
-    assert "no such image file" in capsys.readouterr().err
+    assert "nope.png : image introuvable" in capsys.readouterr().err
 
 
 def _small_scene_folder(tmp_path, real_cards, names_and_labels):

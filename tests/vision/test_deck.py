@@ -118,8 +118,19 @@ def test_a_deck_made_with_another_model_is_refused(deck_file, tmp_path):
     deck.model_sha256 = "0" * 64
     other = tmp_path / "old.npz"
     deck.save(other)
-    with pytest.raises(DeckError, match="refaites l'enrôlement"):
+    with pytest.raises(DeckError, match="enrolled with another model") as refused:
         CardReader(deck=other)
+    # The command that prints it says it in the organiser's language, by its template.
+    from companion import i18n
+
+    try:
+        i18n.use("fr")
+        assert "ce jeu a été enrôlé avec un autre modèle" in i18n.reason(refused.value)
+        assert "refaites l'enrôlement" in i18n.reason(refused.value)
+        i18n.use("en")
+        assert i18n.reason(refused.value) == str(refused.value)
+    finally:
+        i18n.use("fr")
 
 
 def test_read_with_a_missing_deck_exits_2(tmp_path, capsys):
@@ -218,7 +229,7 @@ def test_vision_enroll_needs_no_lab_as_on_the_pi(tmp_path, monkeypatch, capsys):
     assert vision_main(["enroll", str(pictures), "--out", str(out)]) == 0
     assert Deck.load(out).cards == ["QH"]
     assert vision_main(["eval", str(pictures)]) == 2
-    assert "not installed" in capsys.readouterr().err
+    assert "le labo (vision/lab) n'est pas installé ici" in capsys.readouterr().err
 
 
 def test_run_with_a_missing_deck_says_so_and_stops(tmp_path, capsys):

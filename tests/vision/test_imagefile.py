@@ -54,7 +54,7 @@ def test_vision_read_refuses_the_bomb_with_exit_2(bomb: Path, capsys: pytest.Cap
     from vision.cli import main
 
     assert main(["read", str(bomb)]) == 2
-    assert "too large" in capsys.readouterr().err
+    assert "trop grand pour être lu" in capsys.readouterr().err
 
 
 def test_the_header_gives_the_size_of_each_format(tmp_path: Path) -> None:
