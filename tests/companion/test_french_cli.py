@@ -166,6 +166,11 @@ def test_seats_teams_cards_and_bids_read_as_on_the_pages() -> None:
         i18n.use("fr")
 
 
+# The vision modules whose messages the command line's catalog holds: the command and
+# the runtime modules whose refusals (vision.errors) the commands print.
+VISION_SAID_HERE = ("cli.py", "deck.py", "sources.py", "calibration.py", "imagefile.py")
+
+
 def test_every_message_of_the_catalog_is_translated_and_compiled() -> None:
     """The catalog holds every message the code marks, each in French, and the
     compiled .mo is the .po's (pybabel compile was run after the last edit)."""
@@ -177,10 +182,17 @@ def test_every_message_of_the_catalog_is_translated_and_compiled() -> None:
     folder = ROOT / "companion" / "translations"
     with open(folder / "fr" / "LC_MESSAGES" / "companion.po", "rb") as f:
         catalog = read_po(f)
-    marked = {m[2] if isinstance(m[2], str) else m[2][0]
-              for m in extract_from_dir(str(ROOT / "companion"),
-                                        keywords={"_": None, "N_": None,
-                                                  "ngettext": (1, 2)})}
+    from babel.messages.extract import extract_from_file
+
+    keywords = {"_": None, "N_": None, "ngettext": (1, 2), "DeckError": None,
+                "SourceError": None, "CalibrationError": None, "ImageFileError": None}
+    found = [m[2] for m in extract_from_dir(str(ROOT / "companion"), keywords=keywords)]
+    for name in VISION_SAID_HERE:  # (line, message, ...) for one file
+        found += [m[1] for m in extract_from_file("python", str(ROOT / "vision" / name),
+                                                  keywords=keywords)]
+    marked = {m if isinstance(m, str) else m[0] for m in found}
+    # The card reader's refusals are among them: their templates are in the catalog.
+    assert "%(path)s: no such deck file" in marked and "the card reader" in marked
     in_po = {m.id if isinstance(m.id, str) else m.id[0] for m in catalog if m.id}
     assert marked - in_po == set(), "run pybabel extract and update (companion/babel.cfg)"
     with open(folder / "fr" / "LC_MESSAGES" / "companion.mo", "rb") as f:
@@ -194,3 +206,90 @@ def test_every_message_of_the_catalog_is_translated_and_compiled() -> None:
             assert compiled.gettext(message.id) == message.string, message.id
         else:
             assert compiled.ngettext(message.id[0], message.id[1], 2) == message.string[1]
+
+
+def test_score_says_the_rules_engine_s_reason_in_french_english_with_lang_en(
+        tmp_path: Path) -> None:
+    """The engine's reasons are English in the code; the command says them as the pages
+    do (companion.reasons), seats by name and cards and bids as the pages show them."""
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**RECORD, "bids": ["pass", "85H"]}))
+    out = cli("score", str(bad))
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == f"{bad} : bids[1] : 85H n'est pas une enchère\n"
+    out = cli("--lang", "en", "score", str(bad))
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == (f"{bad}: bids[1]: not a bid: '85H' (80..160 by tens, or capot, "
+                          "then S H D C NT AT)\n")
+    turn = tmp_path / "turn.json"
+    turn.write_text(json.dumps({"rules": "ffb", "dealer": "N",
+                                "bids": ["pass", "80S", "90H", "pass", "pass", "pass"],
+                                "plays": ["N:7H"]}))
+    out = cli("score", str(turn))
+    assert out.stderr == f"{turn} : plays[0] : Nord a joué hors de son tour : à Ouest de jouer\n"
+    assert cli("score", str(turn), lang="en_GB.UTF-8").stderr == \
+        f"{turn}: plays[0]: N played out of turn, W to play\n"
+    # A reason no pattern knows keeps its words; its places are still joined in French.
+    record = tmp_path / "list.json"
+    record.write_text("[1]")
+    assert cli("score", str(record)).stderr == \
+        f"{record} : une donne est un objet JSON, pas une liste\n"
+
+
+def test_vision_read_help_is_french_by_default_english_with_lang_en() -> None:
+    out = cli("vision", "read", "--help")
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.split())
+    assert text.startswith("utilisation : belote-table vision read [-h] [--model FICHIER] "
+                           "[--deck JEU] [--unknown] IMAGE")
+    assert "Affiche les cartes de belote trouvées sur une image, en JSON." in text
+    assert "--deck JEU le jeu enrôlé du club (belote-table vision enroll)" in text
+    assert "classifieur .onnx (par défaut : le modèle fourni)" in text
+    for english in ("usage:", "the shipped model", "enrolled deck", "print the belote"):
+        assert english not in text
+    out = cli("--lang", "en", "vision", "read", "--help")
+    assert out.returncode == 0
+    assert out.stdout.startswith("usage: belote-table vision read [-h] [--model FILE]")
+    assert "classifier .onnx (default: the shipped model)" in " ".join(out.stdout.split())
+    listed = cli("vision", "--help").stdout
+    assert "affiche les cartes de belote trouvées sur une image" in " ".join(listed.split())
+    assert "enroll" in listed and "train" in listed  # the commands keep their names
+
+
+def test_vision_train_keeps_its_options_and_translates_their_help() -> None:
+    fr = " ".join(cli("vision", "train", "--help").stdout.split())
+    en = " ".join(cli("--lang", "en", "vision", "train", "--help").stdout.split())
+    options = ("--seed", "--steps", "--det-steps", "--scenes", "--detector-scenes",
+               "--look-scenes", "--init ONNX", "--fixes", "--aspect", "--decks",
+               "--more-scenes", "--printed-scenes", "--det-init ONNX", "--recolour", "--out",
+               "--threads", "--only", "--max-error")
+    for option in options:
+        assert option in fr and option in en, option
+    assert "fils de torch (le modèle fourni : 2)" in fr
+    assert "torch threads (the shipped model: 2)" in en
+
+
+def test_vision_enroll_refusals_are_french_by_default_english_with_lang_en(
+        tmp_path: Path) -> None:
+    """An organiser's mistakes (a folder that is no card, a missing folder, a missing
+    picture) come back in French; the reader's runtime wrote them in English."""
+    pictures = tmp_path / "pictures"
+    (pictures / "10X").mkdir(parents=True)
+    out_file = tmp_path / "club.npz"
+    out = cli("vision", "enroll", str(pictures), "--out", str(out_file))
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr.startswith(f"belote-table vision : {pictures / '10X'} : '10X' n'est pas "
+                                 "une carte de belote ; nommez chaque dossier comme la carte")
+    out = cli("--lang", "en", "vision", "enroll", str(pictures), "--out", str(out_file))
+    assert out.returncode == 2
+    assert out.stderr.startswith(f"belote-table vision: {pictures / '10X'}: '10X' is not a "
+                                 "belote card: name each folder after the card it shows")
+    out = cli("vision", "enroll", str(tmp_path / "none"), "--out", str(out_file))
+    assert out.stderr == f"belote-table vision : {tmp_path / 'none'} : dossier introuvable\n"
+    (pictures / "10X").rmdir()
+    (pictures / "TH").mkdir()
+    out = cli("vision", "enroll", str(pictures), "--out", str(out_file))
+    assert out.stderr == f"belote-table vision : {pictures / 'TH'} : aucune image .jpg ou .png\n"
+    assert not out_file.exists()
+    out = cli("vision", "read", str(tmp_path / "none.jpg"))
+    assert out.stderr == f"belote-table vision : {tmp_path / 'none.jpg'} : image introuvable\n"
