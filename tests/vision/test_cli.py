@@ -113,7 +113,7 @@ def test_eval_gives_readable_figures_without_the_cards_marked_unreadable(capsys,
 
 
 @pytest.mark.parametrize("content, message", [
-    ("{", "not valid JSON"),
+    ("{", "labels.json : pas du JSON valide"),
     ('{"a.jpg": "TH"}', "expected a list of labels"),
     ('{"a.jpg": [3]}', "expected a string or an object"),
 ])
@@ -125,7 +125,7 @@ def test_eval_bad_labels_exit_2_with_the_place(capsys, tmp_path, content, messag
 
 def test_eval_missing_folder_exits_2(capsys, tmp_path):
     assert main(["eval", str(tmp_path / "none")]) == 2
-    assert "not a folder" in capsys.readouterr().err
+    assert "none : ce n'est pas un dossier" in capsys.readouterr().err
 
 
 @pytest.mark.slow
