@@ -5,6 +5,7 @@ input is refused with a clear message and nothing written."""
 from __future__ import annotations
 
 import json
+import re
 
 import cv2
 import numpy as np
@@ -228,6 +229,11 @@ def test_vision_enroll_needs_no_lab_as_on_the_pi(tmp_path, monkeypatch, capsys):
     out = tmp_path / "club.npz"
     assert vision_main(["enroll", str(pictures), "--out", str(out)]) == 0
     assert Deck.load(out).cards == ["QH"]
+    # What the organiser reads, in French: each card learnt, then the deck written.
+    said = capsys.readouterr().out.splitlines()
+    assert said[0] == "QH (dame (D) de cœur) : appris"
+    assert re.fullmatch(re.escape(f"{out} : 1 carte apprise en ") + r"\d+,\d s", said[1])
+    assert said[2].startswith("non apprises, lues par le modèle général : 7S 8S")
     assert vision_main(["eval", str(pictures)]) == 2
     assert "le labo (vision/lab) n'est pas installé ici" in capsys.readouterr().err
 
