@@ -411,14 +411,14 @@ def explain(text: object, words: Words) -> str:
     """Any refusal as the command line prints it: ``text`` whole if a pattern knows
     it, else its places (``bids[1]: ``, ``dealer: ``) peeled one by one and joined
     again to the reason said in ``words``' language (``bids[1] : 85♥ n'est pas une
-    enchère``); what no pattern knows stays as written.
+    enchère``); what no pattern knows stays as written, places and all.
 
     >>> fr = Words(gettext={"%(value)s is not a bid": "%(value)s n'est pas une enchère"}.get,
     ...            located=lambda where, why: f"{where} : {why}")
     >>> explain("bids[1]: not a bid: '85H' (80..160 by tens)", fr)
     "bids[1] : 85H n'est pas une enchère"
     >>> explain("rules: something new", fr)
-    'rules : something new'
+    'rules: something new'
     """
     reason = str(text).strip()
     said = _match(reason, words, _CLI_COMPILED)
@@ -428,5 +428,7 @@ def explain(text: object, words: Words) -> str:
         return said
     place = _PLACE.fullmatch(reason)
     if place:
-        return words.located(place["where"], explain(place["rest"], words))
+        said = explain(place["rest"], words)
+        # A reason no pattern knows stays as written, its punctuation included.
+        return reason if said == place["rest"] else words.located(place["where"], said)
     return input_reason(reason, words)

@@ -309,7 +309,8 @@ def test_an_unreadable_starting_model_is_refused_before_any_work(tmp_path, capsy
     out = tmp_path / "models"
     from vision.classify import DEFAULT_MODEL
 
-    for path, reason in ((bad, "not an ONNX model"), (tmp_path / "none.onnx", "no such model"),
+    for path, reason in ((bad, "not an ONNX model"),
+                         (tmp_path / "none.onnx", "none.onnx : fichier de modèle introuvable"),
                          (DEFAULT_MODEL, "an 8-bit model")):
         assert main(["train", "--only", "classifier", "--init", str(path), "--out", str(out),
                      "--steps", "1"]) == 2
