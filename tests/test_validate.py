@@ -49,10 +49,20 @@ def _score(tmp_path: Path, data: bytes, *args: str,
 def test_score_refuses_bad_input_with_exit_2_and_one_line(
         tmp_path: Path, data: bytes, args: tuple[str, ...], message: str,
         capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = _score(tmp_path, data, *args, capsys=capsys)
+    from companion import i18n
+
+    # The engine's own reason, in English on request; French by default (one line too).
+    i18n.use("en")
+    try:
+        code, out, err = _score(tmp_path, data, *args, capsys=capsys)
+    finally:
+        i18n.use("fr")
     assert code == 2 and out == ""
     assert message in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1, err
+    code, out, french = _score(tmp_path, data, *args, capsys=capsys)
+    assert code == 2 and out == "" and "Traceback" not in french
+    assert len(french.strip().splitlines()) == 1 and french != err, french
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-8-sig", "utf-32"])
