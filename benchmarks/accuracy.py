@@ -119,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hands", type=int, default=4)
     p.add_argument("--model", help="card reader model (default: the shipped one)")
     p.add_argument("--out", default=str(ROOT / "benchmarks" / "accuracy.json"))
+    p.add_argument("--no-sets", action="store_true",
+                   help="film the games only (the sets of part 1 take the longest)")
     args = p.parse_args(argv)
     reader = CardReader(args.model)
     sets: dict[str, dict] = {}
@@ -127,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     def test_split(name: str) -> bool:
         return split_of(name) == "test"
 
-    for name in ("scenes", "cards"):
+    for name in () if args.no_sets else ("scenes", "cards"):
         found = evaluate(reader, REAL_CARDS / name, test_split)
         sets[f"real {name} (test split)"] = {k: found[k] for k in KEYS if k in found}
         if name == "scenes":
@@ -136,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             found = evaluate(reader, REAL_CARDS / name, test_split, FIXES)
             sets[f"real {name} (test split, labels corrected)"] = {
                 k: found[k] for k in KEYS if k in found}
-    for folder, seed, decks, frames in SYNTHETIC:
+    for folder, seed, decks, frames in () if args.no_sets else SYNTHETIC:
         path = ROOT / "vision" / "data" / folder
         if not (path / "labels.json").is_file():
             make_synthetic_set(path, frames, seed, decks)
@@ -144,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         by_folder[folder] = found
         sets[f"synthetic {decks} ({folder}, seed {seed})"] = {k: found[k] for k in KEYS
                                                                if k in found}
-    for folder, seed, decks, share in TABLE:
+    for folder, seed, decks, share in () if args.no_sets else TABLE:
         path = ROOT / "vision" / "data" / folder
         if not (path / "labels.json").is_file():
             make_table_set(path, 300, seed, decks, card_share=share)
