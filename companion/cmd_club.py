@@ -84,20 +84,28 @@ def serve_main(argv: list[str]) -> int:
     from web import serve
     from web.club.app import create_app
 
+    # Every option is checked before the club's file is made: a refused start
+    # leaves nothing behind.
     try:
         parse_url(args.broker)
         check_club(args.club)
-        store = ClubStore(args.db)
-    except (ValueError, ClubStoreError) as exc:
+    except ValueError as exc:
         print(located("belote-table club", reason(exc)), file=sys.stderr)
         return 2
     password = _read_secret(args.password_file, _("password file"))
+    pin = args.pin or (_read_secret(args.pin_file, _("PIN file")) if args.pin_file
+                       else str(secrets.choice(range(1000, 10000))))
+    db = Path(args.db)
+    new_file = not db.exists()
+    try:
+        store = ClubStore(db)
+    except ClubStoreError as exc:
+        print(located("belote-table club", reason(exc)), file=sys.stderr)
+        return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     server = ClubServer(store, args.club, args.broker, password)
     server.add_tables(list(range(1, args.tables + 1)))
     server.connect()
-    pin = args.pin or (_read_secret(args.pin_file, _("PIN file")) if args.pin_file
-                       else str(secrets.choice(range(1000, 10000))))
     try:
         web = serve(create_app(server, {"ORGANISER_PIN": pin}), host=args.host,
                     port=args.port)
@@ -107,6 +115,9 @@ def serve_main(argv: list[str]) -> int:
               file=sys.stderr)
         server.close()
         store.close()
+        if new_file:  # only a port in use is known by trying: the file made for it goes
+            for made in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
+                made.unlink(missing_ok=True)
         return 2
     print(_("club server: %(n)s tables, broker %(broker)s, file %(db)s")
           % {"n": len(server.tables), "broker": args.broker, "db": args.db})

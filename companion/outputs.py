@@ -131,6 +131,7 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
     if club is not None:
         closers.insert(0, club(service))
     reader = None
+    told = False  # the reader's refusal is said once, here, not again below
     if problem is None:
         from vision.deck import DeckError
 
@@ -139,9 +140,11 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
         except DeckError as exc:  # the enrolled deck's file: missing, damaged, another model's
             problem = {"code": "other", "detail": reason(exc)}
             fail(reason(exc))
+            told = True
         except (ValueError, FileNotFoundError, OSError) as exc:
             problem = {"code": "model", "detail": str(model or exc)}
             fail(str(exc))
+            told = True
     if problem is not None and port is not None:
         say(_("bad setting (%(code)s: %(detail)s): the web page says so, cards by hand")
             % problem)
@@ -162,7 +165,8 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
             raise ValueError(problem["detail"] if problem else "no card reader")
         source = None if live else open_source()
     except (ValueError, FileNotFoundError) as exc:  # SourceError, DeckError: ValueErrors
-        fail(reason(exc))
+        if not told:
+            fail(reason(exc))
         for close in closers:
             close()
         store.close()
