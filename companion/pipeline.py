@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion.i18n import _, card_label, seat_letter
+from companion.i18n import _, card_label, reason, seat_letter
 
 if TYPE_CHECKING:
     from companion.service import TableService
@@ -254,6 +254,24 @@ def run_source(service: TableService, source: Iterable[tuple[float, Any]], reade
     return pipeline
 
 
+def camera_trouble(exc: BaseException) -> dict[str, Any] | None:
+    """Why the camera is lost, for the page to say in the visitor's language: the
+    English ``template`` of a source's refusal (``vision.errors.ExplainedError``)
+    and the ``values`` that fill it, which the page looks up in its catalog
+    (``web.i18n.camera_troubles``); None for another error (the system's own
+    words, kept in ``camera_error``).
+
+    >>> from vision.sources import SourceError
+    >>> camera_trouble(SourceError("camera %(index)s: no frame (unplugged?)", index="7"))
+    {'template': 'camera %(index)s: no frame (unplugged?)', 'values': {'index': '7'}}
+    """
+    template = getattr(exc, "template", None)
+    if not isinstance(template, str):
+        return None
+    return {"template": template,
+            "values": {k: str(v) for k, v in getattr(exc, "values", {}).items()}}
+
+
 def keep_camera(service: TableService, open_source: Callable[[], Any], reader: Any,
                 calibration: Calibration | None, settle: float,
                 say: Callable[[str], None] = print, stop: threading.Event | None = None,
@@ -262,8 +280,9 @@ def keep_camera(service: TableService, open_source: Callable[[], Any], reader: A
     """Run a live camera for as long as the table runs: a camera that cannot be
     opened, or stops giving frames, leaves the service, the web page, the
     display and hand entry working; its status says ``lost`` (with the reason
-    in ``camera_error``) and it is opened again after 1 s, 2 s, 4 s... up to
-    ``max_retry_s``, until it comes back. Ends on Ctrl-C, when ``stop`` is
+    in ``camera_error``, and in ``camera_trouble`` for the page to translate)
+    and it is opened again after 1 s, 2 s, 4 s... up to ``max_retry_s``, until
+    it comes back. Ends on Ctrl-C, when ``stop`` is
     set, or when the source itself ends. Returns the last pipeline."""
     from vision.sources import SourceError
 
@@ -276,9 +295,10 @@ def keep_camera(service: TableService, open_source: Callable[[], Any], reader: A
         try:
             source = open_source()
         except lost as exc:
-            service.set_status(camera="lost", camera_error=str(exc))
+            service.set_status(camera="lost", camera_error=str(exc),
+                               camera_trouble=camera_trouble(exc))
             say(_("camera lost (%(reason)s): trying again in %(delay).0f s")
-                % {"reason": exc, "delay": delay})
+                % {"reason": reason(exc), "delay": delay})
             try:
                 if stop.wait(delay):
                     break
@@ -287,13 +307,14 @@ def keep_camera(service: TableService, open_source: Callable[[], Any], reader: A
             delay = min(delay * 2, max_retry_s)
             continue
         delay = first_retry_s
-        service.set_status(camera_error=None)
+        service.set_status(camera_error=None, camera_trouble=None)
         try:
             pipeline = run_source(service, source, reader, calibration, settle, say=say,
                                   stop=stop)
         except lost as exc:
-            service.set_status(camera="lost", camera_error=str(exc))
-            say(_("camera lost (%(reason)s): trying again") % {"reason": exc})
+            service.set_status(camera="lost", camera_error=str(exc),
+                               camera_trouble=camera_trouble(exc))
+            say(_("camera lost (%(reason)s): trying again") % {"reason": reason(exc)})
             continue
         return pipeline
     service.set_status(camera="off")

@@ -14,6 +14,7 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from companion import reasons
+from companion.reasons import W_
 from scorer.bidding import PASS, TAKE, Bid, InvalidBidError
 from scorer.cards import RANK_INDEX_EN, RANK_INDEX_FR, SEATS, SUIT_SYMBOLS, TRUMPS, Card
 
@@ -155,6 +156,7 @@ def words() -> dict[str, Any]:
         "pick_played": _("First pick a card played this hand (the list above the buttons)."),
         "team_codes": {"NS": team_code("NS"), "EW": team_code("EW")},
         "status_line": _("%(part)s: %(value)s"),
+        "camera_troubles": camera_troubles(),
         "status_values": {v: status_value(v) for v in (
             "ok", "off", "searching", "connecting", "incompatible", "virtual table", "lost",
             "error", "manual", "paused", "none")},
@@ -291,6 +293,25 @@ def status_value(value: Any) -> str:
              "manual": _("manual entry"), "paused": _("paused"), "none": _("none")}
     text = "" if value is None else str(value)
     return str(names.get(text, text))
+
+
+def camera_troubles() -> dict[str, str]:
+    """Why a camera is lost (``vision.sources.SourceError``'s English templates, which
+    the status's ``camera_trouble`` names) in the visitor's language; the page's
+    script fills in the values."""
+    return {template: str(_(template)) for template in (
+        W_("camera %(index)s: OpenCV cannot open it (a Raspberry Pi camera module needs "
+           "PiCameraSource)"),
+        W_("camera %(index)s: no frame (unplugged?)"),
+        W_("picamera2 is not installed: on the Pi, `sudo apt install python3-picamera2` and "
+           "a venv with --system-site-packages"),
+        W_("zoom must be 1 or more (1: the whole sensor; 2: its centre, twice closer), not "
+           "%(zoom)s"),
+        W_("%(path)s: no such video file"),
+        W_("%(path)s: OpenCV cannot open this video"),
+        W_("%(path)s: no such folder"),
+        W_("%(path)s: no images (.jpg, .png, .bmp) in this folder"),
+    )}
 
 
 def number(value: float, digits: int = 2) -> str:

@@ -100,6 +100,9 @@ def test_a_lost_camera_is_looked_for_again_and_picked_up(tmp_path: Path,
         runner.join(timeout=10)
         assert not runner.is_alive()
         assert any("caméra perdue" in line for line in said)
+        # The journal says why in French too, as the page does.
+        assert any("OpenCV ne peut pas l'ouvrir" in line for line in said), said
+        assert lost["camera_trouble"]["template"].startswith("camera %(index)s: OpenCV")
 
 
 def _web_url(proc: subprocess.Popen[str], timeout: float = 60) -> str:

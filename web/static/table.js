@@ -66,6 +66,16 @@ function renderStatus(status) {
     if (problem) setText("problem-banner", fmt(W.problems[problem.code] || W.problems.other,
       {detail: problem.detail || ""}));
   }
+  // Why the camera is lost: its English template, said in the visitor's language.
+  const lost = status && status.camera === "lost";
+  const trouble = lost ? status.camera_trouble : null;
+  const why = trouble ? fmt(W.camera_troubles[trouble.template] || trouble.template,
+    trouble.values || {}) : (lost && status.camera_error) || "";
+  const troubleEl = document.getElementById("camera-trouble");
+  if (troubleEl) {
+    troubleEl.hidden = !why;
+    setText("camera-trouble", why);
+  }
   for (const part of ["camera", "display"]) {
     const value = (status && status[part]) || "off";
     const el = document.getElementById(part + "-status");
