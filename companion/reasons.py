@@ -15,7 +15,8 @@ the command line's catalog falls back to it; the hand records' reasons, which
 only the command line reads, are in its own catalog (``companion/i18n.py`` says
 how to update it), marked ``N_``. After changing a ``W_`` message::
 
-    pybabel extract -F web/babel.cfg -k W_ -o web/translations/messages.pot \
+    pybabel extract -F web/babel.cfg --no-default-keywords -k _ -k gettext \
+        -k ngettext:1,2 -k W_ --ignore-dirs club -o web/translations/messages.pot \
         web companion/reasons.py
     pybabel update -d web/translations -i web/translations/messages.pot
     (translate it in web/translations/fr/LC_MESSAGES/messages.po)
@@ -239,6 +240,50 @@ RULES: list[Rule] = [
      r"(?P<seat>[NESW])\)",
      W_("%(card)s has already been played in hand %(hand)s (trick %(n)s, %(seat)s)"),
      {"card": "card", "seat": "seat"}),
+    # -- the club's players, teams and concours (companion.club: store, concours, evening) --
+    (r"a player needs a name", W_("a player needs a name"), {}),
+    (r"a team needs a name", W_("a team needs a name"), {}),
+    (r"a concours needs a name", W_("a concours needs a name"), {}),
+    (r"player name (?P<value>.+)\.\.\.: 60 characters at most",
+     W_("player name '%(value)s...': 60 characters at most"), {}),
+    (r"team name (?P<value>.+)\.\.\.: 60 characters at most",
+     W_("team name '%(value)s...': 60 characters at most"), {}),
+    (r"concours name (?P<value>.+)\.\.\.: 60 characters at most",
+     W_("concours name '%(value)s...': 60 characters at most"), {}),
+    (r"team (?P<name>.+): two different players, please",
+     W_("team '%(name)s': two different players, please"), {}),
+    (r"team (?P<name>.+): a player already plays in (?P<other>.+)",
+     W_("team '%(name)s': a player already plays in '%(other)s'"), {}),
+    (r"team (?P<name>.+): this concours already has a team of that name",
+     W_("team '%(name)s': this concours already has a team of that name"), {}),
+    (r"team (?P<name>.+): no such player or concours",
+     W_("team '%(name)s': no such player or concours"), {}),
+    (r"concours (?P<n>\d+): no team can join once it has started \(or there is no such "
+     r"concours\)",
+     W_("concours %(n)s: no team can join once it has started (or there is no such concours)"),
+     {}),
+    (r"concours (?P<n>\d+): round (?P<round>\d+) cannot start now",
+     W_("concours %(n)s: round %(round)s cannot start now"), {}),
+    (r"no concours (?P<n>\d+)", W_("no concours %(n)s"), {}),
+    (r"concours (?P<name>.+): all (?P<n>\d+) rounds were played",
+     W_("concours '%(name)s': all its rounds (%(n)s) were played"), {}),
+    (r"(?P<n>\d+) teams: a concours needs an even number, 2 or more",
+     W_("teams entered: %(n)s; a concours needs an even number of them, 2 or more"), {}),
+    (r"(?P<n>\d+) teams need (?P<pairs>\d+) tables; the club has (?P<tables>\d+)",
+     W_("tables needed for %(n)s teams: %(pairs)s; the club has %(tables)s"), {}),
+    (r"a round ends after a number of hands, at a target or after a time: choose one",
+     W_("a round ends after a number of hands, at a target or after a time: choose one"), {}),
+    (r"rounds (?P<value>.+): a whole number from 1",
+     W_("number of rounds %(value)s: a whole number from 1"), {}),
+    (r"hands (?P<value>.+): a whole number from 1",
+     W_("number of hands %(value)s: a whole number from 1"), {}),
+    (r"target (?P<value>.+): a whole number from 1",
+     W_("target %(value)s: a whole number from 1"), {}),
+    (r"minutes (?P<value>.+): a whole number from 1",
+     W_("minutes per round %(value)s: a whole number from 1"), {}),
+    (r"ranking (?P<value>.+) is not one of .+", W_("unknown ranking order '%(value)s'"), {}),
+    (r"(?:draw|draw method) (?P<value>.+) is not draw or rotate",
+     W_("the tables are drawn or rotated, not '%(value)s'"), {}),
     (r"event (?P<n>\d+) \(\w+\): (?P<reason>.+)", "%(reason)s", {}),
 ]
 _COMPILED = [(re.compile(p + r"\Z"), m, shows) for p, m, shows in RULES]

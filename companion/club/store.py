@@ -221,7 +221,10 @@ class ClubStore:
                 cur = db.execute("INSERT INTO teams (concours_id, name, player1, player2)"
                                  " VALUES (?,?,?,?)", (concours_id, name, player1, player2))
             except sqlite3.IntegrityError as exc:
-                raise ClubStoreError(f"team {name!r}: {exc}") from None
+                why = ("this concours already has a team of that name" if "UNIQUE" in str(exc)
+                       else "no such player or concours" if "FOREIGN KEY" in str(exc)
+                       else str(exc))
+                raise ClubStoreError(f"team {name!r}: {why}") from None
             return int(cur.lastrowid or 0)
 
     def teams(self, concours_id: int) -> list[dict[str, Any]]:

@@ -30,6 +30,7 @@ from companion.club.concours import RANKINGS, ConcoursError
 from companion.club.server import ClubServer
 from companion.club.store import ClubStoreError
 from scorer.events import event_from_json
+from web import messages
 from web.i18n import choose_language
 
 bp = Blueprint("club", __name__, static_folder="static", static_url_path="/club-static")
@@ -52,6 +53,12 @@ def ranking_names() -> dict[str, str]:
     return {"wins-points": _("games won, then points scored"),
             "points": _("points scored"),
             "wins-difference": _("games won, then points difference")}
+
+
+def refusal(exc: Exception) -> str:
+    """A refusal of the club's file or concours (English in the code) in the
+    visitor's language, by the pages' patterns (``companion.reasons``)."""
+    return messages.human(str(exc))
 
 
 def organiser_only(view: Any) -> Any:
@@ -171,7 +178,7 @@ def add_players() -> Any:
         for name in names:
             _server().store.add_player(name)
     except ClubStoreError as exc:
-        flash(str(exc))
+        flash(refusal(exc))
     return redirect(request.form.get("back") or url_for("club.concours_list"))
 
 
@@ -200,7 +207,7 @@ def new_concours() -> Any:
             rules=f.get("rules", "ffb"), ranking_order=f.get("ranking", "wins-points"),
             draw=f.get("draw", "draw"), seed=_int_or_none("seed") or 1)
     except (ValueError, ClubStoreError) as exc:
-        flash(str(exc))
+        flash(refusal(exc))
         return redirect(url_for("club.concours_list"))
     return redirect(url_for("club.concours", cid=cid))
 
@@ -235,7 +242,8 @@ def add_team(cid: int) -> Any:
         name = request.form.get("name", "").strip() or f"{names[p1]} – {names[p2]}"
         store.add_team(cid, name, p1, p2)
     except (KeyError, ValueError, ClubStoreError) as exc:
-        flash(str(exc) if isinstance(exc, ClubStoreError) else _("pick two players from the list"))
+        flash(refusal(exc) if isinstance(exc, ClubStoreError)
+              else _("pick two players from the list"))
     return redirect(url_for("club.concours", cid=cid))
 
 
@@ -246,7 +254,7 @@ def next_round(cid: int) -> Any:
         games = evening.start_round(_server(), cid)
         flash(_("Round %(n)s: each table has its game.", n=games[0][1]["round"]))
     except (ValueError, ClubStoreError) as exc:
-        flash(str(exc))
+        flash(refusal(exc))
     return redirect(url_for("club.concours", cid=cid))
 
 

@@ -240,7 +240,8 @@ def test_organiser_changes_need_the_pin_and_wrong_pins_are_limited(tmp_path: Pat
     # A concours that makes no sense is refused with the reason, nothing stored.
     answer = other.post("/concours", data={"name": "Soirée", "rounds": "0", "end": "hands",
                                          "amount": "4"}, follow_redirects=True)
-    assert "rounds 0" in answer.get_data(as_text=True) and store.all_concours() == []
+    assert "nombre de manches 0 : un nombre entier" in answer.get_data(as_text=True)
+    assert store.all_concours() == []
     store.close()
 
 
