@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--password-file", metavar=_("FILE"), required=True,
                    help=_("the broker password of user 'club' (belote-table club setup "
                           "writes it)"))
-    p.add_argument("--port", type=int, default=8100,
+    p.add_argument("--port", type=_port, default=8100,
                    help=_("web page port (default: %(default)s)"))
     p.add_argument("--host", default="0.0.0.0", metavar=_("ADDRESS"),
                    help=_("web page address (default: %(default)s, the club's network)"))
@@ -59,6 +59,17 @@ def _count(text: str) -> int:
                                          % {"value": text}) from None
     if not 1 <= n <= 999:
         raise argparse.ArgumentTypeError(_("%(n)s: from 1 to 999") % {"n": n})
+    return n
+
+
+def _port(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_("%(value)r is not a whole number")
+                                         % {"value": text}) from None
+    if not 0 <= n <= 65535:  # the system would take 70000 as another port
+        raise argparse.ArgumentTypeError(_("%(n)s: a port from 0 to 65535") % {"n": n})
     return n
 
 

@@ -83,3 +83,15 @@ def test_a_refused_club_start_keeps_the_club_s_file_it_had(tmp_path: Path) -> No
     store = ClubStore(tmp_path / "belote-club.db")
     assert [p["name"] for p in store.players()] == ["Amélie Martin"]
     store.close()
+
+
+@pytest.mark.parametrize("port", ["70000", "-1"])
+def test_a_club_web_port_out_of_range_is_refused_before_the_club_s_file(tmp_path: Path,
+                                                                        port: str) -> None:
+    """The system would take port 70000 as port 4464: the command refuses it."""
+    (tmp_path / "club.pw").write_text("secret\n")
+    out = cli(tmp_path, "club", "--password-file", "club.pw", "--port", port,
+              "--broker", "mqtt://127.0.0.1:9")
+    assert out.returncode == 2
+    assert f"argument --port : {port} : un port de 0 à 65535" in out.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["club.pw"]
