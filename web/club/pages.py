@@ -189,7 +189,8 @@ def _int_or_none(name: str) -> int | None:
     try:
         return int(text)
     except ValueError:
-        raise ConcoursError(_("%(field)s: a whole number, please", field=name)) from None
+        label = {"rounds": _("Rounds"), "amount": _("Hands, target or minutes")}.get(name, name)
+        raise ConcoursError(_("%(field)s: a whole number, please", field=label)) from None
 
 
 @bp.post("/concours")

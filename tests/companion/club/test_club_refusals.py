@@ -68,6 +68,7 @@ def _refusals(club: dict[str, Any], lang: str | None) -> list[str]:
         ("/concours", {"name": "Mardi", "rounds": "2", "end": "hands", "amount": "4",
                        "draw": "hat"}),
         ("/concours", {"name": " ", "rounds": "2", "end": "hands", "amount": "4"}),
+        ("/concours", {"name": "Mardi", "rounds": "deux", "end": "hands", "amount": "4"}),
     ]:
         said += _flashes(client.post(path, data=data, follow_redirects=True))
     return said
@@ -87,6 +88,7 @@ def test_the_club_s_refusals_are_french_by_default(club: dict[str, Any]) -> None
         "ordre de classement « best » inconnu",
         "les tables sont tirées au sort ou tournent, pas « hat »",
         "un concours doit avoir un nom",
+        "Manches : un nombre entier, s'il vous plaît",
     ]
     store = club["store"]
     assert [t["name"] for t in store.teams(club["cid"])] == ["Les As"]
@@ -107,6 +109,7 @@ def test_the_club_s_refusals_are_english_on_request(club: dict[str, Any]) -> Non
         "unknown ranking order 'best'",
         "the tables are drawn or rotated, not 'hat'",
         "a concours needs a name",
+        "Rounds: a whole number, please",
     ]
 
 
