@@ -776,14 +776,8 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
         if not path.is_file():
             log(f"rendering {detector_scenes} frames for the detector's boxes -> {path}")
             ds.cache_detector_samples(seed * 100 + 51, detector_scenes, detector, path)
-        with np.load(path) as d:
-            hx, hy = d["crops"], d["labels"]
-            n_train = len(hx) * 3 // 4
-            look_f.append(hx[n_train:])
-            look_x.append(d["looks"][n_train:])
-            look_y.append(d["look_labels"][n_train:])
-        cal_x, cal_y = np.concatenate([cal_x, hx[n_train:]]), np.concatenate([cal_y, hy[n_train:]])
-        hx, hy = hx[:n_train], hy[:n_train]
+        hx, hy, kx, ky = _detector_shard(path, look_f, look_x, look_y)
+        cal_x, cal_y = np.concatenate([cal_x, kx]), np.concatenate([cal_y, ky])
         hard = ds.taught(hy) == ds.NONE_INDEX
         hx = np.concatenate([hx, hx[hard], hx[hard]])
         hy = np.concatenate([hy, hy[hard], hy[hard]])
@@ -817,17 +811,10 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
                     finally:
                         if kind == "printed" and decks:
                             render.use_extra_styles()
-                with np.load(path) as d:
-                    mx, my = d["crops"], d["labels"]
-                    cut = len(mx) * 3 // 4
-                    look_f.append(mx[cut:])
-                    look_x.append(d["looks"][cut:])
-                    look_y.append(d["look_labels"][cut:])
-                cal_x, cal_y = np.concatenate([cal_x, mx[cut:]]), np.concatenate([cal_y,
-                                                                                  my[cut:]])
-                crops = np.concatenate([crops, mx[:cut]])
-                labels = np.concatenate([labels, my[:cut]])
-                crop_real = np.concatenate([crop_real, np.zeros(cut, bool)])
+                mx, my, kx, ky = _detector_shard(path, look_f, look_x, look_y)
+                cal_x, cal_y = np.concatenate([cal_x, kx]), np.concatenate([cal_y, ky])
+                crops, labels = np.concatenate([crops, mx]), np.concatenate([labels, my])
+                crop_real = np.concatenate([crop_real, np.zeros(len(my), bool)])
     log(f"data: {len(frames)} frames, {len(crops)} index crops, {len(cal_x)} calibration crops "
         f"({time.time() - t0:.0f}s)")
 
@@ -866,6 +853,19 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
     summary_path.write_text(json.dumps(summary, indent=2) + "\n")
     log(f"done in {time.time() - t0:.0f}s")
     return summary
+
+
+def _detector_shard(path: Path, look_f: list, look_x: list, look_y: list):
+    """A cached shard of patches at the detector's boxes: its first three quarters to train
+    on (patches, labels), its last quarter to calibrate (patches, labels), that quarter's
+    second-look patches appended to ``look_f``, ``look_x``, ``look_y``."""
+    with np.load(path) as d:
+        x, y = d["crops"], d["labels"]
+        cut = len(x) * 3 // 4
+        look_f.append(x[cut:])
+        look_x.append(d["looks"][cut:])
+        look_y.append(d["look_labels"][cut:])
+    return x[:cut], y[:cut], x[cut:], y[cut:]
 
 
 def _train_index_classifier(crops, labels, crop_real, cal_x, cal_y, seed, steps, out, log,
