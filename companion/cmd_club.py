@@ -51,26 +51,25 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _count(text: str) -> int:
+def _whole(text: str, low: int, high: int, out_of_range: str) -> int:
+    """``text`` as a whole number from ``low`` to ``high``; else argparse's refusal."""
     try:
         n = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(_("%(value)r is not a whole number")
                                          % {"value": text}) from None
-    if not 1 <= n <= 999:
-        raise argparse.ArgumentTypeError(_("%(n)s: from 1 to 999") % {"n": n})
+    if not low <= n <= high:
+        raise argparse.ArgumentTypeError(out_of_range % {"n": n})
     return n
+
+
+def _count(text: str) -> int:
+    return _whole(text, 1, 999, _("%(n)s: from 1 to 999"))
 
 
 def _port(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(_("%(value)r is not a whole number")
-                                         % {"value": text}) from None
-    if not 0 <= n <= 65535:  # the system would take 70000 as another port
-        raise argparse.ArgumentTypeError(_("%(n)s: a port from 0 to 65535") % {"n": n})
-    return n
+    # The system would take 70000 as another port.
+    return _whole(text, 0, 65535, _("%(n)s: a port from 0 to 65535"))
 
 
 def _read_secret(path: str, what: str) -> str:
