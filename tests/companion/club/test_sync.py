@@ -132,10 +132,14 @@ def _payloads(tmp_path: Path, n: int = 1, hands: int = 1) -> list[bytes]:
     return [json.dumps(event_payload(n, r)).encode() for r in rows]
 
 
-def _club(tmp_path: Path) -> tuple[ClubStore, ClubServer]:
+def _club(tmp_path: Path, broker: Any = None) -> tuple[ClubStore, ClubServer]:
+    """The club's store and server for tables 1 and 2; connected to ``broker`` if given."""
     store = ClubStore(tmp_path / "club.db")
     server = ClubServer(store, "club")
     server.add_tables([1, 2])
+    if broker is not None:
+        server.url, server.password = broker.url, broker.passwords["club"]
+        server.connect()
     return store, server
 
 
@@ -214,9 +218,7 @@ def test_messages_that_are_not_valid_events_of_a_known_table_are_refused_and_log
 def test_a_table_writes_only_its_own_topics_and_strangers_cannot_connect(
         tmp_path: Path, broker_factory: Any) -> None:
     broker = broker_factory("club", [1, 2])
-    store, server = _club(tmp_path)
-    server.url, server.password = broker.url, broker.passwords["club"]
-    server.connect()
+    store, server = _club(tmp_path, broker)
     payloads = _payloads(tmp_path, n=2)
     clients: list[Any] = []
     try:
@@ -248,9 +250,7 @@ def test_a_running_table_starts_the_game_the_club_sends_once_and_publishes_it(
     from companion.club_link import link_service
 
     broker = broker_factory("club", [1])
-    store, server = _club(tmp_path)
-    server.url, server.password = broker.url, broker.passwords["club"]
-    server.connect()
+    store, server = _club(tmp_path, broker)
     own = Store(tmp_path / "t1.db")
     service = TableService(own, Bus())
     close = link_service(service, tmp_path / "t1.db", broker.url, 1, broker.passwords["table1"])
@@ -387,9 +387,7 @@ def test_a_table_away_when_its_game_was_sent_gets_it_after_a_broker_crash(
     from companion.club_link import link_service
 
     broker = broker_factory("club", [1])
-    store, server = _club(tmp_path)
-    server.url, server.password = broker.url, broker.passwords["club"]
-    server.connect()
+    store, server = _club(tmp_path, broker)
     own = Store(tmp_path / "t1.db")
     service = TableService(own, Bus())
     close = None
