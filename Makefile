@@ -45,14 +45,17 @@ mosquitto:
 	fi
 
 # The real deck designs the reader trains and is measured on: Debian's gnome-cards-data
-# (the GNOME card themes, SVG) and librsvg2-bin (rsvg-convert), rasterised into
+# and kdegames-card-data-kf5 (the GNOME and KDE card themes, SVG) and librsvg2-bin
+# (rsvg-convert), rasterised into
 # vision/lab/data/decks (never committed). Installed when missing and we are root.
 decks: test-venv
-	@if [ ! -d /usr/share/aisleriot/cards ] || ! command -v rsvg-convert >/dev/null; then \
+	@if [ ! -d /usr/share/aisleriot/cards ] || [ ! -d /usr/share/carddecks ] || \
+	    ! command -v rsvg-convert >/dev/null; then \
 	  if [ "$$(id -u)" = 0 ]; then \
-	    apt-get update -q && apt-get install -y -q gnome-cards-data librsvg2-bin; \
+	    apt-get update -q && apt-get install -y -q --no-install-recommends gnome-cards-data \
+	      kdegames-card-data-kf5 librsvg2-bin; \
 	  else \
-	    echo "run 'sudo apt-get install -y gnome-cards-data librsvg2-bin' (deck tests are skipped)"; \
+	    echo "run 'sudo apt-get install -y gnome-cards-data kdegames-card-data-kf5 librsvg2-bin' (deck tests are skipped)"; \
 	  fi; \
 	fi
 	@if [ -d /usr/share/aisleriot/cards ] && command -v rsvg-convert >/dev/null; then \

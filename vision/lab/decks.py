@@ -7,8 +7,11 @@ then jokers and back). :func:`build` renders each sheet once with
 ``rsvg-convert`` (package ``librsvg2-bin``), cuts the cards, and writes them
 under ``vision/lab/data/decks/<design>/<CODE>.png`` at the renderer's face size,
 with ``decks.json`` naming each design's corner-index box (found on its aces
-and low cards, which carry nothing else near the corner). The art stays out of
-git: ``belote-table vision decks`` rebuilds the cache.
+and low cards, which carry nothing else near the corner). The KDE card games'
+themes (package ``kdegames-card-data-kf5``, in ``/usr/share/carddecks/svg-*``)
+name each card by an element id (``king_heart``, ``1_spade``): those are rendered
+one card at a time (``rsvg-convert -i``) into the same cache, as ``kde-<theme>``.
+The art stays out of git: ``belote-table vision decks`` rebuilds the cache.
 
 Only designs with French suits (spades, hearts, diamonds, clubs) are kept: a
 German, Swiss or Italian deck puts leaves or bells in the same places, and
@@ -27,10 +30,12 @@ import cv2
 import numpy as np
 
 SHEETS = Path("/usr/share/aisleriot/cards")
+CARDDECKS = Path("/usr/share/carddecks")
 DATA = Path(__file__).with_name("data") / "decks"
 FACE_W, FACE_H = 250, 350  # the renderer's face size (vision.lab.render.CARD_SIZE)
 _ROWS = "CDHS"
 _COLS = "A23456789TJQK"
+_BELOTE = [r + s for s in "SHDC" for r in "789TJQKA"]
 
 # Designs with French suits and the letters of their indices, as read off each sheet. Left
 # out: swiss-xvii (Swiss suits, no index), dondorf (an index in all four corners: the two
@@ -63,9 +68,27 @@ DESIGNS: dict[str, str] = {
     "tarocco": "french",  # F / D / R
     "tigullio": "english",
 }
+# The KDE themes with French suits, by the name they take here (``kde-`` and the theme's
+# folder without ``svg-``), and their index letters. Left out: xskat-german (German suits),
+# konqi-modern and xskat-french (small bitmaps inside the SVG), future (no card outline),
+# the three oxygen themes (the rank in one top corner, the suit in the other: no corner
+# index), nicu-ornamental and nicu-white (aisleriot's ornamental, already here).
+KDE_DESIGNS: dict[str, str] = {
+    "kde-ancient-egyptians": "english",
+    "kde-dondorf": "english",
+    "kde-gm-paris": "english",  # the same Paris-pattern art as aisleriot's paris
+    "kde-jolly-royal": "english",
+    "kde-penguins": "english",
+    "kde-standard": "english",
+    "kde-tigullio-international": "english",  # the same art as aisleriot's tigullio
+}
 #: Kept out of training; the reader's figures on scenes of them measure a design never
-#: seen: the Paris pattern, an Italian maker's design and a 4-colour deck.
-HELD_OUT = ("paris", "tigullio", "anglo_modern_4_color")
+#: seen: the Paris pattern, an Italian maker's design and a 4-colour deck; and the KDE
+#: copies of two of them (the same art, another layout) with dondorf, the design
+#: ``benchmarks/enroll.py`` enrols. New designs are added at the end: each one's test
+#: frames are drawn from a seed of its place here.
+HELD_OUT = ("paris", "tigullio", "anglo_modern_4_color", "kde-gm-paris",
+            "kde-tigullio-international", "kde-dondorf")
 
 
 def _render_sheet(svg: Path, width: int) -> np.ndarray:
@@ -136,29 +159,69 @@ def index_box(faces: dict[str, np.ndarray]) -> tuple[int, int, int, int]:
     return (int(max(x1 - 3, 0)), int(max(y1 - 3, 0)), int(x2 + 3), int(y2 + 3))
 
 
-def build(out: Path = DATA, sheets: Path = SHEETS, log=print) -> dict:
-    """Rasterise every design in :data:`DESIGNS` found under ``sheets`` into ``out``;
-    returns (and writes as ``out/decks.json``) each design's cards, index style and box."""
+def _sheet_faces(svg: Path) -> dict[str, np.ndarray]:
+    """Every card of an aisleriot sheet, by code (and BACK, JOKER)."""
+    sheet = _render_sheet(svg, FACE_W * 13)
+    faces: dict[str, np.ndarray] = {}
+    for r, suit in enumerate(_ROWS):
+        for c, rank in enumerate(_COLS):
+            face = _cut(sheet, r, c)
+            if face is not None:
+                faces[rank + suit] = face
+    back = _cut(sheet, 4, 2)
+    if back is not None:
+        faces["BACK"] = back
+    joker = _cut(sheet, 4, 0)
+    if joker is not None:
+        faces["JOKER"] = joker
+    return faces
+
+
+def _kde_faces(theme: str) -> dict[str, np.ndarray]:
+    """Every card of a KDE theme (``svg-<name>``) the renderer draws, by code, rendered one
+    element at a time, flattened onto white at the face size."""
+    from vision.lab.enroll_bench import DesignError, render_faces
+
+    codes = [r + s for s in "SHDC" for r in _COLS]
+    out: dict[str, np.ndarray] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for code in codes:
+            try:
+                rgba = render_faces(theme, [code], Path(tmp))[code]
+            except DesignError:
+                continue
+            card = rgba.astype(np.float32)
+            a = card[..., 3:] / 255.0
+            bgr = card[..., :3] * a + 255.0 * (1 - a)
+            out[code] = cv2.resize(bgr, (FACE_W, FACE_H),
+                                   interpolation=cv2.INTER_AREA).astype(np.uint8)
+    return out
+
+
+def build(out: Path = DATA, sheets: Path = SHEETS, log=print,
+          carddecks: Path = CARDDECKS) -> dict:
+    """Rasterise every design of :data:`DESIGNS` found under ``sheets``, and of
+    :data:`KDE_DESIGNS` under ``carddecks``, into ``out``; returns (and writes as
+    ``out/decks.json``) each design's cards, index style and box."""
     out.mkdir(parents=True, exist_ok=True)
-    manifest: dict = {"source": str(sheets), "held_out": list(HELD_OUT), "designs": {}}
-    for name, indices in DESIGNS.items():
-        svg = sheets / f"{name}.svgz"
-        if not svg.is_file():
-            log(f"{name}: {svg} missing, skipped")
-            continue
-        sheet = _render_sheet(svg, FACE_W * 13)
-        faces: dict[str, np.ndarray] = {}
-        for r, suit in enumerate(_ROWS):
-            for c, rank in enumerate(_COLS):
-                face = _cut(sheet, r, c)
-                if face is not None:
-                    faces[rank + suit] = face
-        back = _cut(sheet, 4, 2)
-        if back is not None:
-            faces["BACK"] = back
-        joker = _cut(sheet, 4, 0)
-        if joker is not None:
-            faces["JOKER"] = joker
+    manifest: dict = {"source": str(sheets), "kde_source": str(carddecks),
+                      "held_out": list(HELD_OUT), "designs": {}}
+    for name, indices in {**DESIGNS, **KDE_DESIGNS}.items():
+        if name.startswith("kde-"):
+            theme = carddecks / ("svg-" + name[4:])
+            if not theme.is_dir() or shutil.which("rsvg-convert") is None:
+                log(f"{name}: {theme} missing, skipped")
+                continue
+            faces = _kde_faces(theme.name)
+            if not set(_BELOTE) <= set(faces):
+                log(f"{name}: {len(faces)} faces, belote cards missing, skipped")
+                continue
+        else:
+            svg = sheets / f"{name}.svgz"
+            if not svg.is_file():
+                log(f"{name}: {svg} missing, skipped")
+                continue
+            faces = _sheet_faces(svg)
         folder = out / name
         folder.mkdir(exist_ok=True)
         for code, face in faces.items():

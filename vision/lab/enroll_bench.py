@@ -23,10 +23,10 @@ import cv2
 import numpy as np
 
 from scorer.cards import RANKS, SUITS
+from vision.lab.decks import CARDDECKS
+from vision.lab.decks import SHEETS as AISLERIOT
 from vision.lab.render import degrade, render_background
 
-AISLERIOT = Path("/usr/share/aisleriot/cards")
-CARDDECKS = Path("/usr/share/carddecks")
 # Chosen to tune the deck's thresholds on; never reported as held out. The last four
 # were added when the held-out figures showed cards of another design read onto a deck,
 # which the first two never did (pairs of them read with each other's deck).
