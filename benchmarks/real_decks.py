@@ -9,8 +9,9 @@
    ``belote-table vision decks``), drawn into table frames with the renderer's camera
    faults, half at bridge size and half at the narrow piquet size (seeds 9701...,
    never used by training); the same figures.
-3. The printed-French procedural styles (aces printed "1", serif R/D/V, frameless
-   courts, glare), on unseen seeds.
+3. The held-out Paris-pattern art printed as a French deck (its indices blanked and
+   printed again: serif R/D/V, aces "1" or "A"); and the printed-French procedural
+   styles (aces printed "1", serif R/D/V, frameless courts, glare), on unseen seeds.
 4. The frames of 2 and 3 turned grey: no card may be misread (a card named that is not
    in the frame); missing it is allowed.
 5. The first ``--synthetic`` frames of ``benchmarks/accuracy.py``'s random test scenes
@@ -51,6 +52,8 @@ from vision.reader import CardReader  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "real_decks.json"
 KINDS = {"numbers": "789T", "courts": "JQK", "aces": "A"}
+#: The held-out designs of Paris-pattern art (the same art, two layouts).
+PARIS_ART = ("paris", "kde-gm-paris")
 _BELOTE = set(CARD_CODES)
 
 
@@ -170,6 +173,13 @@ def main(argv: list[str] | None = None) -> int:
         styles = [f"art-{design}", f"art-{design}-piquet"]
         result["held_out_designs"][design] = synthetic_set(reader, styles, args.frames, 9701 + k)
         print(f"{design}: {json.dumps(result['held_out_designs'][design]['figures']['all'])}")
+    # The Paris-pattern art held out, printed as a French deck (R/D/V, aces "1" or "A"):
+    # the nearest of these sets to the decks clubs play with.
+    render.art_styles(held_out=True, french_art=True)
+    styles = [f"art-{d}-fr" for d in manifest["held_out"] if d in PARIS_ART]
+    result["held_out_paris_french"] = synthetic_set(reader, styles, args.frames, 9761)
+    print(f"held-out Paris art, French indices: "
+          f"{json.dumps(result['held_out_paris_french']['figures']['all'])}")
     styles = [st.name for st in render.PRINTED_FRENCH]
     result["printed_french"] = synthetic_set(reader, styles, args.frames, 9751)
     print(f"printed French: {json.dumps(result['printed_french']['figures']['all'])}")
@@ -181,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
             total.n[k][1] += f["read"]
             total.n[k][2] += f["invented"]
     result["held_out_total"] = total.figures()
-    sets = [*result["held_out_designs"].values(), result["printed_french"]]
+    sets = [*result["held_out_designs"].values(), result["held_out_paris_french"],
+            result["printed_french"]]
     result["grey_misread"] = sum(d["grey"]["misread"] for d in sets)
     if args.synthetic:
         result["first_styles"] = first_styles(reader, args.synthetic)

@@ -62,6 +62,7 @@ needs_decks = pytest.mark.skipif(
 @needs_decks
 def test_a_deck_design_is_rasterised_with_its_corner_index_boxed(tmp_path, monkeypatch):
     monkeypatch.setattr(decks, "DESIGNS", {"paris": "english"})
+    monkeypatch.setattr(decks, "KDE_DESIGNS", {})
     manifest = decks.build(tmp_path, log=lambda m: None)
     meta = manifest["designs"]["paris"]
     assert set(CARD_CODES) <= set(meta["cards"])
@@ -77,6 +78,7 @@ def test_a_deck_design_is_rasterised_with_its_corner_index_boxed(tmp_path, monke
 @needs_decks
 def test_a_held_out_design_is_never_drawn_for_training(tmp_path, monkeypatch):
     monkeypatch.setattr(decks, "DESIGNS", {"paris": "english", "anglo": "english"})
+    monkeypatch.setattr(decks, "KDE_DESIGNS", {})
     decks.build(tmp_path, log=lambda m: None)
     trained = render.art_styles(tmp_path, held_out=False)
     held = render.art_styles(tmp_path, held_out=True)
@@ -142,3 +144,59 @@ def test_the_shipped_detector_is_taken_back_to_train_further():
                                    providers=["CPUExecutionProvider"])
     theirs = session.run(None, {"image": x})[0]
     assert np.abs(ours - theirs).max() < 1e-3
+
+
+needs_kde = pytest.mark.skipif(
+    shutil.which("rsvg-convert") is None or not (decks.CARDDECKS / "svg-standard").is_dir(),
+    reason="needs the Debian packages kdegames-card-data-kf5 and librsvg2-bin")
+
+
+@needs_kde
+def test_a_kde_theme_is_rendered_card_by_card_with_its_index_boxed(tmp_path, monkeypatch):
+    monkeypatch.setattr(decks, "DESIGNS", {})
+    monkeypatch.setattr(decks, "KDE_DESIGNS", {"kde-standard": "english"})
+    manifest = decks.build(tmp_path, log=lambda m: None)
+    meta = manifest["designs"]["kde-standard"]
+    assert set(CARD_CODES) <= set(meta["cards"])
+    face = cv2.imread(str(tmp_path / "kde-standard" / "KS.png"))
+    assert face.shape == (render.CARD_H, render.CARD_W, 3)
+    x1, y1, x2, y2 = meta["box"]
+    assert 0 <= x1 < 20 and 0 <= y1 < 25 and 20 < x2 < 70 and 50 < y2 < 120
+    # The king of spades' index is black ink on white paper; outside the box, a picture.
+    corner = face[y1:y2, x1:x2].astype(int)
+    assert (corner.max(axis=2) < 90).sum() > 50
+    assert manifest["designs"]["kde-standard"]["indices"] == "english"
+
+
+@needs_decks
+def test_french_indices_are_printed_over_a_designs_own_and_nowhere_else(tmp_path, monkeypatch):
+    monkeypatch.setattr(decks, "DESIGNS", {"paris": "english", "anglo": "english"})
+    monkeypatch.setattr(decks, "KDE_DESIGNS", {})
+    monkeypatch.setattr(decks, "DATA", tmp_path)
+    render._art_face.cache_clear()
+    try:
+        decks.build(tmp_path, log=lambda m: None)
+        styles = {s.name: s for s in render.art_styles(tmp_path, held_out=None,
+                                                       french_art=True)}
+        plain, french = styles["art-anglo"], styles["art-anglo-fr"]
+        assert french.indices == "french" and french.art == "anglo" and french.box is None
+        a = render.render_card("KH", plain, np.random.default_rng(3))
+        b = render.render_card("KH", french, np.random.default_rng(3))
+        ax1, ay1, ax2, ay2 = plain.box
+        nx1, ny1, nx2, ny2 = french.index_box()
+        x1, y1 = max(min(ax1, nx1) - 2, 2), max(min(ay1, ny1) - 2, 2)
+        x2, y2 = max(ax2, nx2) + 2, max(ay2, ny2) + 2
+        changed = np.abs(a.astype(int) - b.astype(int)).max(axis=2) > 0
+        corners = np.zeros_like(changed)
+        corners[y1:y2, x1:x2] = True
+        corners |= corners[::-1, ::-1]
+        assert changed[corners].sum() > 200  # the index printed again, in both corners
+        assert not changed[~corners].any()  # the figure untouched
+        # Training draws the French-printed art of the designs it trains on, never of a
+        # design held out; a held-out one is only measured.
+        render.use_extra_styles()
+        names = {s.name for s in render.EXTRA_STYLES}
+        assert "art-anglo-fr" in names and not any("paris" in n for n in names)
+    finally:
+        render.EXTRA_STYLES.clear()
+        render._art_face.cache_clear()

@@ -81,6 +81,9 @@ class DeckStyle:
     # its measured corner-index box (x1, y1, x2, y2 in face pixels).
     art: str | None = None
     box: tuple[int, int, int, int] | None = None
+    # A deck's art printed as a French deck: its corner indices (this box, face pixels)
+    # blanked and printed again in this style's font, R/D/V, the ace "1" or "A".
+    art_box: tuple[int, int, int, int] | None = None
 
     def rank_label(self, rank: str) -> str:
         """The index text printed for ``rank`` ("10" for T, R/D/V on French decks)."""
@@ -177,11 +180,14 @@ def get_style(style: DeckStyle | str | None, rng: np.random.Generator | None = N
                           f"{', '.join(_STYLE_BY_NAME)}") from None
 
 
-def art_styles(root: Path | None = None, held_out: bool | None = False) -> list[DeckStyle]:
+def art_styles(root: Path | None = None, held_out: bool | None = False,
+               french_art: bool = False) -> list[DeckStyle]:
     """Styles of the real deck designs cached by :mod:`vision.lab.decks` (none when the
     cache is missing): each design at bridge size and at the narrow piquet size.
     ``held_out`` True gives only the designs kept out of training, False only the others,
-    None all; each style is also known by name to :func:`get_style`."""
+    None all; each style is also known by name to :func:`get_style`. ``french_art`` adds,
+    for each design given, ``art-<design>-fr``: its art with French indices printed over
+    its own (see :func:`_restamp`)."""
     from vision.lab import decks
 
     manifest = decks.load_manifest(root or decks.DATA)
@@ -192,25 +198,38 @@ def art_styles(root: Path | None = None, held_out: bool | None = False) -> list[
         if held_out is not None and (design in manifest["held_out"]) != held_out:
             continue
         x1, y1, x2, y2 = meta["box"]
+        box = (int(x1), int(y1), int(x2), int(y2))
         for suffix, narrow in (("", 1.0), ("-piquet", 0.9)):
             st = DeckStyle(f"art-{design}{suffix}", "french" if meta["indices"] == "french"
                            else "english", "dejavu-sans-bold", art=design,
-                           box=(int(x1), int(y1), int(x2), int(y2)), narrow=narrow)
+                           box=box, narrow=narrow)
+            _STYLE_BY_NAME[st.name] = st
+            out.append(st)
+        if french_art:
+            # The same art with the indices of a French deck as printed (serif R/D/V close
+            # to the edge, aces "1"): real courts and aces beside French indices, as on the
+            # Paris-pattern decks clubs play with.
+            k = len(out) % len(PRINTED_FRENCH)
+            st = with_style(PRINTED_FRENCH[k], name=f"art-{design}-fr", art=design,
+                            art_box=box, frameless=0.0)
             _STYLE_BY_NAME[st.name] = st
             out.append(st)
     return out
 
 
-def use_extra_styles(art: bool = True, printed: bool = True) -> list[DeckStyle]:
+def use_extra_styles(art: bool = True, printed: bool = True,
+                     french_art: bool = True) -> list[DeckStyle]:
     """Draw the printed-French styles and the training deck designs beside STYLES from now
-    on (training data, the figures on them); returns what was added."""
+    on (training data, the figures on them), and those designs with French indices printed
+    over their own (``french_art``, see :func:`art_styles`); returns what was added."""
     EXTRA_STYLES.clear()
     if printed:
         for st in PRINTED_FRENCH:
             _STYLE_BY_NAME[st.name] = st
         EXTRA_STYLES.extend(PRINTED_FRENCH)
-    if art:
-        EXTRA_STYLES.extend(art_styles(held_out=False))
+    if art or french_art:
+        EXTRA_STYLES.extend(st for st in art_styles(held_out=False, french_art=french_art)
+                            if art or st.art_box is not None)
     return list(EXTRA_STYLES)
 
 
@@ -646,6 +665,8 @@ def render_card(code: str, style: DeckStyle | str | None, rng: np.random.Generat
         if art is not None:
             shade = paper.astype(np.float32) / 255.0
             img[:] = np.clip(art * shade, 0, 255).astype(np.uint8)
+            if st.art_box is not None:
+                _restamp(img, st, code, rng)
             if rng.random() < 0.2:
                 _glossy(img, rng)
             return img
@@ -669,6 +690,28 @@ def render_card(code: str, style: DeckStyle | str | None, rng: np.random.Generat
     if (st.ace_one or st.frameless) and rng.random() < 0.25:
         _glossy(img, rng)
     return img
+
+
+def _restamp(img: np.ndarray, st: DeckStyle, code: str, rng: np.random.Generator) -> None:
+    """Blank a design's two corner indices (``st.art_box`` and where ``st`` prints its own)
+    with the card's paper, and print ``st``'s French index there: R/D/V, the ace "1" (a
+    share ``st.ace_one``) or "A"."""
+    assert st.art_box is not None
+    # The paper: the brightest half of the face's left margin below the index.
+    ax1, ay1, ax2, ay2 = st.art_box
+    strip = img[ay2 + 4:CARD_H - ay2 - 4, 3:10].reshape(-1, 3)
+    bright = strip[strip.sum(axis=1) >= np.median(strip.sum(axis=1))]
+    paper = tuple(int(v) for v in np.median(bright, axis=0)) if len(bright) else st.paper
+    nx1, ny1, nx2, ny2 = st.index_box()
+    x1, y1 = max(min(ax1, nx1) - 2, 2), max(min(ay1, ny1) - 2, 2)
+    x2, y2 = max(ax2, nx2) + 2, max(ay2, ny2) + 2
+    for view in (img, img[::-1, ::-1]):
+        view[y1:y2, x1:x2] = paper
+    rank, suit = code[0], code[1]
+    label = st.rank_label(rank)
+    if rank == "A" and rng.random() < st.ace_one:
+        label = "1"
+    _corner_index(img, st, label, suit)
 
 
 def card_mask(radius: int = 14) -> np.ndarray:

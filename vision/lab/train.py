@@ -659,7 +659,8 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
     ``recolour`` the share of index patches lit red or printed gold on black (see
     :func:`_desaturate`); ``max_error`` the thresholds' rule (``INDEX_MAX_ERROR``);
     ``more_scenes`` and ``printed_scenes`` frames more, cut at the
-    detector's boxes (the latter with the printed-French styles as the only extra ones).
+    detector's boxes (the latter with the French styles as the only extra ones: printed-French
+    and the designs with French indices).
     """
     global INDEX_MAX_ERROR
     if max_error is not None:
@@ -829,6 +830,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
                     "classes": list(ds.CLASSES),
                     "decks": summary_decks if decks else None, "recolour": recolour,
                     "more_scenes": more_scenes, "printed_scenes": printed_scenes,
+                    "french_art": bool(decks),
                     "max_error": INDEX_MAX_ERROR,
                     "real_split": "bursts (vision.lab.dataset.BURST_SPLITS)"})
     looks = (np.concatenate(look_f), np.concatenate(look_x), np.concatenate(look_y)) \
