@@ -73,6 +73,13 @@ def test_a_deck_design_is_rasterised_with_its_corner_index_boxed(tmp_path, monke
     assert 0 <= x1 < 20 and 0 <= y1 < 25 and 20 < x2 < 70 and 50 < y2 < 120
     corner = face[y1:y2, x1:x2].astype(int)
     assert ((corner[..., 2] - corner[..., 1]) > 80).sum() > 50
+    # Built again from the same theme file: the cache is kept, not rasterised again; a
+    # missing card is rasterised again.
+    said: list[str] = []
+    assert decks.build(tmp_path, log=said.append) == manifest and said == []
+    (tmp_path / "paris" / "7H.png").unlink()
+    decks.build(tmp_path, log=said.append)
+    assert (tmp_path / "paris" / "7H.png").is_file() and said
 
 
 @needs_decks
