@@ -352,17 +352,10 @@ class IndexDetector:
         side = max(box[2] - box[0], box[3] - box[1]) * self.work_scale(width, height)
         return side < self.MIN_READ_SIDE
 
-    def _cell_box(self, out: np.ndarray, iy: int, ix: int) -> tuple[float, float, float, float]:
-        """The box one grid cell of the net's output marks: centre x, y and width, height,
-        in pixels of the picture the net ran on."""
-        return ((ix + 0.5 + float(out[3, iy, ix])) * self.stride,
-                (iy + 0.5 + float(out[4, iy, ix])) * self.stride,
-                32 * float(np.exp(out[1, iy, ix])), 32 * float(np.exp(out[2, iy, ix])))
-
     def _cell_boxes(self, out: np.ndarray, iy: np.ndarray, ix: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """:meth:`_cell_box` for many cells at once (row and column indices ``iy``, ``ix``):
-        arrays of centre x, y and width, height, in the same float64 arithmetic."""
+        """The boxes the net's output marks at grid cells (rows ``iy``, columns ``ix``):
+        arrays of centre x, y and width, height, in pixels of the picture the net ran on."""
         cells = out[:, iy, ix]
         cx = (ix + 0.5 + cells[3].astype(np.float64)) * self.stride
         cy = (iy + 0.5 + cells[4].astype(np.float64)) * self.stride
@@ -391,18 +384,20 @@ class IndexDetector:
                            interpolation=cv2.INTER_AREA if cut > window else cv2.INTER_LINEAR)
         out = self.session.run(None, {"image": _unit_float(small)[None, None]})[0][0]
         heat = 1.0 / (1.0 + np.exp(-out[0]))
-        best: tuple[tuple[float, float, float, float], float] | None = None
         k = window / cut  # window pixels per frame pixel (the scale, once cut is rounded)
-        for iy, ix in zip(*np.nonzero(heat > heat_threshold), strict=True):
-            px, py, bw, bh = self._cell_box(out, iy, ix)
-            fx, fy = cx + (px - window / 2) / k, cy + (py - window / 2) / k
-            found = (fx - bw / k / 2, fy - bh / k / 2, fx + bw / k / 2, fy + bh / k / 2)
-            # The same index, not a neighbour's: its centre lies in the first box.
-            if not (x1 <= fx <= x2 and y1 <= fy <= y2) or iou(found, box) < 0.2:
-                continue
-            if best is None or heat[iy, ix] > best[1]:
-                best = (found, float(heat[iy, ix]))
-        return best[0] if best is not None else None
+        iy, ix = np.nonzero(heat > heat_threshold)
+        px, py, bw, bh = self._cell_boxes(out, iy, ix)
+        fx, fy = cx + (px - window / 2) / k, cy + (py - window / 2) / k
+        found = np.stack([fx - bw / k / 2, fy - bh / k / 2, fx + bw / k / 2, fy + bh / k / 2],
+                         axis=1)
+        # The same index, not a neighbour's: its centre lies in the first box.
+        same = (x1 <= fx) & (fx <= x2) & (y1 <= fy) & (fy <= y2) & \
+            (_iou_matrix(found, np.array([box], np.float64))[:, 0] >= 0.2)
+        if not same.any():
+            return None
+        scores = np.where(same, heat[iy, ix], -np.inf)
+        best = found[int(scores.argmax())]  # the first of the surest, as the cells come
+        return float(best[0]), float(best[1]), float(best[2]), float(best[3])
 
 
 def softmax(z: np.ndarray) -> np.ndarray:
@@ -449,22 +444,14 @@ def _merge_arrays(boxes: np.ndarray, scores: np.ndarray, coarse: np.ndarray,
                   overlap: float = 0.3) -> list[tuple[Box, float]]:
     """:func:`_merge_boxes` on arrays: boxes (N, 4), scores (N,), coarse (N,) bool.
 
-    The overlaps of all pairs are worked out at once, with the arithmetic of
-    :func:`iou`, so that the boxes kept are the same to the last bit.
+    The overlaps of all pairs are worked out at once (:func:`_iou_matrix`).
     """
     if len(boxes) == 0:
         return []
     # Fine boxes first, each standing surest first; ties keep the order found (stable).
     order = np.lexsort((-scores, coarse))
     b, sc = boxes[order], scores[order]
-    x1, y1, x2, y2 = b[:, 0], b[:, 1], b[:, 2], b[:, 3]
-    ix = np.maximum(0.0, np.minimum(x2[:, None], x2[None]) - np.maximum(x1[:, None], x1[None]))
-    iy = np.maximum(0.0, np.minimum(y2[:, None], y2[None]) - np.maximum(y1[:, None], y1[None]))
-    inter = ix * iy
-    area = (x2 - x1) * (y2 - y1)
-    union = area[:, None] + area[None] - inter
-    with np.errstate(divide="ignore", invalid="ignore"):
-        near = np.where(union > 0, inter / union, 0.0) >= overlap
+    near = _iou_matrix(b, b) >= overlap
     keep: list[int] = []
     gone = np.zeros(len(b), bool)
     for i in range(len(b)):
@@ -472,8 +459,23 @@ def _merge_arrays(boxes: np.ndarray, scores: np.ndarray, coarse: np.ndarray,
             keep.append(i)
             gone |= near[i]
     kept = sorted(keep, key=lambda i: -sc[i])
-    return [((float(x1[i]), float(y1[i]), float(x2[i]), float(y2[i])), float(sc[i]))
+    return [((float(b[i, 0]), float(b[i, 1]), float(b[i, 2]), float(b[i, 3])), float(sc[i]))
             for i in kept]
+
+
+def _iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """:func:`iou` of every box of ``a`` (N, 4) with every box of ``b`` (M, 4): (N, M),
+    in the same float64 arithmetic, in the same order, so the same to the last bit."""
+    ix = np.maximum(0.0, np.minimum(a[:, None, 2], b[None, :, 2])
+                    - np.maximum(a[:, None, 0], b[None, :, 0]))
+    iy = np.maximum(0.0, np.minimum(a[:, None, 3], b[None, :, 3])
+                    - np.maximum(a[:, None, 1], b[None, :, 1]))
+    inter = ix * iy
+    union = ((a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1]))[:, None] \
+        + ((b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1]))[None, :] - inter
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out: np.ndarray = np.where(union > 0, inter / union, 0.0)
+    return out
 
 
 def _unit_float(image: np.ndarray) -> np.ndarray:
