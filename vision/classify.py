@@ -78,6 +78,11 @@ class CardClassifier:
     BATCH = 1024
     #: A club's enrolled deck (vision.deck), judged on top of the general reads (use_deck).
     deck: Deck | None = None
+    #: How sure an upright read must be that a box is no belote card for the first read
+    #: to leave its other turns unread (:meth:`first_probabilities`). At this level the
+    #: reader answered as with the full read on rendered frames and on the real photos;
+    #: lower, the other turns would have sent a few such boxes to a second look.
+    NONE_FIRST = 0.99
 
     def __init__(self, model_path: str | Path | None = None, threads: int = 1) -> None:
         self.model_path = Path(model_path) if model_path else DEFAULT_MODEL
@@ -207,6 +212,29 @@ class CardClassifier:
             return self._deck_probabilities(np.asarray(crops), int(self.meta.get("tta", 1)),
                                             self.temperature)
         return softmax(self.logits(crops) / self.temperature)
+
+    def first_probabilities(self, crops: np.ndarray) -> np.ndarray:
+        """:meth:`probabilities` of index boxes as the reader's first read takes them: a box
+        whose upright read alone says no belote card (``NONE_FIRST`` sure, counted as
+        if its other turns agreed) is not read at its other turns, and keeps that
+        upright guess; every other box is read at all its turns, as :meth:`probabilities`
+        reads it. With an enrolled deck every box is read in full (the deck judges the
+        turns together)."""
+        crops = np.asarray(crops)
+        turns = int(self.meta.get("tta", 1))
+        if self.deck is not None or turns < 2 or len(crops) == 0:
+            return self.probabilities(crops)
+        upright = self._read_turns(crops, 1)[0]
+        guess = softmax(turns * upright / self.temperature)
+        rest = np.nonzero(guess[:, self.none_index] < max(self.NONE_FIRST, self.threshold))[0]
+        if len(rest):
+            # The other turns of a box are its upright patch turned once more, then read
+            # at one turn fewer; the sum runs in the order :meth:`logits` sums in.
+            turned = np.rot90(crops[rest], 1, axes=(1, 2))
+            others = self._read_turns(turned, turns - 1)
+            summed = np.concatenate([upright[None, rest], others]).sum(axis=0)
+            guess[rest] = softmax(summed / self.temperature)
+        return guess
 
     @property
     def second_look(self) -> dict[str, Any] | None:
