@@ -36,11 +36,15 @@ def model_input(crops: np.ndarray, turns: int = 1) -> np.ndarray:
     """uint8 crops (N, H, W) grey or (N, H, W, 3) BGR as the classifier takes them:
     float32 in [0, 1], N x C x H x W, each crop at ``turns`` quarter turns (the first
     N rows upright, the next N turned once, ...)."""
-    x = np.asarray(crops, dtype=np.float32) / 255.0
-    x = x.transpose(0, 3, 1, 2) if x.ndim == 4 else x[:, None, :, :]
-    if turns > 1:
-        x = np.concatenate([np.rot90(x, k, axes=(2, 3)) for k in range(turns)])
-    return np.ascontiguousarray(x)
+    pixels = np.asarray(crops)
+    pixels = pixels.transpose(0, 3, 1, 2) if pixels.ndim == 4 else pixels[:, None, :, :]
+    n = len(pixels)
+    x = np.empty((turns * n, *pixels.shape[1:]), np.float32)
+    for k in range(turns):
+        x[k * n:(k + 1) * n] = np.rot90(pixels, k, axes=(2, 3))
+    # In place: the same values as dividing a copy, without a second full-size temporary.
+    x /= 255.0
+    return x
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,11 @@ class CardClassifier:
     BATCH = 1024
     #: A club's enrolled deck (vision.deck), judged on top of the general reads (use_deck).
     deck: Deck | None = None
+    #: How sure an upright read must be that a box is no belote card for the first read
+    #: to leave its other turns unread (:meth:`first_probabilities`). At this level the
+    #: reader answered as with the full read on rendered frames and on the real photos;
+    #: lower, the other turns would have sent a few such boxes to a second look.
+    NONE_FIRST = 0.99
 
     def __init__(self, model_path: str | Path | None = None, threads: int = 1) -> None:
         self.model_path = Path(model_path) if model_path else DEFAULT_MODEL
@@ -204,6 +213,29 @@ class CardClassifier:
                                             self.temperature)
         return softmax(self.logits(crops) / self.temperature)
 
+    def first_probabilities(self, crops: np.ndarray) -> np.ndarray:
+        """:meth:`probabilities` of index boxes as the reader's first read takes them: a box
+        whose upright read alone says no belote card (``NONE_FIRST`` sure, counted as
+        if its other turns agreed) is not read at its other turns, and keeps that
+        upright guess; every other box is read at all its turns, as :meth:`probabilities`
+        reads it. With an enrolled deck every box is read in full (the deck judges the
+        turns together)."""
+        crops = np.asarray(crops)
+        turns = int(self.meta.get("tta", 1))
+        if self.deck is not None or turns < 2 or len(crops) == 0:
+            return self.probabilities(crops)
+        upright = self._read_turns(crops, 1)[0]
+        guess = softmax(turns * upright / self.temperature)
+        rest = np.nonzero(guess[:, self.none_index] < max(self.NONE_FIRST, self.threshold))[0]
+        if len(rest):
+            # The other turns of a box are its upright patch turned once more, then read
+            # at one turn fewer; the sum runs in the order :meth:`logits` sums in.
+            turned = np.rot90(crops[rest], 1, axes=(1, 2))
+            others = self._read_turns(turned, turns - 1)
+            summed = np.concatenate([upright[None, rest], others]).sum(axis=0)
+            guess[rest] = softmax(summed / self.temperature)
+        return guess
+
     @property
     def second_look(self) -> dict[str, Any] | None:
         """The second look's calibration (``temperature``, ``threshold``, ``turns``), if any."""
@@ -311,7 +343,7 @@ class IndexDetector:
 
         h, w = gray.shape
         scale = self.work_scale(w, h)
-        found: list[tuple[tuple[float, float, float, float], float, bool]] = []
+        found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         for level in range(self.levels):
             s = scale / (2 ** level)
             lw, lh = max(int(round(w * s)), 16), max(int(round(h * s)), 16)
@@ -320,19 +352,22 @@ class IndexDetector:
             small = cv2.resize(gray, (lw, lh), interpolation=cv2.INTER_AREA)
             if (lw8, lh8) != (lw, lh):
                 small = cv2.copyMakeBorder(small, 0, lh8 - lh, 0, lw8 - lw, cv2.BORDER_REPLICATE)
-            x = small.astype(np.float32)[None, None] / 255.0
-            out = self.session.run(None, {"image": x})[0][0]
+            out = self.session.run(None, {"image": _unit_float(small)[None, None]})[0][0]
             heat = 1.0 / (1.0 + np.exp(-out[0]))
             peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & \
                 (heat > self.heat_threshold)
-            for iy, ix in zip(*np.nonzero(peaks), strict=True):
-                cx, cy, bw, bh = self._cell_box(out, iy, ix)
-                side = max(bw, bh)
-                if not self.MIN_SIDE <= side <= self.MAX_SIDE:
-                    continue
-                box = ((cx - bw / 2) / s, (cy - bh / 2) / s, (cx + bw / 2) / s, (cy + bh / 2) / s)
-                found.append((box, float(heat[iy, ix]), level > 0 and side < self.FINE_SIDE))
-        return _merge_boxes(found)
+            iy, ix = np.nonzero(peaks)
+            cx, cy, bw, bh = self._cell_boxes(out, iy, ix)
+            side = np.maximum(bw, bh)
+            ok = (side >= self.MIN_SIDE) & (side <= self.MAX_SIDE)
+            cx, cy, bw, bh, side = cx[ok], cy[ok], bw[ok], bh[ok], side[ok]
+            boxes = np.stack([(cx - bw / 2) / s, (cy - bh / 2) / s,
+                              (cx + bw / 2) / s, (cy + bh / 2) / s], axis=1)
+            found.append((boxes, heat[iy[ok], ix[ok]].astype(np.float64),
+                          (side < self.FINE_SIDE) & (level > 0)))
+        return _merge_arrays(np.concatenate([f[0] for f in found]),
+                             np.concatenate([f[1] for f in found]),
+                             np.concatenate([f[2] for f in found]))
 
     def work_scale(self, width: int, height: int) -> float:
         """The first level's size over the frame's (at most ``work_width`` pixels wide,
@@ -345,12 +380,15 @@ class IndexDetector:
         side = max(box[2] - box[0], box[3] - box[1]) * self.work_scale(width, height)
         return side < self.MIN_READ_SIDE
 
-    def _cell_box(self, out: np.ndarray, iy: int, ix: int) -> tuple[float, float, float, float]:
-        """The box one grid cell of the net's output marks: centre x, y and width, height,
-        in pixels of the picture the net ran on."""
-        return ((ix + 0.5 + float(out[3, iy, ix])) * self.stride,
-                (iy + 0.5 + float(out[4, iy, ix])) * self.stride,
-                32 * float(np.exp(out[1, iy, ix])), 32 * float(np.exp(out[2, iy, ix])))
+    def _cell_boxes(self, out: np.ndarray, iy: np.ndarray, ix: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The boxes the net's output marks at grid cells (rows ``iy``, columns ``ix``):
+        arrays of centre x, y and width, height, in pixels of the picture the net ran on."""
+        cells = out[:, iy, ix]
+        cx = (ix + 0.5 + cells[3].astype(np.float64)) * self.stride
+        cy = (iy + 0.5 + cells[4].astype(np.float64)) * self.stride
+        return (cx, cy, 32 * np.exp(cells[1]).astype(np.float64),
+                32 * np.exp(cells[2]).astype(np.float64))
 
     def refine(self, gray: np.ndarray, box: tuple[float, float, float, float],
                side: float = REFINE_SIDE, window: int = REFINE_WINDOW,
@@ -372,20 +410,22 @@ class IndexDetector:
         patch = cv2.getRectSubPix(gray, (cut, cut), (cx, cy))
         small = cv2.resize(patch, (window, window),
                            interpolation=cv2.INTER_AREA if cut > window else cv2.INTER_LINEAR)
-        out = self.session.run(None, {"image": small.astype(np.float32)[None, None] / 255.0})[0][0]
+        out = self.session.run(None, {"image": _unit_float(small)[None, None]})[0][0]
         heat = 1.0 / (1.0 + np.exp(-out[0]))
-        best: tuple[tuple[float, float, float, float], float] | None = None
         k = window / cut  # window pixels per frame pixel (the scale, once cut is rounded)
-        for iy, ix in zip(*np.nonzero(heat > heat_threshold), strict=True):
-            px, py, bw, bh = self._cell_box(out, iy, ix)
-            fx, fy = cx + (px - window / 2) / k, cy + (py - window / 2) / k
-            found = (fx - bw / k / 2, fy - bh / k / 2, fx + bw / k / 2, fy + bh / k / 2)
-            # The same index, not a neighbour's: its centre lies in the first box.
-            if not (x1 <= fx <= x2 and y1 <= fy <= y2) or iou(found, box) < 0.2:
-                continue
-            if best is None or heat[iy, ix] > best[1]:
-                best = (found, float(heat[iy, ix]))
-        return best[0] if best is not None else None
+        iy, ix = np.nonzero(heat > heat_threshold)
+        px, py, bw, bh = self._cell_boxes(out, iy, ix)
+        fx, fy = cx + (px - window / 2) / k, cy + (py - window / 2) / k
+        found = np.stack([fx - bw / k / 2, fy - bh / k / 2, fx + bw / k / 2, fy + bh / k / 2],
+                         axis=1)
+        # The same index, not a neighbour's: its centre lies in the first box.
+        same = (x1 <= fx) & (fx <= x2) & (y1 <= fy) & (fy <= y2) & \
+            (_iou_matrix(found, np.array([box], np.float64))[:, 0] >= 0.2)
+        if not same.any():
+            return None
+        scores = np.where(same, heat[iy, ix], -np.inf)
+        best = found[int(scores.argmax())]  # the first of the surest, as the cells come
+        return float(best[0]), float(best[1]), float(best[2]), float(best[3])
 
 
 def softmax(z: np.ndarray) -> np.ndarray:
@@ -421,8 +461,54 @@ def _merge_boxes(found: list[tuple[Box, float, bool]], overlap: float = 0.3
     ``IndexDetector.FINE_SIDE``) gives way to any box it overlaps that is not.
     The boxes kept come back surest first.
     """
-    keep: list[tuple[Box, float]] = []
-    for box, score, _ in sorted(found, key=lambda f: (f[2], -f[1])):
-        if all(iou(box, k[0]) < overlap for k in keep):
-            keep.append((box, score))
-    return sorted(keep, key=lambda k: -k[1])
+    if not found:
+        return []
+    return _merge_arrays(np.array([f[0] for f in found], np.float64).reshape(-1, 4),
+                         np.array([f[1] for f in found], np.float64),
+                         np.array([f[2] for f in found], bool), overlap)
+
+
+def _merge_arrays(boxes: np.ndarray, scores: np.ndarray, coarse: np.ndarray,
+                  overlap: float = 0.3) -> list[tuple[Box, float]]:
+    """:func:`_merge_boxes` on arrays: boxes (N, 4), scores (N,), coarse (N,) bool.
+
+    The overlaps of all pairs are worked out at once (:func:`_iou_matrix`).
+    """
+    if len(boxes) == 0:
+        return []
+    # Fine boxes first, each standing surest first; ties keep the order found (stable).
+    order = np.lexsort((-scores, coarse))
+    b, sc = boxes[order], scores[order]
+    near = _iou_matrix(b, b) >= overlap
+    keep: list[int] = []
+    gone = np.zeros(len(b), bool)
+    for i in range(len(b)):
+        if not gone[i]:
+            keep.append(i)
+            gone |= near[i]
+    kept = sorted(keep, key=lambda i: -sc[i])
+    return [((float(b[i, 0]), float(b[i, 1]), float(b[i, 2]), float(b[i, 3])), float(sc[i]))
+            for i in kept]
+
+
+def _iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """:func:`iou` of every box of ``a`` (N, 4) with every box of ``b`` (M, 4): (N, M),
+    in the same float64 arithmetic, in the same order, so the same to the last bit."""
+    ix = np.maximum(0.0, np.minimum(a[:, None, 2], b[None, :, 2])
+                    - np.maximum(a[:, None, 0], b[None, :, 0]))
+    iy = np.maximum(0.0, np.minimum(a[:, None, 3], b[None, :, 3])
+                    - np.maximum(a[:, None, 1], b[None, :, 1]))
+    inter = ix * iy
+    union = ((a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1]))[:, None] \
+        + ((b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1]))[None, :] - inter
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out: np.ndarray = np.where(union > 0, inter / union, 0.0)
+    return out
+
+
+def _unit_float(image: np.ndarray) -> np.ndarray:
+    """uint8 pixels as float32 in [0, 1], divided in place: a second full-size
+    temporary costs more than the division itself."""
+    x = image.astype(np.float32)
+    x /= 255.0
+    return x

@@ -4,7 +4,8 @@
 (see ``vision/models/README.md`` for how they compare):
 
 * B (shipped): a small ONNX detector boxes every corner index (rank + suit)
-  in the frame and the 8-bit ONNX classifier names each box; a box it is
+  in the frame and the 8-bit ONNX classifier names each box (a box its upright
+  read already rules out is not read at its other quarter turns); a box it is
   unsure of gets a second look (the detector boxes the index again, closer up;
   the index is cut there smaller, larger and shifted, the readings pooled and
   calibrated apart), and so does a sure read another sure read contradicts
@@ -134,7 +135,9 @@ class CardReader:
         pad = float(self.classifier.meta["pad"])
         source = self._crop_source(gray, frame)
         crops = np.stack([index_crop(source, b, size, pad) for b in boxes])
-        probs = self.classifier.probabilities(crops)
+        # Pips, pictures and the table, ruled out by their upright read, are not turned:
+        # the full read drops them too (``CardClassifier.first_probabilities``).
+        probs = self.classifier.first_probabilities(crops)
         thresholds = np.full(len(boxes), self.classifier.threshold)
         look = self.classifier.second_look
         if look is not None:

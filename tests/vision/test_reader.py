@@ -464,7 +464,7 @@ def test_the_closer_look_decides_a_contradicted_read(reader, monkeypatch, look, 
         return out
 
     monkeypatch.setattr(reader.detector, "detect", lambda gray: [(ks, 0.9), (kc, 0.9)])
-    monkeypatch.setattr(reader.classifier, "probabilities",
+    monkeypatch.setattr(reader.classifier, "first_probabilities",
                         lambda crops: np.stack([_probs("KS", 0.99), _probs("KC", 0.99)]))
     looked: list = []
 
@@ -501,3 +501,41 @@ def test_many_crops_are_read_in_batches_with_the_same_answers(reader, monkeypatc
     np.testing.assert_allclose(batched, whole, atol=1e-5)
     looks = np.stack([crops[:7]] * 3)  # 3 boxes, 7 patches each: 21 patches
     assert clf.look_logits(looks, 2).shape == (3, len(clf.classes))
+
+
+def test_the_first_read_turns_only_the_boxes_it_cannot_rule_out(reader, held_out_scenes,
+                                                                  table_frame, monkeypatch):
+    """The first read reads a box at its other quarter turns only when its upright read
+    does not already say, surely, that it is no belote card. Every other box gets the
+    full read's probabilities, turned the same way; a box left at one turn is one the
+    full read also drops (surely no card, or a card under the look's floor); and the
+    reader's answers on real photos and a rendered frame are those of the full read."""
+    from vision.classify import softmax
+    from vision.locate import index_crop
+
+    clf = reader.classifier
+    turns, none = int(clf.meta["tta"]), clf.none_index
+    floor = float(clf.second_look["floor"]) if clf.second_look else 0.0
+    frames = [table_frame[0]] + [load_image(p) for p, truth in held_out_scenes[::3] if truth]
+    left_out = 0
+    for frame in frames:
+        boxes = [box for box, _ in reader.detector.detect(reader._to_gray(frame))]
+        crops = np.stack([index_crop(frame, b, int(clf.meta["crop"]), float(clf.meta["pad"]))
+                          for b in boxes])
+        full, first = clf.probabilities(crops), clf.first_probabilities(crops)
+        upright = softmax(turns * clf._read_turns(crops, 1)[0] / clf.temperature)
+        left = upright[:, none] >= max(clf.NONE_FIRST, clf.threshold)
+        left_out += int(left.sum())
+        np.testing.assert_allclose(first[~left], full[~left], atol=1e-6)
+        assert (first[left].argmax(axis=1) == none).all()
+        dropped = full[left]
+        top_card = np.delete(dropped, none, axis=1).max(axis=1)
+        assert ((dropped.argmax(axis=1) == none)
+                & ((dropped.max(axis=1) >= clf.threshold) | (top_card < floor))).all()
+    assert left_out > 0, "real photos hold boxes the upright read rules out"
+
+    quick = [reader.read(frame) for frame in frames]
+    monkeypatch.setattr(clf, "first_probabilities", clf.probabilities)
+    full_reads = [reader.read(frame) for frame in frames]
+    assert [[(d.code, round(d.confidence, 6), d.center) for d in found] for found in quick] == \
+        [[(d.code, round(d.confidence, 6), d.center) for d in found] for found in full_reads]
