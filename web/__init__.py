@@ -221,6 +221,9 @@ class Server:
         # An empty socket map ends the server loop within its poll timeout.
         wasyncore.close_all(server._map)
         self._thread.join(timeout=5)
+        # A connection the loop accepted while the map was being emptied (a browser
+        # opening one more) is closed now that the loop is over, not left to the collector.
+        wasyncore.close_all(server._map)
 
     def __enter__(self) -> Server:
         return self
