@@ -1,6 +1,6 @@
-"""The mean of two trained index classifiers' weights (float ONNX), as shipped since run 5.
+"""The mean of two trained index classifiers' weights (float ONNX), as shipped since run 6.
 
-A classifier trained further on new data (run 5: the KDE designs, French indices printed
+A classifier trained further on new data (run 6: the KDE designs, French indices printed
 over the designs' art) reads what it was trained on better and the held-out designs a
 little worse; the mean of its weights and those of the model it started from keeps most
 of both (weight-space ensembling of a fine-tuned model with its start, "WiSE-FT",
