@@ -60,18 +60,25 @@ needs_decks = pytest.mark.skipif(
 
 
 @needs_decks
-def test_a_deck_design_is_rasterised_with_its_corner_index_boxed(tmp_path, monkeypatch):
-    monkeypatch.setattr(decks, "DESIGNS", {"paris": "english"})
-    monkeypatch.setattr(decks, "KDE_DESIGNS", {})
+def _built_corner(tmp_path, monkeypatch, gnome: dict, kde: dict, design: str, code: str):
+    """Build the cache of one design; its manifest, and ``code``'s boxed corner index,
+    checked to be a full face with the box in its top-left corner."""
+    monkeypatch.setattr(decks, "DESIGNS", gnome)
+    monkeypatch.setattr(decks, "KDE_DESIGNS", kde)
     manifest = decks.build(tmp_path, log=lambda m: None)
-    meta = manifest["designs"]["paris"]
+    meta = manifest["designs"][design]
     assert set(CARD_CODES) <= set(meta["cards"])
-    face = cv2.imread(str(tmp_path / "paris" / "7H.png"))
+    face = cv2.imread(str(tmp_path / design / f"{code}.png"))
     assert face.shape == (render.CARD_H, render.CARD_W, 3)
     x1, y1, x2, y2 = meta["box"]
-    # The index sits in the top-left corner and holds red ink (the 7 and the heart).
     assert 0 <= x1 < 20 and 0 <= y1 < 25 and 20 < x2 < 70 and 50 < y2 < 120
-    corner = face[y1:y2, x1:x2].astype(int)
+    return manifest, face[y1:y2, x1:x2].astype(int)
+
+
+def test_a_deck_design_is_rasterised_with_its_corner_index_boxed(tmp_path, monkeypatch):
+    manifest, corner = _built_corner(tmp_path, monkeypatch, {"paris": "english"}, {},
+                                     "paris", "7H")
+    # The index holds red ink (the 7 and the heart).
     assert ((corner[..., 2] - corner[..., 1]) > 80).sum() > 50
     # Built again from the same theme file: the cache is kept, not rasterised again; a
     # missing card is rasterised again.
@@ -160,17 +167,9 @@ needs_kde = pytest.mark.skipif(
 
 @needs_kde
 def test_a_kde_theme_is_rendered_card_by_card_with_its_index_boxed(tmp_path, monkeypatch):
-    monkeypatch.setattr(decks, "DESIGNS", {})
-    monkeypatch.setattr(decks, "KDE_DESIGNS", {"kde-standard": "english"})
-    manifest = decks.build(tmp_path, log=lambda m: None)
-    meta = manifest["designs"]["kde-standard"]
-    assert set(CARD_CODES) <= set(meta["cards"])
-    face = cv2.imread(str(tmp_path / "kde-standard" / "KS.png"))
-    assert face.shape == (render.CARD_H, render.CARD_W, 3)
-    x1, y1, x2, y2 = meta["box"]
-    assert 0 <= x1 < 20 and 0 <= y1 < 25 and 20 < x2 < 70 and 50 < y2 < 120
-    # The king of spades' index is black ink on white paper; outside the box, a picture.
-    corner = face[y1:y2, x1:x2].astype(int)
+    manifest, corner = _built_corner(tmp_path, monkeypatch, {},
+                                     {"kde-standard": "english"}, "kde-standard", "KS")
+    # The king of spades' index is black ink on white paper.
     assert (corner.max(axis=2) < 90).sum() > 50
     assert manifest["designs"]["kde-standard"]["indices"] == "english"
 
