@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("no deck designs cached: run belote-table vision decks first")
     t0 = time.time()
     reader = CardReader(args.model)
-    render.art_styles(held_out=True)
+    render.art_styles(held_out=True, french_art=True)
     result: dict = {"benchmark": "the reader on real photos and on deck designs it never saw",
                     "measured": time.strftime("%Y-%m-%d", time.gmtime()),
                     "model": args.model or "shipped",
@@ -175,7 +175,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{design}: {json.dumps(result['held_out_designs'][design]['figures']['all'])}")
     # The Paris-pattern art held out, printed as a French deck (R/D/V, aces "1" or "A"):
     # the nearest of these sets to the decks clubs play with.
-    render.art_styles(held_out=True, french_art=True)
     styles = [f"art-{d}-fr" for d in manifest["held_out"] if d in PARIS_ART]
     result["held_out_paris_french"] = synthetic_set(reader, styles, args.frames, 9761)
     print(f"held-out Paris art, French indices: "

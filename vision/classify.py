@@ -365,7 +365,7 @@ class IndexDetector:
                               (cx + bw / 2) / s, (cy + bh / 2) / s], axis=1)
             found.append((boxes, heat[iy[ok], ix[ok]].astype(np.float64),
                           (side < self.FINE_SIDE) & (level > 0)))
-        return _merge_arrays(np.concatenate([f[0] for f in found]),
+        return _merge_boxes(np.concatenate([f[0] for f in found]),
                              np.concatenate([f[1] for f in found]),
                              np.concatenate([f[2] for f in found]))
 
@@ -453,25 +453,13 @@ def iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
 Box = tuple[float, float, float, float]
 
 
-def _merge_boxes(found: list[tuple[Box, float, bool]], overlap: float = 0.3
-                 ) -> list[tuple[Box, float]]:
+def _merge_boxes(boxes: np.ndarray, scores: np.ndarray, coarse: np.ndarray,
+                 overlap: float = 0.3) -> list[tuple[Box, float]]:
     """Greedy non-maximum suppression: the surest box of each overlapping group.
 
-    ``found`` holds ``(box, score, coarse)``; a ``coarse`` box (see
+    ``boxes`` (N, 4), ``scores`` (N,), ``coarse`` (N,) bool: a coarse box (see
     ``IndexDetector.FINE_SIDE``) gives way to any box it overlaps that is not.
-    The boxes kept come back surest first.
-    """
-    if not found:
-        return []
-    return _merge_arrays(np.array([f[0] for f in found], np.float64).reshape(-1, 4),
-                         np.array([f[1] for f in found], np.float64),
-                         np.array([f[2] for f in found], bool), overlap)
-
-
-def _merge_arrays(boxes: np.ndarray, scores: np.ndarray, coarse: np.ndarray,
-                  overlap: float = 0.3) -> list[tuple[Box, float]]:
-    """:func:`_merge_boxes` on arrays: boxes (N, 4), scores (N,), coarse (N,) bool.
-
+    The boxes kept come back surest first, as ``(box, score)``.
     The overlaps of all pairs are worked out at once (:func:`_iou_matrix`).
     """
     if len(boxes) == 0:

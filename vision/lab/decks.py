@@ -29,13 +29,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from scorer.cards import CARD_CODES
+
 SHEETS = Path("/usr/share/aisleriot/cards")
 CARDDECKS = Path("/usr/share/carddecks")
 DATA = Path(__file__).with_name("data") / "decks"
 FACE_W, FACE_H = 250, 350  # the renderer's face size (vision.lab.render.CARD_SIZE)
 _ROWS = "CDHS"
 _COLS = "A23456789TJQK"
-_BELOTE = [r + s for s in "SHDC" for r in "789TJQKA"]
 
 # Designs with French suits and the letters of their indices, as read off each sheet. Left
 # out: swiss-xvii (Swiss suits, no index), dondorf (an index in all four corners: the two
@@ -115,7 +116,12 @@ def _cut(sheet: np.ndarray, row: int, col: int) -> np.ndarray | None:
     ys, xs = np.nonzero(alpha > 128)
     if len(xs) < 0.3 * alpha.size:
         return None
-    card = cell[ys.min():ys.max() + 1, xs.min():xs.max() + 1].astype(np.float32)
+    return _face(cell[ys.min():ys.max() + 1, xs.min():xs.max() + 1])
+
+
+def _face(rgba: np.ndarray) -> np.ndarray:
+    """A card's BGRA picture flattened onto white and resized to the face size."""
+    card = rgba.astype(np.float32)
     a = card[..., 3:] / 255.0
     bgr = card[..., :3] * a + 255.0 * (1 - a)
     return cv2.resize(bgr, (FACE_W, FACE_H), interpolation=cv2.INTER_AREA).astype(np.uint8)
@@ -187,14 +193,9 @@ def _kde_faces(theme: str) -> dict[str, np.ndarray]:
     with tempfile.TemporaryDirectory() as tmp:
         for code in codes:
             try:
-                rgba = render_faces(theme, [code], Path(tmp))[code]
+                out[code] = _face(render_faces(theme, [code], Path(tmp))[code])
             except DesignError:
                 continue
-            card = rgba.astype(np.float32)
-            a = card[..., 3:] / 255.0
-            bgr = card[..., :3] * a + 255.0 * (1 - a)
-            out[code] = cv2.resize(bgr, (FACE_W, FACE_H),
-                                   interpolation=cv2.INTER_AREA).astype(np.uint8)
     return out
 
 
@@ -229,7 +230,7 @@ def build(out: Path = DATA, sheets: Path = SHEETS, log=print,
             continue
         if name.startswith("kde-"):
             faces = _kde_faces(src.name)
-            if not set(_BELOTE) <= set(faces):
+            if not set(CARD_CODES) <= set(faces):
                 log(f"{name}: {len(faces)} faces, belote cards missing, skipped")
                 continue
         else:

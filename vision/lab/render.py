@@ -683,10 +683,7 @@ def render_card(code: str, style: DeckStyle | str | None, rng: np.random.Generat
         _ace(img, st, suit, rng)
     else:
         _court(img, st, rank, suit, rng)
-    label = st.rank_label(rank)
-    if rank == "A" and st.ace_one and rng.random() < st.ace_one:
-        label = "1"
-    _corner_index(img, st, label, suit)
+    _corner_index(img, st, _index_label(st, rank, rng), suit)
     if (st.ace_one or st.frameless) and rng.random() < 0.25:
         _glossy(img, rng)
     return img
@@ -707,11 +704,15 @@ def _restamp(img: np.ndarray, st: DeckStyle, code: str, rng: np.random.Generator
     x2, y2 = max(ax2, nx2) + 2, max(ay2, ny2) + 2
     for view in (img, img[::-1, ::-1]):
         view[y1:y2, x1:x2] = paper
-    rank, suit = code[0], code[1]
-    label = st.rank_label(rank)
-    if rank == "A" and rng.random() < st.ace_one:
-        label = "1"
-    _corner_index(img, st, label, suit)
+    _corner_index(img, st, _index_label(st, code[0], rng), code[1])
+
+
+def _index_label(st: DeckStyle, rank: str, rng: np.random.Generator) -> str:
+    """What ``st`` prints in a corner for ``rank``: its label, or "1" for a share
+    ``st.ace_one`` of its aces."""
+    if rank == "A" and st.ace_one and rng.random() < st.ace_one:
+        return "1"
+    return st.rank_label(rank)
 
 
 def card_mask(radius: int = 14) -> np.ndarray:
