@@ -900,7 +900,8 @@ def _quantize_and_calibrate(crops, cal_x, cal_y, seed, out, log, looks=None) -> 
     log(f"classifier: 8-bit, same answer as the float model on {agree:.4f} of the "
         f"calibration crops")
     result = calibrate_index_classifier(out, cal_x, cal_y, seed, log, looks)
-    result["quantized"] = {"format": "QDQ, int8 weights per channel, uint8 activations",
+    result["quantized"] = {"format": "QDQ, int8 weights per channel within 7 bits "
+                                     "(reduce_range), uint8 activations",
                            "samples": int(len(pick)), "float_agreement": agree}
     return result
 
@@ -915,7 +916,11 @@ def quantize_classifier(float_path: Path, out_path: Path, sample: np.ndarray,
     The activations' ranges come from ``sample`` (uint8 colour patches, as the
     training saw them) read at the reader's quarter turns. 8-bit runs about twice
     as fast on a CPU with integer dot products (measured with x86 VNNI; the Pi 5's
-    Arm dot product is expected to do the same). Returns the share of ``check``
+    Arm dot product is expected to do the same). The weights keep 7 bits
+    (``reduce_range``): an x86 CPU with AVX2 but no VNNI multiplies uint8 by int8
+    in pairs summed into 16 bits, which full 8-bit weights overflow, and the
+    model then reads almost every index as ``none``; with 7 bits no pair can
+    overflow. Returns the share of ``check``
     patches whose answer (argmax) is the float model's: the calibration that
     follows is fitted on the 8-bit model itself.
     """
@@ -938,7 +943,7 @@ def quantize_classifier(float_path: Path, out_path: Path, sample: np.ndarray,
         quant_pre_process(str(float_path), str(pre))
         q.quantize_static(str(pre), str(out_path), _Sample(), quant_format=q.QuantFormat.QDQ,
                           per_channel=True, activation_type=q.QuantType.QUInt8,
-                          weight_type=q.QuantType.QInt8,
+                          weight_type=q.QuantType.QInt8, reduce_range=True,
                           op_types_to_quantize=["Conv", "Gemm", "Relu"],
                           calibrate_method=q.CalibrationMethod.MinMax)
     x = model_input(check[:2048], TTA_TURNS)
