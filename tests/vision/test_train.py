@@ -181,6 +181,23 @@ def test_training_is_seeded(tmp_path):
         assert torch.equal(pa, pb)
 
 
+def test_batches_made_by_workers_give_the_same_weights_whatever_their_number():
+    from vision.lab import train
+
+    x = np.random.default_rng(1).integers(0, 255, size=(64, 32, 32, 3), dtype=np.uint8)
+    y = np.arange(64) % 33
+    runs = [train.train_classifier(x, y, steps=4, seed=3, n_classes=33, rotate=True,
+                                   log=lambda _: None, batch=8, workers=n) for n in (1, 2)]
+    serial = train.train_classifier(x, y, steps=4, seed=3, n_classes=33, rotate=True,
+                                    log=lambda _: None, batch=8)
+    for pa, pb in zip(runs[0].parameters(), runs[1].parameters(), strict=True):
+        assert torch.equal(pa, pb)
+    # The workers draw each batch from its own generator, not the serial run's one.
+    assert not all(torch.equal(pa, pb) for pa, pb in zip(runs[0].parameters(),
+                                                         serial.parameters(), strict=True))
+    assert not train._BATCH_SPEC  # the workers' data are let go
+
+
 def test_temperature_and_threshold_fit_held_out_logits():
     from vision.lab import train
 

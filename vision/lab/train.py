@@ -24,6 +24,7 @@ import json
 import math
 import time
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -290,7 +291,8 @@ def train_classifier(x: np.ndarray, y: np.ndarray, steps: int, seed: int, n_clas
                      rotate: bool, log=print, batch: int = 128,
                      real: np.ndarray | None = None, init: Classifier | None = None,
                      max_lr: float = 3e-3, aspect: float = 1.0, grey: float = 0.15,
-                     recolour: float = 0.0) -> Classifier:
+                     recolour: float = 0.0, device: str = "cpu",
+                     workers: int = 0) -> Classifier:
     """Train a crop classifier on uint8 crops (N, H, W) with labels (N,).
 
     Crops are grey (N, H, W) or colour (N, H, W, 3). Batches are drawn so that
@@ -298,34 +300,69 @@ def train_classifier(x: np.ndarray, y: np.ndarray, steps: int, seed: int, n_clas
     class: backs, 2-6, pips, table, hands...) makes up a third of them, being
     far more varied than any card, and the few real crops (``real`` mask) a
     quarter. ``init`` is a model to train further instead of a fresh one;
-    ``aspect``: see :func:`_rotate_crop`.
+    ``aspect``: see :func:`_rotate_crop`. ``device`` is torch's ("cuda" on a GPU
+    machine). With ``workers`` the batches are drawn and distorted in that many
+    processes, each batch from a generator seeded by (seed, step), so that the
+    weights do not depend on how many workers there are; 0 keeps one generator for
+    the whole run (the first runs were trained so).
     """
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     channels = 3 if x.ndim == 4 else 1
-    model = init if init is not None else Classifier(n_classes, channels)
+    model = (init if init is not None else Classifier(n_classes, channels)).to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=max(steps, 1))
     weights = _sampling_weights(y, n_classes, real)
     model.train()
     t0 = time.time()
-    for step in range(steps):
-        idx = rng.choice(len(x), size=batch, p=weights)
-        crops = [x[i] for i in idx]
-        if rotate:
-            crops = [_desaturate(_rotate_crop(c, rng, aspect), rng, grey, recolour)
-                     for c in crops]
-        xb = model_input(np.stack([_photometric(c, rng) for c in crops]))
-        logits = model(torch.from_numpy(xb))
-        loss = F.cross_entropy(logits, torch.from_numpy(y[idx]), label_smoothing=0.05)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        if step % 100 == 0 or step == steps - 1:
-            log(f"classifier step {step}/{steps} loss {loss.item():.4f} ({time.time() - t0:.0f}s)")
+    spec = (x, y, weights, batch, rotate, aspect, grey, recolour, seed)
+    batches: Iterator[tuple[np.ndarray, np.ndarray]]
+    if workers > 0:
+        import multiprocessing
+
+        # Forked workers share the crops with this process instead of copying them.
+        _BATCH_SPEC.append(spec)
+        pool = multiprocessing.get_context("fork").Pool(workers)
+        batches = pool.imap(_seeded_batch, range(steps), chunksize=4)
+    else:
+        pool, batches = None, (_batch(spec, rng) for _ in range(steps))
+    try:
+        for step, (xb, yb) in enumerate(batches):
+            logits = model(torch.from_numpy(xb).to(device))
+            loss = F.cross_entropy(logits, torch.from_numpy(yb).to(device), label_smoothing=0.05)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            if step % 100 == 0 or step == steps - 1:
+                log(f"classifier step {step}/{steps} loss {loss.item():.4f} "
+                    f"({time.time() - t0:.0f}s)")
+    finally:
+        if pool is not None:
+            pool.terminate()
+            _BATCH_SPEC.clear()
     model.eval()
-    return model
+    return model.to("cpu")
+
+
+# The training data of the running ``train_classifier``, for its forked batch workers.
+_BATCH_SPEC: list[tuple] = []
+
+
+def _batch(spec: tuple, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """One training batch: crops drawn by the sampling weights, turned, tilted, recoloured
+    and lit anew (``model_input``'s layout), with their labels."""
+    x, y, weights, batch, rotate, aspect, grey, recolour, _ = spec
+    idx = rng.choice(len(x), size=batch, p=weights)
+    crops = [x[i] for i in idx]
+    if rotate:
+        crops = [_desaturate(_rotate_crop(c, rng, aspect), rng, grey, recolour) for c in crops]
+    return model_input(np.stack([_photometric(c, rng) for c in crops])), y[idx]
+
+
+def _seeded_batch(step: int) -> tuple[np.ndarray, np.ndarray]:
+    spec = _BATCH_SPEC[-1]
+    return _batch(spec, np.random.default_rng([spec[-1], step]))
 
 
 def classifier_from_onnx(path: Path, x: np.ndarray) -> Classifier:

@@ -1,0 +1,172 @@
+"""Train the index classifier further on many fresh frames, on a machine with many cores
+and a GPU (run 7 of the model card).
+
+``vision train`` renders its frames in one process and trains on the CPU: 6,900 frames
+and 3,000 steps take about an hour on this project's 2 cores. Here the frames are
+rendered in worker processes, in shards of :data:`SHARD` frames with seeds of their own
+(never those of ``vision train`` or of the benchmarks), and the batches are drawn and
+distorted in worker processes while the GPU trains. The data mix is ``vision train``'s
+with ``--decks``: patches at the index detector's boxes on frames of the whole training
+mix (``more``) and of the French-printed styles alone (``printed``, the printed-French
+styles and the training designs' art with French indices), jittered patches at true
+boxes and random ones (``synth``), and the real photos' ``train`` bursts. Held-out
+designs are never drawn. Writes the float classifier; make it 8-bit and calibrate it with
+``vision train ... --only quantize --out DIR``.
+
+    python -m vision.lab.bulk --init START.onnx --out DIR [--frames 8000] [--steps 8000]
+        [--batch 256] [--workers 15] [--device cuda] [--seed 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from multiprocessing import get_context
+from pathlib import Path
+
+import numpy as np
+
+SHARD = 100
+# Shard i is of kind KINDS[i % len(KINDS)]: half detector boxes on the whole mix, three
+# tenths on the French-printed styles, a fifth true and random boxes.
+KINDS = ("more", "more", "printed", "synth", "more", "printed", "more", "synth", "more",
+         "printed")
+SEED_BASE = 20000  # render seeds SEED_BASE + 1000 * seed + shard: clear of all others
+
+
+def _shard(job: tuple[str, int, str]) -> tuple[np.ndarray, np.ndarray]:
+    """Render one shard: its patches and their labels (``dataset``'s classes, HIDDEN
+    marks included)."""
+    from vision.lab import dataset as ds
+    from vision.lab import render
+
+    kind, seed, detector = job
+    if kind == "printed":
+        render.use_extra_styles(art=False, printed=True)
+    else:
+        render.use_extra_styles()
+    if kind == "synth":
+        _, _, crops, labels = ds.synthetic_scenes(seed, SHARD)
+        return crops, labels
+    crops, labels, _, _ = ds.detector_samples(seed, SHARD, Path(detector))
+    # The hard ``none`` cases (pips, pictures at the detector's boxes) weigh three times,
+    # as in ``vision train``.
+    hard = ds.taught(labels) == ds.NONE_INDEX
+    return (np.concatenate([crops, crops[hard], crops[hard]]),
+            np.concatenate([labels, labels[hard], labels[hard]]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--init", type=Path, required=True, help="float classifier to start from")
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--frames", type=int, default=8000)
+    p.add_argument("--steps", type=int, default=8000)
+    p.add_argument("--batch", type=int, default=256)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--seed", type=int, default=2)
+    p.add_argument("--max-lr", type=float, default=1e-3)
+    p.add_argument("--detector", type=Path, default=None)
+    p.add_argument("--render-seconds", type=float, default=None,
+                   help="leave out the shards not rendered by then")
+    p.add_argument("--train-seconds", type=float, default=None,
+                   help="take as many steps (up to --steps) as fit in this time")
+    args = p.parse_args(argv)
+    if args.frames < SHARD or args.steps < 1 or args.workers < 1:
+        p.error(f"--frames: at least {SHARD}; --steps, --workers: at least 1")
+
+    import cv2
+
+    from vision.classify import MODELS
+    from vision.lab import dataset as ds
+    from vision.lab import decks
+    from vision.lab.labelfix import FIXES
+    from vision.lab.train import (
+        FLOAT_CLASSIFIER,
+        classifier_from_onnx,
+        export_classifier,
+        train_classifier,
+    )
+
+    # OpenCV's own thread pool does not survive a fork; the workers are the parallelism.
+    cv2.setNumThreads(1)
+    if decks.load_manifest() is None:
+        p.error("no deck designs cached: run belote-table vision decks first")
+    detector = args.detector or MODELS / "index_detector.onnx"
+    args.out.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    n = args.frames // SHARD
+    jobs = [(KINDS[i % len(KINDS)], SEED_BASE + 1000 * args.seed + i, str(detector))
+            for i in range(n)]
+    done: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    with get_context("fork").Pool(args.workers) as pool:
+        pending = {i: pool.apply_async(_shard, (job,)) for i, job in enumerate(jobs)}
+        # A lent machine's time is counted: shards not done by the deadline are left out
+        # (the summary names those used, so that the data can be drawn again).
+        while pending and (args.render_seconds is None or not done
+                           or time.time() - t0 < args.render_seconds):
+            for i in [i for i, r in pending.items() if r.ready()]:
+                done[i] = pending.pop(i).get()
+            time.sleep(0.2)
+        pool.terminate()
+    used = sorted(done)
+    crops = np.concatenate([done[i][0] for i in used])
+    labels = np.concatenate([done[i][1] for i in used])
+    rng = np.random.default_rng(args.seed)
+    _, _, rc, ry = ds.real_index_samples("train", rng, fixes=FIXES)
+    real = np.concatenate([np.zeros(len(labels), bool), np.ones(len(ry), bool)])
+    crops, labels = np.concatenate([crops, rc]), np.concatenate([labels, ry])
+    rendered = time.time() - t0
+    print(f"data: {len(used) * SHARD} frames, {len(crops)} patches ({len(ry)} real) in "
+          f"{rendered:.0f}s", flush=True)
+    steps = args.steps
+    if args.train_seconds is not None:
+        # As many steps as the time allows, measured on a short run of batches.
+        import torch
+
+        from vision.lab.train import _BATCH_SPEC, Classifier, _sampling_weights, _seeded_batch
+        probe = Classifier(len(ds.CLASSES), 3).to(args.device)
+        opt = torch.optim.AdamW(probe.parameters(), lr=1e-4)
+        _BATCH_SPEC.append((crops, ds.taught(labels), _sampling_weights(
+            ds.taught(labels), len(ds.CLASSES), real), args.batch, True, 1.4, 0.15, 0.15, 0))
+        with get_context("fork").Pool(args.workers) as pool:
+            it = pool.imap(_seeded_batch, range(40 + 8 * args.workers), chunksize=4)
+            for k, (xb, yb) in enumerate(it):
+                if k == 8 * args.workers:
+                    t1 = time.time()
+                xt, yt = torch.from_numpy(xb).to(args.device), torch.from_numpy(yb).to(args.device)
+                loss = torch.nn.functional.cross_entropy(probe(xt), yt)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            rate = 40 / (time.time() - t1)
+        _BATCH_SPEC.clear()
+        steps = max(1, min(steps, int(rate * args.train_seconds)))
+        print(f"{rate:.1f} steps/s: {steps} steps", flush=True)
+    pick = np.random.default_rng(args.seed + 7).choice(len(crops), size=min(1024, len(crops)),
+                                                       replace=False)
+    start = classifier_from_onnx(args.init, crops[pick])
+    clf = train_classifier(crops, ds.taught(labels), steps, args.seed, len(ds.CLASSES),
+                           rotate=True, real=real, init=start, max_lr=args.max_lr,
+                           aspect=1.4, recolour=0.15, batch=args.batch, device=args.device,
+                           workers=args.workers,
+                           log=lambda m: print(m, flush=True))
+    diff = export_classifier(clf, args.out / FLOAT_CLASSIFIER)
+    summary = {"init": args.init.name, "frames": len(used) * SHARD,
+               "shards": used if len(used) < n else f"0-{n - 1}", "seed_base": SEED_BASE,
+               "patches": int(len(crops)),
+               "real_patches": int(len(ry)), "steps": steps, "batch": args.batch,
+               "max_lr": args.max_lr, "seed": args.seed, "device": args.device,
+               "seconds_render": round(rendered, 1),
+               "seconds": round(time.time() - t0, 1), "onnx_max_diff": diff,
+               "kinds": {k: KINDS.count(k) / len(KINDS) for k in set(KINDS)}}
+    (args.out / "bulk_summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(json.dumps(summary), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
