@@ -147,9 +147,11 @@ def _socket_options() -> list[tuple[int, int, int]]:
     return options
 
 
-def _cap_per_address(server: Any, limit: int, uncapped: tuple[str, ...]) -> None:
+def _cap_per_address(server: Any, limit: int, uncapped: tuple[str, ...],
+                     accepted: list[Any]) -> None:
     """Close, as soon as it is accepted, a connection from an address that
-    already holds ``limit`` of them (waitress's own accept, with that check)."""
+    already holds ``limit`` of them (waitress's own accept, with that check).
+    Every connection accepted and still open is kept in ``accepted``."""
     def handle_accept() -> None:
         try:
             pair = server.accept()
@@ -158,6 +160,8 @@ def _cap_per_address(server: Any, limit: int, uncapped: tuple[str, ...]) -> None
         if pair is None:
             return
         conn, addr = pair
+        accepted[:] = [c for c in accepted if c.fileno() != -1]
+        accepted.append(conn)
         try:
             server.set_socket_options(conn)
         except OSError:
@@ -194,7 +198,8 @@ class Server:
             log_socket_errors=False)
         # Set on each accepted connection (not a keyword of create_server).
         self._server.adj.socket_options = _socket_options()
-        _cap_per_address(self._server, PER_ADDRESS_LIMIT, UNCAPPED)
+        self._accepted: list[Any] = []
+        _cap_per_address(self._server, PER_ADDRESS_LIMIT, UNCAPPED, self._accepted)
         self.host = host
         # One host and port: waitress gives a TCP server, the one kind with a port.
         assert isinstance(self._server, TcpWSGIServer)
@@ -222,8 +227,13 @@ class Server:
         wasyncore.close_all(server._map)
         self._thread.join(timeout=5)
         # A connection the loop accepted while the map was being emptied (a browser
-        # opening one more) is closed now that the loop is over, not left to the collector.
+        # opening one more) is closed now that the loop is over, not left to the collector;
+        # so is any accepted socket a channel let go of without closing it.
         wasyncore.close_all(server._map)
+        for conn in self._accepted:
+            with contextlib.suppress(OSError):
+                conn.close()
+        self._accepted.clear()
 
     def __enter__(self) -> Server:
         return self

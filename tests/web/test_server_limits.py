@@ -175,7 +175,7 @@ def test_streams_beat_every_2_s_on_sockets_that_drop_unacknowledged_data(
 def test_one_address_cannot_hold_the_servers_connections(
         server: Any, open_sockets: list[socket.socket]) -> None:
     # Loopback is not capped as served (a proxy on the Pi); cap it here to test.
-    web._cap_per_address(server._server, 5, uncapped=())
+    web._cap_per_address(server._server, 5, uncapped=(), accepted=server._accepted)
     for _ in range(5):
         open_sockets.append(socket.create_connection(("127.0.0.1", server.port), timeout=5))
     time.sleep(0.3)
@@ -251,3 +251,20 @@ def test_watchers_gone_silent_free_their_places_within_seconds() -> None:
     freed = run.stdout.split("freed ")[1].split()
     assert freed[1] == "0" and float(freed[0]) < 15, run.stdout
     assert "Traceback" not in run.stderr
+
+
+def test_closing_the_server_closes_every_socket_it_accepted(server: Any) -> None:
+    """A connection accepted and then let go of by its channel is closed by ``close()``,
+    not left to the garbage collector (a ResourceWarning, an error under the tests)."""
+    peer = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+    deadline = time.monotonic() + 5
+    while not server._accepted and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(server._accepted) == 1
+    conn = server._accepted[0]
+    # The channel forgets its socket without closing it.
+    for channel in [c for c in server._server._map.values() if c.socket is conn]:
+        channel.del_channel()
+    server.close()
+    assert conn.fileno() == -1 and not server._accepted
+    peer.close()
