@@ -12,9 +12,10 @@ terminal. After changing a message::
 
     pybabel extract -F companion/babel.cfg --project belote-table -k N_ \
         -k DeckError -k SourceError -k CalibrationError -k ImageFileError \
-        --no-location --sort-output -o companion/translations/companion.pot \
+        -k ReaderCheckError --no-location --sort-output \
+        -o companion/translations/companion.pot \
         companion vision/cli.py vision/deck.py vision/sources.py \
-        vision/calibration.py vision/imagefile.py
+        vision/calibration.py vision/imagefile.py vision/classify.py
     pybabel update -D companion -d companion/translations -w 100 \
         -i companion/translations/companion.pot
     (translate the new entries of companion/translations/fr/LC_MESSAGES/companion.po)

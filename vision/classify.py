@@ -19,10 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from vision.errors import ExplainedError
+
 if TYPE_CHECKING:
     from vision.deck import Deck
 
 MODELS = Path(__file__).with_name("models")
+# Reference index patches beside the index classifier, one per belote card, with their
+# codes in a JSON of the same name (``python -m vision.lab.selfcheck``).
+CHECK_FILE = "index_check.png"
 # The shipped reader (design B, see the model card); design A's corner model
 # stays beside it for comparison.
 DEFAULT_MODEL = MODELS / "index_classifier.onnx"
@@ -500,3 +505,40 @@ def _unit_float(image: np.ndarray) -> np.ndarray:
     x = image.astype(np.float32)
     x /= 255.0
     return x
+
+
+class ReaderCheckError(ExplainedError):
+    """The index classifier does not name its reference patches on this computer."""
+
+
+def check_reads(classifier: CardClassifier) -> int | None:
+    """Read the reference patches beside ``classifier`` (:data:`CHECK_FILE`); returns how
+    many it names right, None when it has none. An 8-bit model can read nothing on a CPU
+    it was never run on (full 8-bit weights overflow on x86 with AVX2 and no VNNI):
+    fewer right than the file's ``min_right`` raises :class:`ReaderCheckError`, so that a
+    table never starts blind."""
+    import cv2
+
+    path = classifier.model_path.with_name(CHECK_FILE)
+    if not path.is_file():
+        return None
+    meta = json.loads(path.with_suffix(".json").read_text())
+    codes, size = list(meta["codes"]), int(classifier.meta["crop"])
+    strip = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if strip is None or strip.shape[:2] != (size, size * len(codes)):
+        raise ReaderCheckError("%(path)s: not a strip of %(n)d reference patches",
+                               path=str(path), n=len(codes))
+    patches = strip.reshape(size, len(codes), size, 3).transpose(1, 0, 2, 3)
+    named = classifier.logits(np.ascontiguousarray(patches)).argmax(axis=1)
+    right = sum(1 for k, c in zip(named, codes, strict=True) if classifier.classes[int(k)] == c)
+    if right < int(meta["min_right"]):
+        import platform
+
+        import onnxruntime
+
+        raise ReaderCheckError(
+            "%(model)s names %(right)d of %(n)d reference cards on this computer "
+            "(%(cpu)s, onnxruntime %(ort)s): the card reader cannot run here",
+            model=classifier.model_path.name, right=right, n=len(codes),
+            cpu=platform.processor() or platform.machine(), ort=onnxruntime.__version__)
+    return right

@@ -34,6 +34,7 @@ from vision.classify import (
     CardClassifier,
     IndexDetector,
     box_intersection,
+    check_reads,
 )
 from vision.imagefile import load_image as load_image  # its place before: re-exported
 from vision.locate import corner_crops, find_cards, index_crop, look_crops, quad_center
@@ -69,6 +70,7 @@ class CardReader:
         self.design = self.classifier.design
         self.detector: IndexDetector | None = None
         if self.design == "B":
+            check_reads(self.classifier)  # refuses to start blind (ReaderCheckError)
             meta = self.classifier.meta
             self.detector = IndexDetector(self.classifier.model_path.with_name(meta["detector"]),
                                           threads=threads,
