@@ -133,12 +133,17 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
     reader = None
     told = False  # the reader's refusal is said once, here, not again below
     if problem is None:
+        from vision.classify import ReaderCheckError
         from vision.deck import DeckError
 
         try:
             reader = CardReader(model, deck=deck)
         except DeckError as exc:  # the enrolled deck's file: missing, damaged, another model's
             problem = {"code": "other", "detail": reason(exc)}
+            fail(reason(exc))
+            told = True
+        except ReaderCheckError as exc:  # the reader cannot read on this computer
+            problem = {"code": "model", "detail": reason(exc)}
             fail(reason(exc))
             told = True
         except (ValueError, FileNotFoundError, OSError) as exc:
