@@ -72,7 +72,9 @@ def test_ten_tables_through_two_broker_crashes_and_a_cut_reach_the_club_once_in_
     server = ClubServer(store, "club", broker.url, broker.passwords["club"])
     server.add_tables(numbers)
     server.connect()
-    tables = [Table(tmp_path, n, broker, hands=8, pace=0.005) for n in numbers]
+    # Enough hands that most tables still play at the second crash, on a slow machine
+    # too (8 hands: only 4 of 10 were still playing on a 2-core AMD EPYC).
+    tables = [Table(tmp_path, n, broker, hands=12, pace=0.005) for n in numbers]
     try:
         for t in tables:
             t.thread.start()
@@ -84,7 +86,7 @@ def test_ten_tables_through_two_broker_crashes_and_a_cut_reach_the_club_once_in_
         time.sleep(0.3)
         broker.start()
         seen = server.stored_count
-        wait_for(lambda: server.stored_count >= seen + 300, 60, "events after the restart")
+        wait_for(lambda: server.stored_count >= seen + 150, 60, "events after the restart")
         # The second crash comes while the tables are still playing.
         assert sum(t.thread.is_alive() for t in tables) >= 5
         broker.kill()
