@@ -77,3 +77,25 @@ def page(browser: Any) -> Iterator[Any]:
     yield pg
     context.close()
     assert not problems, problems
+
+
+@pytest.fixture
+def models_with_check(tmp_path: Path) -> Any:
+    """A factory: the shipped reader's files copied into ``tmp_path``, its reference patches'
+    codes turned ``shift`` places (1: each patch given the next card's code, as a model
+    blind on this CPU would look); returns the copied classifier's path."""
+    import json
+    import shutil
+
+    from vision.classify import CHECK_FILE, MODELS
+
+    def make(shift: int) -> Path:
+        for name in ("index_classifier.onnx", "index_classifier.json", "index_detector.onnx",
+                     CHECK_FILE):
+            shutil.copy(MODELS / name, tmp_path / name)
+        meta = json.loads((MODELS / CHECK_FILE).with_suffix(".json").read_text())
+        meta["codes"] = meta["codes"][shift:] + meta["codes"][:shift]
+        (tmp_path / CHECK_FILE).with_suffix(".json").write_text(json.dumps(meta))
+        return tmp_path / "index_classifier.onnx"
+
+    return make

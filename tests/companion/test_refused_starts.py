@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,25 +36,14 @@ def test_run_says_a_missing_deck_or_model_once(tmp_path: Path, option: str, said
     assert out.stderr.strip() == said, out.stderr
 
 
-def test_run_refuses_a_reader_that_cannot_read_on_this_computer(tmp_path: Path) -> None:
+def test_run_refuses_a_reader_that_cannot_read_on_this_computer(
+        tmp_path: Path, models_with_check: Any) -> None:
     """A classifier that names its reference cards wrong here (each patch given the next
     card's code, as a model blind on this CPU looks) stops the start, said once in French."""
-    import json
-    import shutil
-
-    from vision.classify import CHECK_FILE, MODELS
-
-    models = tmp_path / "models"
-    models.mkdir()
-    for name in ("index_classifier.onnx", "index_classifier.json", "index_detector.onnx",
-                 CHECK_FILE):
-        shutil.copy(MODELS / name, models / name)
-    meta = json.loads((MODELS / CHECK_FILE).with_suffix(".json").read_text())
-    meta["codes"] = meta["codes"][1:] + meta["codes"][:1]
-    (models / CHECK_FILE).with_suffix(".json").write_text(json.dumps(meta))
+    model = models_with_check(1)
     (tmp_path / "frames").mkdir()
-    out = cli(tmp_path, "run", "--images", "frames", "--model",
-              str(models / "index_classifier.onnx"), "--no-web", "--no-display", "--db", "t.db")
+    out = cli(tmp_path, "run", "--images", "frames", "--model", str(model), "--no-web",
+              "--no-display", "--db", "t.db")
     assert out.returncode == 2
     assert out.stderr.count("le lecteur de cartes ne peut pas fonctionner ici") == 1, out.stderr
     assert "ne reconnaît que 0 des 32 cartes de référence" in out.stderr

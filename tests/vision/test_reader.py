@@ -566,23 +566,7 @@ def test_the_shipped_classifier_names_its_reference_cards(reader):
     assert check_reads(reader.classifier) >= 30  # of 32; under 28 the reader refuses
 
 
-def _models_with_check(tmp_path, codes_shift: int):
-    import json
-    import shutil
-
-    from vision.classify import CHECK_FILE, MODELS
-
-    for name in ("index_classifier.onnx", "index_classifier.json", "index_detector.onnx",
-                 CHECK_FILE):
-        shutil.copy(MODELS / name, tmp_path / name)
-    meta = json.loads((MODELS / CHECK_FILE).with_suffix(".json").read_text())
-    codes = meta["codes"]
-    meta["codes"] = codes[codes_shift:] + codes[:codes_shift]
-    (tmp_path / CHECK_FILE).with_suffix(".json").write_text(json.dumps(meta))
-    return tmp_path / "index_classifier.onnx"
-
-
-def test_a_reader_that_cannot_name_its_reference_cards_refuses_to_start(tmp_path):
+def test_a_reader_that_cannot_name_its_reference_cards_refuses_to_start(models_with_check):
     """A classifier that names its reference patches wrong on this computer (here: each
     patch given the next card's code, as a model blind on this CPU would look) is
     refused at start-up, in French for the organiser, instead of a table started blind."""
@@ -590,9 +574,9 @@ def test_a_reader_that_cannot_name_its_reference_cards_refuses_to_start(tmp_path
     from vision.classify import ReaderCheckError
     from vision.reader import CardReader
 
-    assert CardReader(_models_with_check(tmp_path, 0)).detector is not None
+    assert CardReader(models_with_check(0)).detector is not None
     with pytest.raises(ReaderCheckError) as refused:
-        CardReader(_models_with_check(tmp_path, 1))
+        CardReader(models_with_check(1))
     assert "names 0 of 32 reference cards" in str(refused.value)
     spoken = i18n.language()
     i18n.use("fr")
@@ -602,13 +586,13 @@ def test_a_reader_that_cannot_name_its_reference_cards_refuses_to_start(tmp_path
         i18n.use(spoken)
 
 
-def test_a_damaged_reference_strip_is_refused_with_a_reason(tmp_path):
+def test_a_damaged_reference_strip_is_refused_with_a_reason(models_with_check):
     import cv2
 
     from vision.classify import CHECK_FILE, ReaderCheckError
     from vision.reader import CardReader
 
-    model = _models_with_check(tmp_path, 0)
-    cv2.imwrite(str(tmp_path / CHECK_FILE), np.zeros((32, 64, 3), np.uint8))
+    model = models_with_check(0)
+    cv2.imwrite(str(model.with_name(CHECK_FILE)), np.zeros((32, 64, 3), np.uint8))
     with pytest.raises(ReaderCheckError, match="not a strip of 32 reference patches"):
         CardReader(model)
