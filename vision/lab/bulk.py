@@ -72,8 +72,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--detector", type=Path, default=None)
     p.add_argument("--render-seconds", type=float, default=None,
                    help="leave out the shards not rendered by then")
-    p.add_argument("--train-seconds", type=float, default=None,
-                   help="take as many steps (up to --steps) as fit in this time")
     args = p.parse_args(argv)
     if args.frames < SHARD or args.steps < 1 or args.workers < 1:
         p.error(f"--frames: at least {SHARD}; --steps, --workers: at least 1")
@@ -122,34 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     rendered = time.time() - t0
     print(f"data: {len(used) * SHARD} frames, {len(crops)} patches ({len(ry)} real) in "
           f"{rendered:.0f}s", flush=True)
-    steps = args.steps
-    if args.train_seconds is not None:
-        # As many steps as the time allows, measured on a short run of batches.
-        import torch
-
-        from vision.lab.train import _BATCH_SPEC, Classifier, _sampling_weights, _seeded_batch
-        probe = Classifier(len(ds.CLASSES), 3).to(args.device)
-        opt = torch.optim.AdamW(probe.parameters(), lr=1e-4)
-        _BATCH_SPEC.append((crops, ds.taught(labels), _sampling_weights(
-            ds.taught(labels), len(ds.CLASSES), real), args.batch, True, 1.4, 0.15, 0.15, 0))
-        with get_context("fork").Pool(args.workers) as pool:
-            it = pool.imap(_seeded_batch, range(40 + 8 * args.workers), chunksize=4)
-            for k, (xb, yb) in enumerate(it):
-                if k == 8 * args.workers:
-                    t1 = time.time()
-                xt, yt = torch.from_numpy(xb).to(args.device), torch.from_numpy(yb).to(args.device)
-                loss = torch.nn.functional.cross_entropy(probe(xt), yt)
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-            rate = 40 / (time.time() - t1)
-        _BATCH_SPEC.clear()
-        steps = max(1, min(steps, int(rate * args.train_seconds)))
-        print(f"{rate:.1f} steps/s: {steps} steps", flush=True)
     pick = np.random.default_rng(args.seed + 7).choice(len(crops), size=min(1024, len(crops)),
                                                        replace=False)
     start = classifier_from_onnx(args.init, crops[pick])
-    clf = train_classifier(crops, ds.taught(labels), steps, args.seed, len(ds.CLASSES),
+    clf = train_classifier(crops, ds.taught(labels), args.steps, args.seed, len(ds.CLASSES),
                            rotate=True, real=real, init=start, max_lr=args.max_lr,
                            aspect=1.4, recolour=0.15, batch=args.batch, device=args.device,
                            workers=args.workers,
@@ -158,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = {"init": args.init.name, "frames": len(used) * SHARD,
                "shards": used if len(used) < n else f"0-{n - 1}", "seed_base": SEED_BASE,
                "patches": int(len(crops)),
-               "real_patches": int(len(ry)), "steps": steps, "batch": args.batch,
+               "real_patches": int(len(ry)), "steps": args.steps, "batch": args.batch,
                "max_lr": args.max_lr, "seed": args.seed, "device": args.device,
                "seconds_render": round(rendered, 1),
                "seconds": round(time.time() - t0, 1), "onnx_max_diff": diff,
