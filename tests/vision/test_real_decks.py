@@ -206,3 +206,43 @@ def test_french_indices_are_printed_over_a_designs_own_and_nowhere_else(tmp_path
     finally:
         render.EXTRA_STYLES.clear()
         render._art_face.cache_clear()
+
+
+@needs_decks
+def test_art_mix_draws_french_indices_on_other_trained_courts_only(tmp_path, monkeypatch):
+    monkeypatch.setattr(decks, "DESIGNS", {"paris": "english", "anglo": "english",
+                                           "bellot": "english"})
+    monkeypatch.setattr(decks, "KDE_DESIGNS", {})
+    monkeypatch.setattr(decks, "DATA", tmp_path)
+    render._art_face.cache_clear()
+    try:
+        decks.build(tmp_path, log=lambda m: None)
+        with pytest.raises(render.RenderError, match="art_mix"):
+            render.use_extra_styles(art_mix=1.5)
+        plain = {s.name: s for s in render.use_extra_styles()}
+        assert not any(s.art_pool for s in plain.values())
+        mixed = {s.name: s for s in render.use_extra_styles(art_mix=1.0)}
+        st = mixed["art-anglo-fr"]
+        # The pool: the trained designs' French-printed art, never a held-out design's.
+        assert sorted(d for d, _ in st.art_pool) == ["anglo", "bellot"]
+        assert not mixed["art-anglo"].art_pool  # designs with their own indices: as drawn
+        # Without the mix a face is drawn as before; with it the king's figure comes
+        # from other courts and designs, its index still printed in both corners.
+        same = render.render_card("KH", plain["art-anglo-fr"], np.random.default_rng(5))
+        assert np.array_equal(same, render.render_card(
+            "KH", render.get_style("art-anglo-fr"), np.random.default_rng(5)))
+        nx1, ny1, nx2, ny2 = st.index_box()
+        middle = (slice(ny2 + 10, render.CARD_H - ny2 - 10), slice(nx2 + 10,
+                                                                    render.CARD_W - nx2 - 10))
+        own = same[middle].astype(int)
+        others = 0
+        for seed in range(12):
+            face = render.render_card("KH", st, np.random.default_rng(seed))
+            # Another figure, not the king's own under another paper tint or glare.
+            others += int(np.abs(face[middle].astype(int) - own).mean() > 25)
+            corner = face[ny1:ny2, nx1:nx2].astype(int)
+            assert corner.max() - corner.min() > 100  # an index printed, not blank paper
+        assert others >= 6
+    finally:
+        render.EXTRA_STYLES.clear()
+        render._art_face.cache_clear()

@@ -84,6 +84,12 @@ class DeckStyle:
     # A deck's art printed as a French deck: its corner indices (this box, face pixels)
     # blanked and printed again in this style's font, R/D/V, the ace "1" or "A".
     art_box: tuple[int, int, int, int] | None = None
+    # Training only: the share of faces whose art is taken from another design of
+    # ``art_pool`` (each with its index box), a court's from any court, an ace's from
+    # any ace, its colours turned for courts (see :func:`_mixed_art`), so that the
+    # index is learnt apart from the picture beside it.
+    art_mix: float = 0.0
+    art_pool: tuple[tuple[str, tuple[int, int, int, int]], ...] = ()
 
     def rank_label(self, rank: str) -> str:
         """The index text printed for ``rank`` ("10" for T, R/D/V on French decks)."""
@@ -218,18 +224,28 @@ def art_styles(root: Path | None = None, held_out: bool | None = False,
 
 
 def use_extra_styles(art: bool = True, printed: bool = True,
-                     french_art: bool = True) -> list[DeckStyle]:
+                     french_art: bool = True, art_mix: float = 0.0) -> list[DeckStyle]:
     """Draw the printed-French styles and the training deck designs beside STYLES from now
     on (training data, the figures on them), and those designs with French indices printed
-    over their own (``french_art``, see :func:`art_styles`); returns what was added."""
+    over their own (``french_art``, see :func:`art_styles`); returns what was added.
+    ``art_mix`` (training only) is the share of those French-printed faces drawn on the art
+    of another training design (:func:`_mixed_art`)."""
+    if not 0.0 <= art_mix <= 1.0:
+        raise RenderError(f"art_mix: expected a share from 0 to 1, got {art_mix}")
     EXTRA_STYLES.clear()
     if printed:
         for st in PRINTED_FRENCH:
             _STYLE_BY_NAME[st.name] = st
         EXTRA_STYLES.extend(PRINTED_FRENCH)
     if art or french_art:
-        EXTRA_STYLES.extend(st for st in art_styles(held_out=False, french_art=french_art)
-                            if art or st.art_box is not None)
+        added = [st for st in art_styles(held_out=False, french_art=french_art)
+                 if art or st.art_box is not None]
+        if art_mix:
+            pool = tuple((st.art, st.art_box) for st in added
+                         if st.art is not None and st.art_box is not None)
+            added = [replace(st, art_mix=art_mix, art_pool=pool) if st.art_box is not None
+                     else st for st in added]
+        EXTRA_STYLES.extend(added)
     return list(EXTRA_STYLES)
 
 
@@ -663,6 +679,8 @@ def render_card(code: str, style: DeckStyle | str | None, rng: np.random.Generat
     if st.art is not None:
         art = _art_face(st.art, code)
         if art is not None:
+            if st.art_pool and rng.random() < st.art_mix:
+                art, st = _mixed_art(st, code, rng)
             shade = paper.astype(np.float32) / 255.0
             img[:] = np.clip(art * shade, 0, 255).astype(np.uint8)
             if st.art_box is not None:
@@ -687,6 +705,33 @@ def render_card(code: str, style: DeckStyle | str | None, rng: np.random.Generat
     if (st.ace_one or st.frameless) and rng.random() < 0.25:
         _glossy(img, rng)
     return img
+
+
+def _mixed_art(st: DeckStyle, code: str, rng: np.random.Generator
+               ) -> tuple[np.ndarray, DeckStyle]:
+    """Art for ``code``'s face from a design of ``st.art_pool`` drawn at random: a court's
+    from any of its courts, its hues turned half the time; an ace's from any of its aces
+    (each of the card's own suit half the time); a number card's from the same card.
+    Returns the art and ``st`` with that design's index box, which :func:`_restamp` blanks
+    before printing ``code``'s index."""
+    design, box = st.art_pool[int(rng.integers(len(st.art_pool)))]
+    rank = code[0]
+    suit = code[1] if rng.random() < 0.5 else "SHDC"[int(rng.integers(4))]
+    source = code
+    if rank in "JQK":
+        source = "JQK"[int(rng.integers(3))] + suit
+    elif rank == "A":
+        source = "A" + suit
+    art = _art_face(design, source)
+    if art is None:
+        art, design, box = _art_face(st.art or "", code), st.art, st.art_box or box
+    assert art is not None
+    if rank in "JQK" and rng.random() < 0.5:
+        hsv = cv2.cvtColor(art, cv2.COLOR_BGR2HSV)
+        hsv[..., 0] = ((hsv[..., 0].astype(np.int16) + int(rng.integers(20, 160))) % 180
+                       ).astype(np.uint8)
+        art = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+    return art, replace(st, art=design, art_box=box)
 
 
 def _restamp(img: np.ndarray, st: DeckStyle, code: str, rng: np.random.Generator) -> None:
