@@ -723,9 +723,11 @@ def _mixed_art(st: DeckStyle, code: str, rng: np.random.Generator
     elif rank == "A":
         source = "A" + suit
     art = _art_face(design, source)
+    if art is None and st.art is not None and st.art_box is not None:
+        # A card that design lacks: the style's own art.
+        art, design, box = _art_face(st.art, code), st.art, st.art_box
     if art is None:
-        art, design, box = _art_face(st.art or "", code), st.art, st.art_box or box
-    assert art is not None
+        raise RenderError(f"art mix: no face {code} in {design} nor {st.art}")
     if rank in "JQK" and rng.random() < 0.5:
         hsv = cv2.cvtColor(art, cv2.COLOR_BGR2HSV)
         hsv[..., 0] = ((hsv[..., 0].astype(np.int16) + int(rng.integers(20, 160))) % 180
