@@ -247,6 +247,19 @@ class CardClassifier:
         look = self.meta.get("second_look")
         return look if isinstance(look, dict) else None
 
+    def thresholds(self, grey: bool = False) -> tuple[float, float]:
+        """The confidence a first read and a second look need to name a card: on a grey
+        picture those calibrated on patches turned grey (the ``grey`` entry), where the
+        model has them, else the colour ones. The second look's is ``inf`` without one."""
+        look = self.second_look
+        first = self.threshold
+        second = float(look["threshold"]) if look is not None else float("inf")
+        extra = self.meta.get("grey")
+        if grey and isinstance(extra, dict):
+            first = max(first, float(extra["threshold"]))
+            second = max(second, float(extra.get("look_threshold", second)))
+        return first, second
+
     def look_logits(self, looks: np.ndarray, turns: int) -> np.ndarray:
         """Pooled logits of second-look patches (N, K, H, W, 3) uint8: the mean of the
         K patches of each box read at ``turns`` quarter turns each."""

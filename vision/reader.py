@@ -140,7 +140,10 @@ class CardReader:
         # Pips, pictures and the table, ruled out by their upright read, are not turned:
         # the full read drops them too (``CardClassifier.first_probabilities``).
         probs = self.classifier.first_probabilities(crops)
-        thresholds = np.full(len(boxes), self.classifier.threshold)
+        # A grey frame (a black-and-white camera) gets stricter thresholds: its suits
+        # are told by their shape alone.
+        first_threshold, look_threshold = self.classifier.thresholds(is_grey(source))
+        thresholds = np.full(len(boxes), first_threshold)
         look = self.classifier.second_look
         if look is not None:
             # A box the first read is unsure of (card or none) gets a second look: the
@@ -150,11 +153,11 @@ class CardReader:
             # Not a box whose likeliest card is under the look's floor: pips and
             # pictures the first read all but rules out (``vision.lab.train.look_floor``).
             top_card = np.delete(probs, self.classifier.none_index, axis=1).max(axis=1)
-            unsure = np.nonzero((probs.max(axis=1) < self.classifier.threshold)
+            unsure = np.nonzero((probs.max(axis=1) < first_threshold)
                                 & (top_card >= float(look.get("floor", 0.0))))[0]
             if len(unsure):
                 probs[unsure] = self._look(gray, source, [boxes[i] for i in unsure])
-                thresholds[unsure] = float(look["threshold"])
+                thresholds[unsure] = look_threshold
             # A sure read the frame contradicts (``rival_reads``) gets a closer look
             # too. The look decides when it is sure, or when it gives another card a
             # real chance (RIVAL_DOUBT): the index may be the rival's. A look that
@@ -168,9 +171,9 @@ class CardReader:
                 for i, p in zip(rivals, second, strict=True):
                     other = p.copy()
                     other[[int(probs[i].argmax()), none]] = 0.0
-                    if p.max() >= float(look["threshold"]) or other.max() >= RIVAL_DOUBT:
+                    if p.max() >= look_threshold or other.max() >= RIVAL_DOUBT:
                         probs[i] = p
-                        thresholds[i] = float(look["threshold"])
+                        thresholds[i] = look_threshold
         # An index smaller than any the thresholds were calibrated on is never read
         # surely: the table waits (and the camera should come lower, see the README).
         h, w = gray.shape
@@ -344,6 +347,22 @@ def _gap(a: Box, b: Box) -> float:
     """Centre-to-centre distance of two boxes over the longer side of either."""
     side = max(a[2] - a[0], a[3] - a[1], b[2] - b[0], b[3] - b[1], 1e-6)
     return float(np.hypot((a[0] + a[2] - b[0] - b[2]) / 2, (a[1] + a[3] - b[1] - b[3]) / 2)) / side
+
+
+#: A picture whose colours spread less than this (the mean, over a sample of its pixels,
+#: of the largest channel minus the smallest, in levels of 255) is read as grey. A colour
+#: frame of a card table is far above it; a black-and-white camera's is at 0, a
+#: washed-out one's a few levels.
+GREY_SPREAD = 6.0
+
+
+def is_grey(image: np.ndarray) -> bool:
+    """Whether ``image`` (grey, or BGR) carries no colour to tell the suits by."""
+    if image.ndim != 3 or image.shape[2] == 1:
+        return True
+    sample = image[::7, ::7].astype(np.int16)
+    spread = sample.max(axis=2) - sample.min(axis=2)
+    return bool(spread.mean() < GREY_SPREAD)
 
 
 def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,

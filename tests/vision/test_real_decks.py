@@ -137,6 +137,38 @@ def test_a_grey_real_photo_is_never_misread(reader, held_out_scenes):
         assert read <= set(truth), f"{Path(path).name}: misread {sorted(read - set(truth))}"
 
 
+def test_a_grey_frame_is_read_at_the_thresholds_calibrated_grey(reader, monkeypatch):
+    """The shipped model carries stricter thresholds for grey pictures; the reader uses
+    them on a grey frame only, and a colour frame keeps the colour ones."""
+    from vision.reader import is_grey
+
+    first, look = reader.classifier.thresholds(grey=False)
+    grey_first, grey_look = reader.classifier.thresholds(grey=True)
+    assert grey_first > first and grey_look >= look
+    frame, _ = render.render_scene(np.random.default_rng(778), n_cards=6, style="fr-grimaud")
+    grey = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    assert is_grey(grey) and is_grey(grey[..., 0]) and not is_grey(frame)
+    colour_read = {d.code for d in reader.read(frame) if d.code}
+    assert len(colour_read) >= 3
+    # Grey thresholds no read can reach: the grey frame names nothing, the colour frame
+    # still names what it did.
+    monkeypatch.setitem(reader.classifier.meta, "grey", {"threshold": 1.01,
+                                                         "look_threshold": 1.01})
+    assert not [d for d in reader.read(grey) if d.code]
+    assert {d.code for d in reader.read(frame) if d.code} == colour_read
+
+
+def test_grey_calibration_patches_are_what_a_grey_frame_gives():
+    from vision.lab.train import grey_patches
+
+    x = np.random.default_rng(4).integers(0, 256, (3, 32, 32, 3), dtype=np.uint8)
+    g = grey_patches(x)
+    want = np.stack([cv2.cvtColor(cv2.cvtColor(p, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+                     for p in x])
+    assert g.shape == x.shape and g.dtype == np.uint8
+    assert np.abs(g.astype(int) - want.astype(int)).max() <= 1
+
+
 def test_the_shipped_detector_is_taken_back_to_train_further():
     """--det-init: the exported detector (batch norms folded) as a torch model computes
     what onnxruntime computes."""

@@ -1027,6 +1027,16 @@ def calibrate_index_classifier(out: Path, cal_x: np.ndarray, cal_y: np.ndarray, 
             "seed": seed, "trained": time.strftime("%Y-%m-%d", time.gmtime())}
     if (out / FLOAT_CLASSIFIER).is_file():
         meta["float_model"] = FLOAT_CLASSIFIER  # what ``--init`` trains further
+    # A grey frame (a black-and-white camera) says nothing of the suits' colour: the same
+    # patches turned grey, at the same temperature, give the stricter threshold its reads
+    # need (``vision.reader.is_grey``).
+    grey_probs = softmax(clf.logits(grey_patches(cal_x)) / temperature)
+    grey = {"threshold": max(threshold, pick_threshold(grey_probs, cal_y, ds.NONE_INDEX,
+                                                       INDEX_MAX_ERROR, also))}
+    result["grey"] = {"threshold": grey["threshold"],
+                      "calib_accuracy": float((grey_probs.argmax(1) == cal_y).mean())}
+    log(f"grey frames: threshold={grey['threshold']:.4f} "
+        f"calib accuracy {result['grey']['calib_accuracy']:.4f}")
     if looks is not None and len(looks[2]):
         look = calibrate_second_look(clf, looks[1], looks[2], temperature, threshold,
                                      first=looks[0])
@@ -1037,18 +1047,35 @@ def calibrate_index_classifier(out: Path, cal_x: np.ndarray, cal_y: np.ndarray, 
             log(f"second look: T={look['temperature']:.3f} threshold={look['threshold']:.3f} "
                 f"on {look['unsure']} unsure boxes, {look['recovered']} read surely; "
                 f"none under {look['floor']:.4f} ({look['skipped']:.2f} of them)")
+            grey_look = calibrate_second_look(
+                clf, grey_patches(looks[1]), looks[2], temperature, grey["threshold"],
+                first=grey_patches(looks[0]), look_temperature=look["temperature"])
+            grey["look_threshold"] = max(look["threshold"], grey_look["threshold"]) \
+                if grey_look is not None else 1.0
+            result["grey"]["look"] = grey_look
+            log(f"grey frames: second look threshold={grey['look_threshold']:.4f}")
+    meta["grey"] = grey
     (out / "index_classifier.json").write_text(json.dumps(meta, indent=2) + "\n")
     return result
 
 
+def grey_patches(x: np.ndarray) -> np.ndarray:
+    """uint8 BGR patches (..., H, W, 3) as a grey picture in three channels, as the reader
+    cuts them from a grey frame."""
+    grey = np.rint(x.astype(np.float32) @ np.array([0.114, 0.587, 0.299], np.float32))
+    return np.repeat(np.clip(grey, 0, 255).astype(np.uint8)[..., None], 3, axis=-1)
+
+
 def calibrate_second_look(clf, look_x: np.ndarray, look_y: np.ndarray, temperature: float,
                           threshold: float, turns: int = LOOK_TURNS,
-                          first: np.ndarray | None = None) -> dict | None:
+                          first: np.ndarray | None = None,
+                          look_temperature: float | None = None) -> dict | None:
     """Temperature and threshold of the second look, fitted on the held-out boxes whose
     first read (one patch ``first``, ``TTA_TURNS`` turns; by default the first of the
     looks) is unsure: the boxes it will be used on.
     The threshold follows the same rule as the first read's (``INDEX_MAX_ERROR``).
-    None when too few boxes are unsure to fit anything."""
+    ``look_temperature`` keeps the look's temperature as given (the grey frames' threshold
+    is fitted at the colour one's). None when too few boxes are unsure to fit anything."""
     first_read = softmax(clf.logits(look_x[:, 0] if first is None else first) / temperature)
     unsure = first_read.max(axis=1) < threshold
     if unsure.sum() < 50:
@@ -1057,7 +1084,7 @@ def calibrate_second_look(clf, look_x: np.ndarray, look_y: np.ndarray, temperatu
     unsure &= look_y != ds.AMBIGUOUS
     z = clf.look_logits(look_x[unsure], turns)  # read a batch at a time (CardClassifier.BATCH)
     also, y = ds.shown(look_y[unsure]), ds.taught(look_y[unsure])
-    t2 = fit_temperature(z, y)
+    t2 = fit_temperature(z, y) if look_temperature is None else look_temperature
     probs = softmax(z / t2)
     th2 = pick_threshold(probs, y, ds.NONE_INDEX, INDEX_MAX_ERROR, also)
     pred, conf = probs.argmax(1), probs.max(1)
