@@ -341,3 +341,16 @@ def test_degrade_says_which_camera_faults_it_gave_without_changing_the_frame():
     a = render_scene(np.random.default_rng(8), n_cards=4, faults=faults)[0]
     assert np.array_equal(a, render_scene(np.random.default_rng(8), n_cards=4)[0])
     assert faults["blur"] in {"none", "focus", "motion"}
+
+
+def test_every_glyph_atlas_holds_every_glyph():
+    """The atlases the renderer draws indices from (``vision.lab.make_assets``): each
+    listed font has a non-empty cell for every glyph."""
+    meta = render._atlas_meta()
+    assert len(meta["fonts"]) >= 20
+    for font in meta["fonts"]:
+        atlas = render._atlas(font)
+        cell = meta["cell"]
+        assert atlas.shape[1] == cell * len(meta["glyphs"])
+        for i, name in enumerate(meta["glyphs"]):
+            assert atlas[:, i * cell:(i + 1) * cell].max() > 128, f"{font}: {name} is blank"

@@ -23,7 +23,9 @@ CELL = 96
 GLYPHS = list("0123456789AKQJRDV") + ["10", "suit-S", "suit-H", "suit-D", "suit-C"]
 SUIT_CHARS = {"suit-S": "\u2660", "suit-H": "\u2665", "suit-D": "\u2666", "suit-C": "\u2663"}
 
-FONT_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/truetype/liberation")
+FONT_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/truetype/liberation",
+             "/usr/share/fonts/opentype/urw-base35", "/usr/share/fonts/truetype/freefont",
+             "/usr/share/fonts/opentype/linux-libertine", "/usr/share/fonts/truetype/crosextra")
 # (atlas name, index font file, suit font file, licence); suit signs come from DejaVu,
 # the only installed family that has them.
 DEJAVU = "DejaVu (Bitstream Vera licence)"
@@ -42,6 +44,29 @@ FONTS = [
      "SIL OFL 1.1"),
     ("liberation-mono-bold", "LiberationMono-Bold.ttf", "DejaVuSansMono-Bold.ttf", "SIL OFL 1.1"),
 ]
+# More index faces, for training only (``INDEX_FONTS``: the art mix prints its indices in
+# any of them); Debian's fonts-urw-base35, fonts-freefont-ttf, fonts-linuxlibertine,
+# fonts-crosextra-caladea and fonts-crosextra-carlito.
+URW = "URW base 35 (AGPL-3 with the font exception)"
+FREE = "GNU FreeFont (GPL-3+ with the font exception)"
+EXTRA_FONTS = [
+    ("nimbus-roman-bold", "NimbusRoman-Bold.otf", "DejaVuSerif-Bold.ttf", URW),
+    ("nimbus-sans-bold", "NimbusSans-Bold.otf", "DejaVuSans-Bold.ttf", URW),
+    ("nimbus-sans-narrow-bold", "NimbusSansNarrow-Bold.otf", "DejaVuSans.ttf", URW),
+    ("c059-bold", "C059-Bold.otf", "DejaVuSerif.ttf", URW),
+    ("p052-bold", "P052-Bold.otf", "DejaVuSerif-Bold.ttf", URW),
+    ("urw-bookman-demi", "URWBookman-Demi.otf", "DejaVuSans.ttf", URW),
+    ("urw-gothic-demi", "URWGothic-Demi.otf", "DejaVuSans-Bold.ttf", URW),
+    ("free-serif-bold", "FreeSerifBold.ttf", "FreeSerif.ttf", FREE),
+    ("free-sans-bold", "FreeSansBold.ttf", "FreeSans.ttf", FREE),
+    ("libertine-bold", "LinLibertine_RB.otf", "DejaVuSerif.ttf",
+     "Linux Libertine (GPL-2 with the font exception, or SIL OFL 1.1)"),
+    ("biolinum-bold", "LinBiolinum_RB.otf", "DejaVuSans.ttf",
+     "Linux Biolinum (GPL-2 with the font exception, or SIL OFL 1.1)"),
+    ("caladea-bold", "Caladea-Bold.ttf", "DejaVuSerif-Bold.ttf", "Apache-2.0"),
+    ("carlito-bold", "Carlito-Bold.ttf", "DejaVuSans-Bold.ttf", "SIL OFL 1.1"),
+]
+FONTS = FONTS + EXTRA_FONTS
 
 
 def _find(name: str) -> Path:
@@ -50,7 +75,9 @@ def _find(name: str) -> Path:
         if path.exists():
             return path
     raise FileNotFoundError(f"font {name}: not found in {', '.join(FONT_DIRS)} "
-                            "(apt-get install fonts-dejavu-core fonts-liberation)")
+                            "(apt-get install fonts-dejavu-core fonts-liberation "
+                            "fonts-urw-base35 fonts-freefont-ttf fonts-linuxlibertine "
+                            "fonts-crosextra-caladea fonts-crosextra-carlito)")
 
 
 def _glyph_cell(text: str, font_path: Path):

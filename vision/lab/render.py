@@ -713,7 +713,8 @@ def _mixed_art(st: DeckStyle, code: str, rng: np.random.Generator
     from any of its courts, its hues turned half the time; an ace's from any of its aces
     (each of the card's own suit half the time); a number card's from the same card.
     Returns the art and ``st`` with that design's index box, which :func:`_restamp` blanks
-    before printing ``code``'s index."""
+    before printing ``code``'s index, in any atlas's face most of the time, with French
+    (R/D/V) or English (K/Q/J) letters."""
     design, box = st.art_pool[int(rng.integers(len(st.art_pool)))]
     rank = code[0]
     suit = code[1] if rng.random() < 0.5 else "SHDC"[int(rng.integers(4))]
@@ -733,7 +734,12 @@ def _mixed_art(st: DeckStyle, code: str, rng: np.random.Generator
         hsv[..., 0] = ((hsv[..., 0].astype(np.int16) + int(rng.integers(20, 160))) % 180
                        ).astype(np.uint8)
         art = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
-    return art, replace(st, art=design, art_box=box)
+    # The index, too, in any face (``vision.lab.make_assets``: many fonts are drawn only
+    # here), with French or English letters.
+    fonts = sorted(_atlas_meta()["fonts"])
+    font = fonts[int(rng.integers(len(fonts)))] if rng.random() < 0.7 else st.font
+    indices = "english" if rng.random() < 0.4 else "french"
+    return art, replace(st, art=design, art_box=box, font=font, indices=indices)
 
 
 def _restamp(img: np.ndarray, st: DeckStyle, code: str, rng: np.random.Generator) -> None:
