@@ -114,6 +114,30 @@ def test_second_look_is_calibrated_on_the_boxes_it_will_read(detector_boxes):
     assert look["wrong"] <= max(1, 0.01 * cards)
     assert train.calibrate_second_look(clf, looks, look_labels, clf.temperature, 0.0,
                                        first=crops) is None
+    fixed = train.calibrate_second_look(clf, looks, look_labels, clf.temperature, 1.01,
+                                        first=crops, look_temperature=0.5)
+    assert fixed is not None and fixed["temperature"] == 0.5
+
+
+def test_calibration_writes_stricter_thresholds_for_grey_frames(detector_boxes, tmp_path):
+    """The patches turned grey give the thresholds a grey frame is read at: never under
+    the colour ones, written beside them."""
+    import json
+    import shutil
+
+    from vision.classify import MODELS
+    from vision.lab import train
+
+    crops, labels, looks, look_labels = detector_boxes
+    shutil.copy(MODELS / "index_classifier.onnx", tmp_path / "index_classifier.onnx")
+    result = train.calibrate_index_classifier(tmp_path, crops, labels, 0, log=lambda m: None,
+                                              looks=(crops, looks, look_labels))
+    meta = json.loads((tmp_path / "index_classifier.json").read_text())
+    assert meta["grey"]["threshold"] >= meta["threshold"]
+    assert result["grey"]["threshold"] == meta["grey"]["threshold"]
+    assert 0.0 < result["grey"]["calib_accuracy"] <= 1.0
+    if "second_look" in meta:
+        assert meta["grey"]["look_threshold"] >= meta["second_look"]["threshold"]
 
 
 def test_an_index_too_hidden_to_name_is_taught_as_none():
