@@ -275,8 +275,12 @@ def test_art_mix_draws_french_indices_on_other_trained_courts_only(tmp_path, mon
             corner = face[ny1:ny2, nx1:nx2].astype(int)
             assert corner.max() - corner.min() > 100  # an index printed, not blank paper
         assert others >= 6
-        # The printed index takes many faces, French and English letters.
-        drawn = [render._mixed_art(st, "QS", np.random.default_rng(seed))[1]
+        # Without ``art_fonts`` the index keeps the style's face (run 8); with it, it
+        # takes many faces, French and English letters.
+        assert {render._mixed_art(st, "QS", np.random.default_rng(seed))[1].font
+                for seed in range(10)} == {st.font}
+        fonted = {s.name: s for s in render.use_extra_styles(art_mix=1.0, art_fonts=0.7)}
+        drawn = [render._mixed_art(fonted["art-anglo-fr"], "QS", np.random.default_rng(seed))[1]
                  for seed in range(40)]
         fonts = {d.font for d in drawn}
         assert len(fonts) >= 8 and fonts & {"nimbus-roman-bold", "caladea-bold", "p052-bold"}

@@ -36,17 +36,17 @@ KINDS = ("more", "more", "printed", "synth", "more", "printed", "more", "synth",
 SEED_BASE = 20000  # render seeds SEED_BASE + 1000 * seed + shard: clear of all others
 
 
-def _shard(job: tuple[str, int, str, float]) -> tuple[np.ndarray, np.ndarray]:
+def _shard(job: tuple[str, int, str, float, float]) -> tuple[np.ndarray, np.ndarray]:
     """Render one shard: its patches and their labels (``dataset``'s classes, HIDDEN
     marks included)."""
     from vision.lab import dataset as ds
     from vision.lab import render
 
-    kind, seed, detector, art_mix = job
+    kind, seed, detector, art_mix, art_fonts = job
     if kind == "printed":
-        render.use_extra_styles(art=False, printed=True, art_mix=art_mix)
+        render.use_extra_styles(art=False, printed=True, art_mix=art_mix, art_fonts=art_fonts)
     else:
-        render.use_extra_styles(art_mix=art_mix)
+        render.use_extra_styles(art_mix=art_mix, art_fonts=art_fonts)
     if kind == "synth":
         _, _, crops, labels = ds.synthetic_scenes(seed, SHARD)
         return crops, labels
@@ -73,13 +73,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--art-mix", type=float, default=0.0,
                    help="share of French-printed faces drawn on another design's art "
                         "(vision.lab.render.use_extra_styles)")
+    p.add_argument("--art-fonts", type=float, default=0.0,
+                   help="share of the art mix's indices printed in any atlas's face")
     p.add_argument("--render-seconds", type=float, default=None,
                    help="leave out the shards not rendered by then")
     args = p.parse_args(argv)
     if args.frames < SHARD or args.steps < 1 or args.workers < 1:
         p.error(f"--frames: at least {SHARD}; --steps, --workers: at least 1")
-    if not 0.0 <= args.art_mix <= 1.0:
-        p.error("--art-mix: expected a share from 0 to 1")
+    if not (0.0 <= args.art_mix <= 1.0 and 0.0 <= args.art_fonts <= 1.0):
+        p.error("--art-mix, --art-fonts: expected a share from 0 to 1")
 
     import cv2
 
@@ -103,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     n = args.frames // SHARD
     jobs = [(KINDS[i % len(KINDS)], SEED_BASE + 1000 * args.seed + i, str(detector),
-             args.art_mix) for i in range(n)]
+             args.art_mix, args.art_fonts) for i in range(n)]
     done: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     with get_context("fork").Pool(args.workers) as pool:
         pending = {i: pool.apply_async(_shard, (job,)) for i, job in enumerate(jobs)}
@@ -139,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
                "patches": int(len(crops)),
                "real_patches": int(len(ry)), "steps": args.steps, "batch": args.batch,
                "max_lr": args.max_lr, "seed": args.seed, "device": args.device,
-               "art_mix": args.art_mix,
+               "art_mix": args.art_mix, "art_fonts": args.art_fonts,
                "seconds_render": round(rendered, 1),
                "seconds": round(time.time() - t0, 1), "onnx_max_diff": diff,
                "kinds": {k: KINDS.count(k) / len(KINDS) for k in set(KINDS)}}

@@ -90,6 +90,7 @@ class DeckStyle:
     # index is learnt apart from the picture beside it.
     art_mix: float = 0.0
     art_pool: tuple[tuple[str, tuple[int, int, int, int]], ...] = ()
+    art_fonts: float = 0.0
 
     def rank_label(self, rank: str) -> str:
         """The index text printed for ``rank`` ("10" for T, R/D/V on French decks)."""
@@ -224,14 +225,17 @@ def art_styles(root: Path | None = None, held_out: bool | None = False,
 
 
 def use_extra_styles(art: bool = True, printed: bool = True,
-                     french_art: bool = True, art_mix: float = 0.0) -> list[DeckStyle]:
+                     french_art: bool = True, art_mix: float = 0.0,
+                     art_fonts: float = 0.0) -> list[DeckStyle]:
     """Draw the printed-French styles and the training deck designs beside STYLES from now
     on (training data, the figures on them), and those designs with French indices printed
     over their own (``french_art``, see :func:`art_styles`); returns what was added.
     ``art_mix`` (training only) is the share of those French-printed faces drawn on the art
-    of another training design (:func:`_mixed_art`)."""
-    if not 0.0 <= art_mix <= 1.0:
-        raise RenderError(f"art_mix: expected a share from 0 to 1, got {art_mix}")
+    of another training design (:func:`_mixed_art`), ``art_fonts`` the share of those
+    whose index is printed in any atlas's face (run 8 was trained without)."""
+    for name, share in (("art_mix", art_mix), ("art_fonts", art_fonts)):
+        if not 0.0 <= share <= 1.0:
+            raise RenderError(f"{name}: expected a share from 0 to 1, got {share}")
     EXTRA_STYLES.clear()
     if printed:
         for st in PRINTED_FRENCH:
@@ -243,8 +247,8 @@ def use_extra_styles(art: bool = True, printed: bool = True,
         if art_mix:
             pool = tuple((st.art, st.art_box) for st in added
                          if st.art is not None and st.art_box is not None)
-            added = [replace(st, art_mix=art_mix, art_pool=pool) if st.art_box is not None
-                     else st for st in added]
+            added = [replace(st, art_mix=art_mix, art_pool=pool, art_fonts=art_fonts)
+                     if st.art_box is not None else st for st in added]
         EXTRA_STYLES.extend(added)
     return list(EXTRA_STYLES)
 
@@ -713,8 +717,8 @@ def _mixed_art(st: DeckStyle, code: str, rng: np.random.Generator
     from any of its courts, its hues turned half the time; an ace's from any of its aces
     (each of the card's own suit half the time); a number card's from the same card.
     Returns the art and ``st`` with that design's index box, which :func:`_restamp` blanks
-    before printing ``code``'s index, in any atlas's face most of the time, with French
-    (R/D/V) or English (K/Q/J) letters."""
+    before printing ``code``'s index; with ``st.art_fonts``, in any atlas's face that share
+    of the time, with French (R/D/V) or English (K/Q/J) letters."""
     design, box = st.art_pool[int(rng.integers(len(st.art_pool)))]
     rank = code[0]
     suit = code[1] if rng.random() < 0.5 else "SHDC"[int(rng.integers(4))]
@@ -734,12 +738,15 @@ def _mixed_art(st: DeckStyle, code: str, rng: np.random.Generator
         hsv[..., 0] = ((hsv[..., 0].astype(np.int16) + int(rng.integers(20, 160))) % 180
                        ).astype(np.uint8)
         art = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
-    # The index, too, in any face (``vision.lab.make_assets``: many fonts are drawn only
-    # here), with French or English letters.
-    fonts = sorted(_atlas_meta()["fonts"])
-    font = fonts[int(rng.integers(len(fonts)))] if rng.random() < 0.7 else st.font
-    indices = "english" if rng.random() < 0.4 else "french"
-    return art, replace(st, art=design, art_box=box, font=font, indices=indices)
+    st = replace(st, art=design, art_box=box)
+    if st.art_fonts:
+        # The index, too, in any face (``vision.lab.make_assets``: many fonts are drawn
+        # only here), with French or English letters.
+        fonts = sorted(_atlas_meta()["fonts"])
+        font = fonts[int(rng.integers(len(fonts)))] if rng.random() < st.art_fonts else st.font
+        indices = "english" if rng.random() < 0.4 else "french"
+        st = replace(st, font=font, indices=indices)
+    return art, st
 
 
 def _restamp(img: np.ndarray, st: DeckStyle, code: str, rng: np.random.Generator) -> None:
