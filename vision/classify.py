@@ -86,8 +86,9 @@ class CardClassifier:
     #: How sure an upright read must be that a box is no belote card for the first read
     #: to leave its other turns unread (:meth:`first_probabilities`). At this level the
     #: reader answered as with the full read on rendered frames and on the real photos;
-    #: lower, the other turns would have sent a few such boxes to a second look.
-    NONE_FIRST = 0.99
+    #: lower, the other turns would have sent a few such boxes to a second look (0.99
+    #: until run 8, which sends one box of the real photos at 0.9967 upright to a look).
+    NONE_FIRST = 0.998
 
     def __init__(self, model_path: str | Path | None = None, threads: int = 1) -> None:
         self.model_path = Path(model_path) if model_path else DEFAULT_MODEL
