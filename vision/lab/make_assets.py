@@ -44,9 +44,9 @@ FONTS = [
      "SIL OFL 1.1"),
     ("liberation-mono-bold", "LiberationMono-Bold.ttf", "DejaVuSansMono-Bold.ttf", "SIL OFL 1.1"),
 ]
-# More index faces, for training only (``INDEX_FONTS``: the art mix prints its indices in
-# any of them); Debian's fonts-urw-base35, fonts-freefont-ttf, fonts-linuxlibertine,
-# fonts-crosextra-caladea and fonts-crosextra-carlito.
+# More index faces, for training only (``vision.lab.bulk --art-fonts``: the art mix prints
+# its indices in any atlas's face); Debian's fonts-urw-base35, fonts-freefont-ttf,
+# fonts-linuxlibertine, fonts-crosextra-caladea and fonts-crosextra-carlito.
 URW = "URW base 35 (AGPL-3 with the font exception)"
 FREE = "GNU FreeFont (GPL-3+ with the font exception)"
 EXTRA_FONTS = [

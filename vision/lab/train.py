@@ -1062,8 +1062,12 @@ def calibrate_index_classifier(out: Path, cal_x: np.ndarray, cal_y: np.ndarray, 
 def grey_patches(x: np.ndarray) -> np.ndarray:
     """uint8 BGR patches (..., H, W, 3) as a grey picture in three channels, as the reader
     cuts them from a grey frame."""
-    grey = np.rint(x.astype(np.float32) @ np.array([0.114, 0.587, 0.299], np.float32))
-    return np.repeat(np.clip(grey, 0, 255).astype(np.uint8)[..., None], 3, axis=-1)
+    if x.size == 0:
+        return x.copy()
+    # OpenCV's own conversion, the reader's, on all the patches as one tall picture.
+    flat = np.ascontiguousarray(x).reshape(-1, x.shape[-2], 3)
+    grey = cv2.cvtColor(cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    return grey.reshape(x.shape)
 
 
 def calibrate_second_look(clf, look_x: np.ndarray, look_y: np.ndarray, temperature: float,
