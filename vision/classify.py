@@ -13,6 +13,8 @@ Only onnxruntime and numpy are needed here: torch stays in the training code.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -121,6 +123,18 @@ class CardClassifier:
         if deck is not None:
             deck.check_model(self, where)
         self.deck = deck
+
+    @contextmanager
+    def general_only(self, on: bool = True) -> Iterator[None]:
+        """Within the block (when ``on``), read with the general model alone, the enrolled
+        deck set aside; it is back afterwards, whatever happens."""
+        deck = self.deck
+        if on:
+            self.deck = None
+        try:
+            yield
+        finally:
+            self.deck = deck
 
     def features(self, crops: np.ndarray) -> np.ndarray:
         """The penultimate embedding of uint8 crops (N, H, W, 3), upright: (N, D)."""

@@ -133,16 +133,25 @@ class CardReader:
         boxes = [box for box, _ in self.detector.detect(gray)]
         if not boxes:
             return []
+        source = self._crop_source(gray, frame)
+        grey = is_grey(source)
+        # An enrolled deck learnt its cards in colour: on a grey picture, where the suits
+        # are told by their shape alone, the general model reads at its grey thresholds.
+        with self.classifier.general_only(grey):
+            return self._read_boxes(gray, source, boxes, grey)
+
+    def _read_boxes(self, gray: np.ndarray, source: np.ndarray, boxes: list[Box],
+                    grey: bool) -> list[Detection]:
+        assert self.detector is not None
         size = int(self.classifier.meta["crop"])
         pad = float(self.classifier.meta["pad"])
-        source = self._crop_source(gray, frame)
         crops = np.stack([index_crop(source, b, size, pad) for b in boxes])
         # Pips, pictures and the table, ruled out by their upright read, are not turned:
         # the full read drops them too (``CardClassifier.first_probabilities``).
         probs = self.classifier.first_probabilities(crops)
         # A grey frame (a black-and-white camera) gets stricter thresholds: its suits
         # are told by their shape alone.
-        first_threshold, look_threshold = self.classifier.thresholds(is_grey(source))
+        first_threshold, look_threshold = self.classifier.thresholds(grey)
         thresholds = np.full(len(boxes), first_threshold)
         look = self.classifier.second_look
         if look is not None:

@@ -79,6 +79,25 @@ def test_a_card_of_another_design_is_not_forced_onto_the_deck(deck_file):
     assert sorted(d.code for d in with_deck.read(frame) if d.code) == general
 
 
+def test_a_grey_frame_is_read_by_the_general_model_alone_even_with_a_deck(deck_file):
+    from vision.reader import CardReader
+
+    # The deck learnt its cards in colour; a black-and-white camera's frame is read at the
+    # general model's grey thresholds, exactly as without the deck.
+    colour = _table(7, DECK_STYLE, ["KC", "7S", "AD", "QH"])
+    grey = cv2.cvtColor(cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    plain = CardReader()
+    with_deck = CardReader(deck=deck_file)
+
+    def reads(reader, frame):
+        return sorted((d.code, round(d.confidence, 6)) for d in reader.read(frame) if d.code)
+
+    assert reads(with_deck, grey) == reads(plain, grey)
+    # The deck is set aside for that frame only: the next colour frame is read through it.
+    assert with_deck.classifier.deck is not None
+    assert any(conf == pytest.approx(DECK_SURE, abs=1e-4) for _, conf in reads(with_deck, colour))
+
+
 def test_bad_folder_name_is_refused_naming_it_and_nothing_is_written(tmp_path, capsys):
     pictures = _card_pictures(tmp_path / "pictures", DECK_STYLE, ["7S"])
     (pictures / "10X").mkdir()
