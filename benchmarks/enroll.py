@@ -126,7 +126,11 @@ def main(argv: list[str] | None = None) -> int:
         cache = Path(tmp)
         result: dict = {"heads": {h: dict(zip(("accept", "margin", "none_below"), v, strict=True))
                                   for h, v in HEADS.items()},
-                        "dev_designs": list(eb.DEV_DESIGNS), "scenes_per_design": args.scenes,
+                        "rules_chosen_on": {
+                            "prototype": "the training designs less bellot and guyenne-classic "
+                                         "(python -m vision.lab.deck_rules)",
+                            "template": list(eb.DEV_DESIGNS)},
+                        "scenes_per_design": args.scenes,
                         "threads": 1,
                         "designs": designs(reader, names, heads, args.scenes, cache)}
         if REAL.is_dir():

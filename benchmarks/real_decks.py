@@ -14,7 +14,12 @@
    styles (aces printed "1", serif R/D/V, frameless courts, glare), on unseen seeds.
 4. The frames of 2 and 3 turned grey: no card may be misread (a card named that is not
    in the frame); missing it is allowed.
-5. The first ``--synthetic`` frames of ``benchmarks/accuracy.py``'s random test scenes
+5. The held-out designs of 2 with their deck enrolled (``belote-table vision enroll``):
+   each design enrolled from one clean picture of each of its 32 cards (its card art on
+   a plain table), then the same frames read with the deck, in colour and grey; and the
+   next held-out design's frames read with that deck (another design's cards must read
+   as the general model reads them).
+6. The first ``--synthetic`` frames of ``benchmarks/accuracy.py``'s random test scenes
    (``eval-fr``, ``eval-en``: seeds 9001 and 9002), so that a new model can be checked
    against the first styles quickly; ``accuracy.py`` gives the full sets.
 
@@ -29,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -118,18 +124,84 @@ def _frames(style_names: list[str], n: int, seed: int):
         yield frame, readable, present
 
 
-def synthetic_set(reader: CardReader, style_names: list[str], n: int, seed: int) -> dict:
+def synthetic_set(reader: CardReader, style_names: list[str], n: int, seed: int,
+                  grey_too: bool = True) -> dict:
     colour, grey = Tally(), Tally()
     grey_misread = 0
     for frame, readable, present in _frames(style_names, n, seed):
         read = _read(reader, frame)
         colour.add(readable, read & readable | (read - present))
+        if not grey_too:
+            continue
         g = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
         gread = _read(reader, g)
         grey.add(readable, gread & readable | (gread - present))
         grey_misread += len(gread - present)
-    return {"frames": n, "seed": seed, "styles": style_names, "figures": colour.figures(),
-            "grey": {"figures": grey.figures(), "misread": grey_misread}}
+    out = {"frames": n, "seed": seed, "styles": style_names, "figures": colour.figures()}
+    if grey_too:
+        out["grey"] = {"figures": grey.figures(), "misread": grey_misread}
+    return out
+
+
+def _design_styles(design: str) -> list[str]:
+    return [f"art-{design}", f"art-{design}-piquet"]
+
+
+def enrolled_designs(reader: CardReader, designs: list[str], n: int) -> dict:
+    """Each held-out design enrolled from one clean picture of each belote card (its art,
+    as cached by ``belote-table vision decks``, on a plain table), then its frames (the
+    seeds of the figures without a deck) read with the deck, and the next design's
+    frames read with it too."""
+    from vision.deck import enroll_folder
+    from vision.lab.enroll_bench import enrollment_pictures
+
+    out: dict = {"designs": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        made: dict[str, Path] = {}
+        for design in designs:
+            faces = {}
+            for code in CARD_CODES:
+                img = cv2.imread(str(decks.DATA / design / f"{code}.png"), cv2.IMREAD_COLOR)
+                if img is None:
+                    raise SystemExit(f"{decks.DATA / design / code}.png: missing, run "
+                                     "belote-table vision decks again")
+                faces[code] = cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
+            pictures = Path(tmp) / design
+            enrollment_pictures(faces, pictures)
+            t0 = time.perf_counter()
+            deck = enroll_folder(reader, pictures)
+            seconds = time.perf_counter() - t0
+            made[design] = Path(tmp) / f"{design}.npz"
+            deck.save(made[design])
+            out["designs"][design] = {"enroll_seconds": round(seconds, 2),
+                                      "cards_enrolled": len(deck.cards)}
+        total = Tally()
+        try:
+            for k, design in enumerate(designs):
+                reader.use_deck(made[design])
+                own = synthetic_set(reader, _design_styles(design), n, 9701 + k)
+                j = (k + 1) % len(designs)
+                other = synthetic_set(reader, _design_styles(designs[j]), n, 9701 + j,
+                                      grey_too=False)
+                out["designs"][design].update(own)
+                out["designs"][design]["other_design"] = {"design": designs[j],
+                                                          "figures": other["figures"]}
+                _add(total, own["figures"])
+                print(f"{design}, deck enrolled: {json.dumps(own['figures']['all'])}; "
+                      f"{designs[j]} with it: {json.dumps(other['figures']['all'])}")
+        finally:
+            reader.use_deck(None)
+    out["total"] = total.figures()
+    out["grey_misread"] = sum(d["grey"]["misread"] for d in out["designs"].values())
+    return out
+
+
+def _add(total: Tally, figures: dict) -> None:
+    for k in total.n:
+        f = figures[k]
+        total.n[k][0] += f["cards"]
+        total.n[k][1] += f["read"]
+        total.n[k][2] += f["invented"]
 
 
 def first_styles(reader: CardReader, n: int) -> dict:
@@ -154,6 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--synthetic", type=int, default=60,
                    help="frames of each of accuracy.py's eval-fr and eval-en (0: none)")
     p.add_argument("--model", help="classifier .onnx (default: the shipped model)")
+    p.add_argument("--no-enroll", dest="enroll", action="store_false",
+                   help="skip the held-out designs read with their deck enrolled")
     p.add_argument("--out", default=str(OUT))
     args = p.parse_args(argv)
     if args.frames < 1 or args.synthetic < 0:
@@ -170,8 +244,8 @@ def main(argv: list[str] | None = None) -> int:
                     "real_photos": real_photos(reader), "held_out_designs": {}}
     print(f"real photos: {json.dumps(result['real_photos']['figures']['all'])}")
     for k, design in enumerate(manifest["held_out"]):
-        styles = [f"art-{design}", f"art-{design}-piquet"]
-        result["held_out_designs"][design] = synthetic_set(reader, styles, args.frames, 9701 + k)
+        result["held_out_designs"][design] = synthetic_set(reader, _design_styles(design),
+                                                           args.frames, 9701 + k)
         print(f"{design}: {json.dumps(result['held_out_designs'][design]['figures']['all'])}")
     # The Paris-pattern art held out, printed as a French deck (R/D/V, aces "1" or "A"):
     # the nearest of these sets to the decks clubs play with.
@@ -184,11 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"printed French: {json.dumps(result['printed_french']['figures']['all'])}")
     total = Tally()
     for d in result["held_out_designs"].values():
-        for k in total.n:
-            f = d["figures"][k]
-            total.n[k][0] += f["cards"]
-            total.n[k][1] += f["read"]
-            total.n[k][2] += f["invented"]
+        _add(total, d["figures"])
     result["held_out_total"] = total.figures()
     sets = [*result["held_out_designs"].values(), result["held_out_paris_french"],
             result["printed_french"]]
@@ -197,8 +267,12 @@ def main(argv: list[str] | None = None) -> int:
         result["first_styles"] = first_styles(reader, args.synthetic)
         for name, d in result["first_styles"].items():
             print(f"{name}: {json.dumps(d['figures']['all'])}")
-    # The place for the figures with the deck enrolled (belote-table vision enroll).
-    result["with_enrollment"] = None
+    if args.enroll:
+        result["with_enrollment"] = enrolled_designs(reader, list(manifest["held_out"]),
+                                                     args.frames)
+        print(f"held out, deck enrolled: "
+              f"{json.dumps(result['with_enrollment']['total']['all'])}; grey misread "
+              f"{result['with_enrollment']['grey_misread']}")
     result["seconds"] = round(time.time() - t0, 1)
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     print(f"held out, all: {json.dumps(result['held_out_total']['all'])}; grey misread "

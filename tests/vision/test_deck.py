@@ -63,8 +63,10 @@ def test_a_frame_of_the_enrolled_deck_is_read_through_it(deck_file, tmp_path, ca
     assert vision_main(["read", str(frame), "--deck", str(deck_file)]) == 0
     found = json.loads(capsys.readouterr().out)
     assert sorted(d["code"] for d in found) == sorted(DECK_CARDS)
-    # Read through the deck, not by the general model alone: its sure probability.
-    assert all(d["confidence"] == pytest.approx(DECK_SURE, abs=1e-4) for d in found)
+    # Read through the deck, not by the general model alone: its sure probability (a card
+    # whose other index the general model reads surer keeps that surer read).
+    through = [d for d in found if d["confidence"] == pytest.approx(DECK_SURE, abs=1e-4)]
+    assert len(through) >= 3
 
 
 def test_a_card_of_another_design_is_not_forced_onto_the_deck(deck_file):
@@ -308,3 +310,24 @@ def test_a_bad_deck_with_the_web_page_on_keeps_the_table_up_and_says_so(tmp_path
         stop.set()
         thread.join(10)
     assert result == [0]
+
+
+def test_the_deck_rule_is_the_loosest_that_names_no_wrong_card():
+    from vision.lab.deck_rules import choose
+
+    def box(s1, s2, right, guess="QH", best="QH", none=0.01, pmax=0.7):
+        return {"guess": guess, "best": best, "none": none, "pmax": pmax, "s1": s1, "s2": s2,
+                "right": right, "p": pmax}
+
+    rows = [box(0.95, 0.60, True), box(0.90, 0.62, True), box(0.80, 0.70, True),
+            box(0.88, 0.76, False),  # a wrong card, close to the deck's look of it
+            box(0.99, 0.10, False, best="KH"),  # the deck disagrees: never named
+            box(0.99, 0.10, False, pmax=0.995),  # the general model is sure already
+            box(0.99, 0.10, False, none=0.5)]  # the general model says 'no card'
+    out = choose(rows, none_below=0.2, in_use=(0.85, 0.10))
+    assert out["unsure_boxes"] == 4 and out["unsure_right"] == 3
+    chosen = out["chosen"]
+    assert chosen["wrong"] == 0 and chosen["right"] == 2  # 0.80 has too small a margin
+    # The wrong box is left out by the chosen rule, and named by the looser one in use.
+    assert chosen["accept"] > 0.88 or chosen["margin"] > 0.12
+    assert out["rule_in_use"] == {"accept": 0.85, "margin": 0.10, "right": 2, "wrong": 1}

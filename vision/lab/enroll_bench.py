@@ -6,8 +6,9 @@ is enrolled from those pictures through :func:`vision.deck.enroll_folder`,
 then scenes of that design (belote cards with some 2-6 of the same deck,
 scattered on a table, with the renderer's camera faults) are read with and
 without the deck. ``benchmarks/enroll.py`` runs it over designs held out for
-reporting and the real photos; the deck thresholds (``vision.deck.HEADS``)
-were chosen on ``DEV_DESIGNS`` only.
+reporting and the real photos; the template head's thresholds
+(``vision.deck.HEADS``) were chosen on ``DEV_DESIGNS`` only, the prototype head's
+on training designs that exclude ``HELD_OUT`` (``vision.lab.deck_rules``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from vision.lab.decks import CARDDECKS
 from vision.lab.decks import SHEETS as AISLERIOT
 from vision.lab.render import degrade, render_background
 
-# Chosen to tune the deck's thresholds on; never reported as held out. The last four
+# The template head's thresholds were chosen on these; never reported as held out. The last four
 # were added when the held-out figures showed cards of another design read onto a deck,
 # which the first two never did (pairs of them read with each other's deck).
 DEV_DESIGNS = ("anglo.svgz", "svg-nicu-white", "svg-gm-paris", "ancient_french.svgz",
