@@ -152,24 +152,15 @@ def enrolled_designs(reader: CardReader, designs: list[str], n: int) -> dict:
     as cached by ``belote-table vision decks``, on a plain table), then its frames (the
     seeds of the figures without a deck) read with the deck, and the next design's
     frames read with it too."""
-    from vision.deck import enroll_folder
-    from vision.lab.enroll_bench import enrollment_pictures
+    from vision.deck import DEFAULT_HEAD
+    from vision.lab.deck_rules import enroll_design
 
     out: dict = {"designs": {}}
     with tempfile.TemporaryDirectory() as tmp:
         made: dict[str, Path] = {}
         for design in designs:
-            faces = {}
-            for code in CARD_CODES:
-                img = cv2.imread(str(decks.DATA / design / f"{code}.png"), cv2.IMREAD_COLOR)
-                if img is None:
-                    raise SystemExit(f"{decks.DATA / design / code}.png: missing, run "
-                                     "belote-table vision decks again")
-                faces[code] = cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
-            pictures = Path(tmp) / design
-            enrollment_pictures(faces, pictures)
-            t0 = time.perf_counter()
-            deck = enroll_folder(reader, pictures)
+            t0 = time.perf_counter()  # the pictures drawn, then the deck learnt from them
+            deck = enroll_design(reader, design, Path(tmp), DEFAULT_HEAD)
             seconds = time.perf_counter() - t0
             made[design] = Path(tmp) / f"{design}.npz"
             deck.save(made[design])

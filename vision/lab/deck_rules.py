@@ -61,9 +61,13 @@ def enroll_design(reader, design: str, folder: Path, head: str):
     from vision.lab import decks
     from vision.lab.enroll_bench import enrollment_pictures
 
-    faces = {c: cv2.cvtColor(cv2.imread(str(decks.DATA / design / f"{c}.png"),
-                                        cv2.IMREAD_COLOR), cv2.COLOR_BGR2BGRA)
-             for c in CARD_CODES}
+    faces = {}
+    for code in CARD_CODES:
+        img = cv2.imread(str(decks.DATA / design / f"{code}.png"), cv2.IMREAD_COLOR)
+        if img is None:
+            raise SystemExit(f"{decks.DATA / design / code}.png: missing, run "
+                             "belote-table vision decks again")
+        faces[code] = cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
     enrollment_pictures(faces, folder / design)
     return enroll_folder(reader, folder / design, head)
 
