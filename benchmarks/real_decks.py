@@ -37,6 +37,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -49,6 +50,8 @@ from vision.lab import decks, render  # noqa: E402
 from vision.lab.dataset import REAL_CARDS, split_of  # noqa: E402
 from vision.lab.evaluate import (  # noqa: E402
     SAVED_QUALITY,
+    design_frames,
+    design_styles,
     eval_card_folders,
     load_labels,
     synthetic_frames,
@@ -78,7 +81,7 @@ class Tally:
             for k in ("all", *[k for k, r in KINDS.items() if code[0] in r]):
                 self.n[k][2] += 1
 
-    def figures(self) -> dict:
+    def figures(self) -> dict[str, Any]:
         out = {}
         for k, (present, right, invented) in self.n.items():
             out[k] = {"cards": present, "read": right, "missed": present - right,
@@ -93,7 +96,7 @@ def _read(reader: CardReader, frame: np.ndarray) -> set[str]:
     return {d.code for d in reader.read(frame) if d.code is not None}
 
 
-def real_photos(reader: CardReader) -> dict:
+def real_photos(reader: CardReader) -> dict[str, Any]:
     labels, _ = load_labels(REAL_CARDS / "scenes", FIXES)
     names = [n for n in sorted(labels) if split_of(n) == "test"]
     tally = Tally()
@@ -107,28 +110,11 @@ def real_photos(reader: CardReader) -> dict:
             "cards_folder": {"images": cards["images"], "accuracy": cards["accuracy"]}}
 
 
-def _frames(style_names: list[str], n: int, seed: int):
-    rng = np.random.default_rng(seed)
-    for i in range(n):
-        style = style_names[i % len(style_names)]
-        frame, things = render.render_scene(rng, n_cards=int(rng.integers(4, 10)), style=style)
-        ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, SAVED_QUALITY])
-        if not ok:
-            raise RuntimeError("cannot encode a frame")
-        frame = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-        # The cards a person could name, and all those in sight (naming one of these is
-        # no invention).
-        readable = {a["code"] for a in things if a["belote"] and a["readable"]}
-        present = {a["code"] for a in things
-                   if a["belote"] and (a["index_boxes"] or a["visible_fraction"] > 0)}
-        yield frame, readable, present
-
-
 def synthetic_set(reader: CardReader, style_names: list[str], n: int, seed: int,
-                  grey_too: bool = True) -> dict:
+                  grey_too: bool = True) -> dict[str, Any]:
     colour, grey = Tally(), Tally()
     grey_misread = 0
-    for frame, readable, present in _frames(style_names, n, seed):
+    for frame, readable, present in design_frames(style_names, n, seed):
         read = _read(reader, frame)
         colour.add(readable, read & readable | (read - present))
         if not grey_too:
@@ -143,11 +129,7 @@ def synthetic_set(reader: CardReader, style_names: list[str], n: int, seed: int,
     return out
 
 
-def _design_styles(design: str) -> list[str]:
-    return [f"art-{design}", f"art-{design}-piquet"]
-
-
-def enrolled_designs(reader: CardReader, designs: list[str], n: int) -> dict:
+def enrolled_designs(reader: CardReader, designs: list[str], n: int) -> dict[str, Any]:
     """Each held-out design enrolled from one clean picture of each belote card (its art,
     as cached by ``belote-table vision decks``, on a plain table), then its frames (the
     seeds of the figures without a deck) read with the deck, and the next design's
@@ -155,7 +137,7 @@ def enrolled_designs(reader: CardReader, designs: list[str], n: int) -> dict:
     from vision.deck import DEFAULT_HEAD
     from vision.lab.deck_rules import enroll_design
 
-    out: dict = {"designs": {}}
+    out: dict[str, Any] = {"designs": {}}
     with tempfile.TemporaryDirectory() as tmp:
         made: dict[str, Path] = {}
         for design in designs:
@@ -170,9 +152,9 @@ def enrolled_designs(reader: CardReader, designs: list[str], n: int) -> dict:
         try:
             for k, design in enumerate(designs):
                 reader.use_deck(made[design])
-                own = synthetic_set(reader, _design_styles(design), n, 9701 + k)
+                own = synthetic_set(reader, design_styles(design), n, 9701 + k)
                 j = (k + 1) % len(designs)
-                other = synthetic_set(reader, _design_styles(designs[j]), n, 9701 + j,
+                other = synthetic_set(reader, design_styles(designs[j]), n, 9701 + j,
                                       grey_too=False)
                 out["designs"][design].update(own)
                 out["designs"][design]["other_design"] = {"design": designs[j],
@@ -187,7 +169,7 @@ def enrolled_designs(reader: CardReader, designs: list[str], n: int) -> dict:
     return out
 
 
-def _add(total: Tally, figures: dict) -> None:
+def _add(total: Tally, figures: dict[str, Any]) -> None:
     for k in total.n:
         f = figures[k]
         total.n[k][0] += f["cards"]
@@ -195,7 +177,7 @@ def _add(total: Tally, figures: dict) -> None:
         total.n[k][2] += f["invented"]
 
 
-def first_styles(reader: CardReader, n: int) -> dict:
+def first_styles(reader: CardReader, n: int) -> dict[str, Any]:
     out = {}
     for name, seed, kind in (("eval-fr", 9001, "french"), ("eval-en", 9002, "english")):
         tally = Tally()
@@ -229,13 +211,14 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     reader = CardReader(args.model)
     render.art_styles(held_out=True, french_art=True)
-    result: dict = {"benchmark": "the reader on real photos and on deck designs it never saw",
-                    "measured": time.strftime("%Y-%m-%d", time.gmtime()),
-                    "model": args.model or "shipped",
-                    "real_photos": real_photos(reader), "held_out_designs": {}}
+    result: dict[str, Any] = {
+        "benchmark": "the reader on real photos and on deck designs it never saw",
+        "measured": time.strftime("%Y-%m-%d", time.gmtime()),
+        "model": args.model or "shipped",
+        "real_photos": real_photos(reader), "held_out_designs": {}}
     print(f"real photos: {json.dumps(result['real_photos']['figures']['all'])}")
     for k, design in enumerate(manifest["held_out"]):
-        result["held_out_designs"][design] = synthetic_set(reader, _design_styles(design),
+        result["held_out_designs"][design] = synthetic_set(reader, design_styles(design),
                                                            args.frames, 9701 + k)
         print(f"{design}: {json.dumps(result['held_out_designs'][design]['figures']['all'])}")
     # The Paris-pattern art held out, printed as a French deck (R/D/V, aces "1" or "A"):

@@ -9,6 +9,7 @@ import pytest
 
 from vision.lab.evaluate import (
     SAVED_QUALITY,
+    design_frames,
     evaluate,
     make_synthetic_set,
     miss_breakdown,
@@ -103,3 +104,17 @@ def test_the_benchmark_refuses_a_bad_count_and_writes_nothing(misses, tmp_path, 
         misses.main([*args, "--out", str(out)])
     assert stop.value.code == 2 and not out.exists()
     assert args[0] in capsys.readouterr().err
+
+
+def test_design_frames_repeat_with_their_seed_and_name_only_cards_in_sight():
+    styles = ["fr-ducale", "fr-grimaud"]
+    first = list(design_frames(styles, 3, 4242))
+    again = list(design_frames(styles, 3, 4242))
+    other = list(design_frames(styles, 3, 4243))
+    assert len(first) == 3
+    for (f1, r1, p1), (f2, r2, p2) in zip(first, again, strict=True):
+        assert f1.dtype == "uint8" and f1.ndim == 3 and f1.shape[2] == 3
+        assert (f1 == f2).all() and r1 == r2 and p1 == p2
+        assert r1 <= p1
+    assert any(not (a[0].shape == b[0].shape and (a[0] == b[0]).all())
+               for a, b in zip(first, other, strict=True))

@@ -106,10 +106,9 @@ def judged_boxes(reader, deck, frames) -> list[dict]:
 
 
 def _frames(design: str, n: int, seed: int):
-    from benchmarks.real_decks import _design_styles
-    from benchmarks.real_decks import _frames as frames
+    from vision.lab.evaluate import design_frames, design_styles
 
-    for frame, _readable, present in frames(_design_styles(design), n, seed):
+    for frame, _readable, present in design_frames(design_styles(design), n, seed):
         yield frame, present
 
 

@@ -199,6 +199,37 @@ def synthetic_frames(n: int, seed: int, decks: str = "french", **scene: object):
         yield f"{decks}-{seed}-{i:04d}.jpg", frame, annotations, faults
 
 
+def design_styles(design: str) -> list[str]:
+    """The renderer's two styles of one cached deck design (its art, two layouts)."""
+    return [f"art-{design}", f"art-{design}-piquet"]
+
+
+def design_frames(styles: list[str], n: int, seed: int):
+    """``n`` frames of the given styles in turn, saved and read back as JPEG.
+
+    Yields ``(frame, readable, present)``: the decoded frame, the belote cards a person
+    could name in it, and all the belote cards in sight (naming one of those is no
+    invention). The same ``seed`` gives the same frames.
+    """
+    import cv2
+    import numpy as np
+
+    from vision.lab.render import render_scene
+
+    rng = np.random.default_rng(seed)
+    for i in range(n):
+        style = styles[i % len(styles)]
+        frame, things = render_scene(rng, n_cards=int(rng.integers(4, 10)), style=style)
+        ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, SAVED_QUALITY])
+        if not ok:
+            raise RuntimeError("cannot encode a frame")
+        frame = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        readable = {a["code"] for a in things if a["belote"] and a["readable"]}
+        present = {a["code"] for a in things
+                   if a["belote"] and (a["index_boxes"] or a["visible_fraction"] > 0)}
+        yield frame, readable, present
+
+
 def make_synthetic_set(out: str | Path, n: int, seed: int, decks: str = "french",
                        **scene: object) -> Path:
     """Write ``n`` rendered table frames and their ``labels.json`` (a folder ``eval`` reads).
