@@ -48,6 +48,9 @@ class Detection:
     confidence: float  # calibrated probability of the answer
     quad: list[list[float]]  # 4 corners (x, y) in frame pixels, portrait order
     center: tuple[float, float] = field(default=(0.0, 0.0))
+    # A doubtful read's likeliest card (``code`` is None then): never shown as read, but
+    # another reading of the same card may agree with it.
+    guess: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -237,12 +240,15 @@ class CardReader:
     def read_face(self, image: np.ndarray) -> Detection | None:
         """Read an image that is a single card face filling the picture (a warped card).
 
-        The whole picture is the card's outline, so design A's corner model
-        (shipped beside design B's) reads its two indices directly. When it is
-        not sure (or is missing), design B's detector and classifier look for
-        the indices anywhere in the picture: a warp that cut an index off or a
-        photo with a wide margin still has one somewhere. The surest of B's
-        sure reads is taken.
+        Design B's detector and classifier look for the indices anywhere in the
+        picture (a warp that cut an index off, or a photo with a wide margin, still
+        has one somewhere); the surest of its sure reads is taken. Where B reads
+        nothing surely, design A's corner model (shipped beside B's, trained on
+        drawn cards only) reads the picture's corners, the whole picture being the
+        card's outline; its sure read is taken only where B found no index at all,
+        or where B's likeliest card for one of the indices it doubts is the same
+        card: A alone misreads courts of real designs it never saw (a queen with a
+        crown read as a ten), which B reads right or leaves unknown.
 
         A warp can also get the card's sides wrong: a card lying across the
         photo, warped into an upright picture, has its long side squeezed onto
@@ -267,26 +273,28 @@ class CardReader:
         return first
 
     def _read_face_once(self, image: np.ndarray) -> Detection | None:
-        # Design A's corner model knows nothing of an enrolled deck: with one, B alone reads.
-        corner = self._corner_reader() if self.classifier.deck is None else None
-        found: Detection | None = None
-        if corner is not None:
-            h, w = image.shape[:2]
-            quad = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
-            if w > h:  # lying on its side: start on a short edge
-                quad = np.roll(quad, -1, axis=0)
-            reads = corner.read_quads(image, [quad])
-            found = reads[0] if reads else None
-            if found is not None and found.code is not None:
-                return found
+        reads: list[Detection] = []
         if self.design == "B":
             reads = self.read(image)  # best first
             sure = [d for d in reads if d.code is not None]
             if sure:
                 return sure[0]
-            if corner is None:
-                return reads[0] if reads else None
-        return found
+        # Design A's corner model knows nothing of an enrolled deck: with one, B alone reads.
+        corner = self._corner_reader() if self.classifier.deck is None else None
+        if corner is None:
+            return reads[0] if reads else None
+        h, w = image.shape[:2]
+        quad = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
+        if w > h:  # lying on its side: start on a short edge
+            quad = np.roll(quad, -1, axis=0)
+        found = corner.read_quads(image, [quad])
+        a = found[0] if found else None
+        if corner is self:
+            return a
+        if a is not None and a.code is not None and (
+                not reads or a.code in {d.guess for d in reads}):
+            return a
+        return reads[0] if reads else a
 
     def _corner_reader(self) -> CardReader | None:
         if self.design == "A":
@@ -432,7 +440,8 @@ def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
         if i in paired or code in by_code:
             continue
         quad = [[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]]
-        out.append(Detection(None, conf, quad, ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)))
+        out.append(Detection(None, conf, quad, ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2),
+                             guess=code))
     return sorted(out, key=lambda d: -d.confidence)
 
 

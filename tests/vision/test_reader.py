@@ -3,6 +3,8 @@ v12 via Ammememe/CardCounterML) and on rendered table frames, with the real ONNX
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -150,6 +152,54 @@ def test_real_cards_warped_across_the_picture_are_named(reader, real_cards):
         found = reader.read_face(load_image(real_cards / "cards" / label / name))
         assert found is not None and found.code == label
         assert found.confidence >= reader.classifier.threshold
+
+
+def _face_reads(reader, monkeypatch, b_reads, a_read):
+    """read_face with design B's reads and design A's corner read given."""
+    corner = reader._corner_reader()
+    assert corner is not None and corner is not reader
+    monkeypatch.setattr(reader, "read", lambda image: list(b_reads))
+    monkeypatch.setattr(corner, "read_quads", lambda image, quads: [a_read])
+    return reader._read_face_once(np.zeros((350, 250, 3), np.uint8))
+
+
+def test_read_face_takes_design_b_first_then_a_where_b_agrees_or_saw_nothing(reader,
+                                                                            monkeypatch):
+    box = [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]
+    a_sure = Detection("TH", 0.99, box)
+    b_sure = Detection("QH", 0.995, box)
+    b_doubt_q = Detection(None, 0.8, box, guess="QH")
+    b_doubt_t = Detection(None, 0.8, box, guess="TH")
+    # B sure: B's read, whatever A says.
+    assert _face_reads(reader, monkeypatch, [b_sure], a_sure) is b_sure
+    # B doubts the queen: A's ten is not taken; the card stays unknown.
+    found = _face_reads(reader, monkeypatch, [b_doubt_q], a_sure)
+    assert found is b_doubt_q and found.code is None
+    # B doubts, but its likeliest card is A's: A's sure read is taken.
+    assert _face_reads(reader, monkeypatch, [b_doubt_q, b_doubt_t], a_sure) is a_sure
+    # B found no index at all: A's read.
+    assert _face_reads(reader, monkeypatch, [], a_sure) is a_sure
+
+
+@pytest.mark.skipif(not (Path(__file__).resolve().parents[2] / "vision" / "lab" / "data"
+                         / "decks" / "kde-tigullio-international" / "QH.png").is_file(),
+                    reason="needs the deck designs cached (make decks)")
+def test_a_queen_the_corner_model_takes_for_a_ten_is_never_named_a_ten(reader):
+    """kde-tigullio-international's queen of hearts (held out of training): design A's
+    corner model alone reads it as the ten, surely; read_face must not."""
+    import cv2
+
+    from vision.lab import decks
+
+    face = cv2.imread(str(decks.DATA / "kde-tigullio-international" / "QH.png"),
+                      cv2.IMREAD_COLOR)
+    h, w = face.shape[:2]
+    quad = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
+    corner = reader._corner_reader()
+    alone = corner.read_quads(face, [quad])
+    assert alone and alone[0].code == "TH"
+    found = reader.read_face(face)
+    assert found is None or found.code in ("QH", None)
 
 
 def test_read_face_refuses_a_bad_picture(reader):
