@@ -1,0 +1,159 @@
+"""Benchmark of the reader on pictures of one card each (``CardReader.read_face``).
+
+A card photographed alone, or cut out of a photo and warped flat, is read by
+``read_face`` (``belote-table vision eval`` on a ``DIR/<CARD>/`` folder, and deck
+enrollment's pictures). Each picture's answer is right (its card; for a card that is
+no belote card, 2 to 6, a back or a joker: no card), unknown (no card named, for a
+belote card) or wrong (another card named, or a card named for one that is none).
+
+Sets, each card face once:
+
+1. The deck designs held out of training (``vision.lab.decks.HELD_OUT``), as printed
+   (the cached art, 250 x 350) and as a phone photo of it (smaller, 180 x 252,
+   slightly blurred, JPEG quality 85): the 32 belote cards, the 2-6, the back and the
+   joker.
+2. The same designs with the indices of a French deck printed over theirs
+   (``art-<design>-fr``: serif R/D/V, aces "1" or "A"), both ways.
+3. The designs trained on, both ways (trained on: not a measure of a design never seen).
+4. The real photos' ``cards/`` crops of the held-out bursts (``split_of``: ``test``).
+
+Nothing here is tuned on. Prints the figures and writes ``benchmarks/card_faces.json``.
+
+    .venv/bin/python benchmarks/card_faces.py [--model PATH] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from scorer.cards import CARD_CODES  # noqa: E402
+from vision.lab import decks, render  # noqa: E402
+from vision.lab.dataset import REAL_CARDS, split_of  # noqa: E402
+from vision.reader import CardReader, load_image  # noqa: E402
+
+OUT = ROOT / "benchmarks" / "card_faces.json"
+NOT_BELOTE = tuple(f"{r}{s}" for r in "23456" for s in "SHDC") + ("BACK", "JOKER")
+PHOTO_SIZE = (180, 252)
+
+
+def as_photo(face: np.ndarray) -> np.ndarray:
+    """A printed face as a phone photo of it: smaller, a little blurred, JPEG."""
+    small = cv2.resize(face, PHOTO_SIZE, interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), 0.9)
+    ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    if not ok:
+        raise RuntimeError("cannot encode a picture")
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+class Answers:
+    """Right, unknown and wrong answers, for belote cards and for the others."""
+
+    def __init__(self) -> None:
+        self.n: Counter[str] = Counter()
+        self.wrong: Counter[str] = Counter()
+
+    def add(self, truth: str, read: str | None) -> None:
+        belote = truth in CARD_CODES
+        kind = "belote" if belote else "not_belote"
+        if read == (truth if belote else None):
+            self.n[f"{kind}_right"] += 1
+        elif read is None:
+            self.n[f"{kind}_unknown"] += 1
+        else:
+            self.n[f"{kind}_wrong"] += 1
+            self.wrong[f"{truth}->{read}"] += 1
+
+    def figures(self) -> dict[str, Any]:
+        b = sum(self.n[f"belote_{k}"] for k in ("right", "unknown", "wrong"))
+        o = sum(self.n[f"not_belote_{k}"] for k in ("right", "wrong"))
+        return {"belote_cards": b, "read_right": self.n["belote_right"],
+                "unknown": self.n["belote_unknown"], "misread": self.n["belote_wrong"],
+                "accuracy": round(self.n["belote_right"] / b, 4) if b else None,
+                "other_faces": o, "other_named_a_card": self.n["not_belote_wrong"],
+                "wrong": dict(self.wrong.most_common())}
+
+
+def _faces(style: str, codes: tuple[str, ...]) -> Iterator[tuple[str, np.ndarray]]:
+    rng = np.random.default_rng(0)
+    for code in codes:
+        yield code, render.render_card(code, style, rng)
+
+
+def design_faces(reader: CardReader, designs: list[str], suffix: str = "") -> dict[str, Any]:
+    """Each design's faces (``art-<design><suffix>``), as printed and as a photo."""
+    out: dict[str, Any] = {"designs": designs}
+    for way in ("printed", "photo"):
+        total = Answers()
+        for design in designs:
+            for code, face in _faces(f"art-{design}{suffix}", CARD_CODES + NOT_BELOTE):
+                picture = face if way == "printed" else as_photo(face)
+                found = reader.read_face(picture)
+                total.add(code, found.code if found else None)
+        out[way] = total.figures()
+    return out
+
+
+def real_cards(reader: CardReader) -> dict[str, Any]:
+    """The ``cards/`` crops of the real photos' held-out bursts."""
+    answers = Answers()
+    folder = REAL_CARDS / "cards"
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
+        for path in sorted(sub.iterdir()):
+            if split_of(path.name) != "test":
+                continue
+            found = reader.read_face(load_image(path))
+            answers.add(sub.name, found.code if found else None)
+    return {"split": "test (bursts 4 and 5 of the session)", **answers.figures()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--model", help="classifier .onnx (default: the shipped model)")
+    p.add_argument("--out", default=str(OUT))
+    args = p.parse_args(argv)
+    manifest = decks.load_manifest()
+    if manifest is None:
+        p.error("no deck designs cached: run belote-table vision decks first")
+    t0 = time.time()
+    reader = CardReader(args.model)
+    render.art_styles(held_out=None, french_art=True)
+    held = list(manifest["held_out"])
+    trained = [d for d in manifest["designs"] if d not in held]
+    result: dict[str, Any] = {
+        "benchmark": "pictures of one card each, read by read_face",
+        "measured": time.strftime("%Y-%m-%d", time.gmtime()),
+        "model": args.model or "shipped",
+        "held_out_designs": design_faces(reader, held),
+        "held_out_designs_french_indices": design_faces(reader, held, "-fr"),
+        "trained_designs": design_faces(reader, trained),
+        "real_cards": real_cards(reader)}
+    result["seconds"] = round(time.time() - t0, 1)
+    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    for key in ("held_out_designs", "held_out_designs_french_indices", "trained_designs"):
+        for way in ("printed", "photo"):
+            f = result[key][way]
+            print(f"{key}, {way}: {f['read_right']}/{f['belote_cards']} right, "
+                  f"{f['misread']} misread, {f['other_named_a_card']} of {f['other_faces']} "
+                  f"other faces named a card")
+    f = result["real_cards"]
+    print(f"real cards/ crops (test): {f['read_right']}/{f['belote_cards']} right, "
+          f"{f['misread']} misread")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
