@@ -1,0 +1,32 @@
+"""The single-card benchmark's counting (``benchmarks/card_faces.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from benchmarks.card_faces import PHOTO_SIZE, Answers, as_photo
+
+
+def test_answers_count_right_unknown_and_misread_for_belote_and_other_faces():
+    a = Answers()
+    a.add("QH", "QH")
+    a.add("QH", None)
+    a.add("QH", "TH")
+    a.add("6C", None)  # no belote card, none named: right
+    a.add("6C", "9C")  # a card named for a 6: wrong
+    a.add("BACK", None)
+    f = a.figures()
+    assert (f["belote_cards"], f["read_right"], f["unknown"], f["misread"]) == (3, 1, 1, 1)
+    assert f["accuracy"] == round(1 / 3, 4)
+    assert (f["other_faces"], f["other_named_a_card"]) == (3, 1)
+    assert f["wrong"] == {"QH->TH": 1, "6C->9C": 1}
+
+
+def test_a_face_as_a_photo_is_smaller_and_softer():
+    rng = np.random.default_rng(0)
+    face = rng.integers(0, 256, (350, 250, 3), dtype=np.uint8)
+    photo = as_photo(face)
+    assert photo.shape == (PHOTO_SIZE[1], PHOTO_SIZE[0], 3) and photo.dtype == np.uint8
+    # Blurred: neighbouring pixels differ less than in the noise it was made from.
+    assert np.abs(np.diff(photo.astype(int), axis=1)).mean() < \
+        np.abs(np.diff(face.astype(int), axis=1)).mean() / 2
