@@ -187,6 +187,12 @@ def get_style(style: DeckStyle | str | None, rng: np.random.Generator | None = N
                           f"{', '.join(_STYLE_BY_NAME)}") from None
 
 
+def register_style(style: DeckStyle) -> None:
+    """Make ``style`` known by its name to :func:`get_style` (and so to the annotations of
+    the scenes drawn with it), e.g. a :func:`with_style` variant for a benchmark."""
+    _STYLE_BY_NAME[style.name] = style
+
+
 def art_styles(root: Path | None = None, held_out: bool | None = False,
                french_art: bool = False) -> list[DeckStyle]:
     """Styles of the real deck designs cached by :mod:`vision.lab.decks` (none when the

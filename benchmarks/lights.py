@@ -1,0 +1,161 @@
+"""Benchmark of the reader where colour says nothing of the suit: warm and red light, and
+black decks printed in one gold or silver ink.
+
+A card in such a frame must be read right or left unknown, never named wrong: the suit
+has to come from the sign's shape. (Grey frames: ``benchmarks/real_decks.py``.)
+
+1. The deck designs held out of training (``vision.lab.decks.HELD_OUT``), the frames of
+   ``benchmarks/real_decks.py`` (seeds 9701..., the first ``--frames`` of each), read as
+   they are, lit warm (blue 0.45-0.7, green 0.7-0.85) and lit red (blue 0.25-0.45,
+   green 0.45-0.6): the whole frame, table and all.
+2. Black decks: four procedural styles (French and English indices) with black paper
+   and every sign in one ink, gold or silver (``--black-frames`` frames of each, seeds
+   9851...).
+
+For each: the cards a person could read, those read right, and the cards named that are
+not in the frame (misread). Nothing here is tuned on. Prints the figures and writes
+``benchmarks/lights.json``.
+
+    .venv/bin/python benchmarks/lights.py [--frames 20] [--black-frames 12] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from vision.lab import decks, render  # noqa: E402
+from vision.lab.evaluate import SAVED_QUALITY, design_frames, design_styles  # noqa: E402
+from vision.reader import CardReader  # noqa: E402
+
+OUT = ROOT / "benchmarks" / "lights.json"
+# Channel gains (blue, green; red stays 1) of each light, drawn per frame.
+LIGHTS: dict[str, tuple[tuple[float, float], tuple[float, float]]] = {
+    "warm": ((0.45, 0.7), (0.7, 0.85)),
+    "red": ((0.25, 0.45), (0.45, 0.6)),
+}
+BLACK_PAPER = (28, 26, 24)
+INKS = {"gold": (60, 180, 215), "silver": (200, 200, 200)}  # BGR
+BLACK_BASES = ("fr-grimaud", "fr-printed-serif", "fr-ducale", "en-bicycle")
+
+
+def lit(frame: np.ndarray, light: str, rng: np.random.Generator) -> np.ndarray:
+    """``frame`` (BGR) under a ``LIGHTS`` light: blue and green fall, red stays."""
+    (b0, b1), (g0, g1) = LIGHTS[light]
+    gain = np.array([rng.uniform(b0, b1), rng.uniform(g0, g1), 1.0], np.float32)
+    return np.clip(frame.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
+def black_style(base: str, ink: str) -> str:
+    """The name of ``base`` printed on black paper in one ``ink`` (registered)."""
+    style = render.with_style(render.get_style(base), name=f"{base}-black-{ink}",
+                              paper=BLACK_PAPER, red=INKS[ink], black=INKS[ink])
+    render.register_style(style)
+    return style.name
+
+
+def black_frames(style: str, n: int, seed: int
+                 ) -> Iterator[tuple[np.ndarray, set[str], set[str]]]:
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        frame, things = render.render_scene(rng, n_cards=int(rng.integers(4, 9)), style=style)
+        ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, SAVED_QUALITY])
+        if not ok:
+            raise RuntimeError("cannot encode a frame")
+        readable = {a["code"] for a in things if a["belote"] and a["readable"]}
+        present = {a["code"] for a in things
+                   if a["belote"] and (a["index_boxes"] or a["visible_fraction"] > 0)}
+        yield cv2.imdecode(buf, cv2.IMREAD_COLOR), readable, present
+
+
+class Count:
+    def __init__(self) -> None:
+        self.cards = self.right = self.misread = 0
+        self.examples: list[str] = []
+
+    def add(self, reader: CardReader, frame: np.ndarray, readable: set[str],
+            present: set[str]) -> None:
+        read = {d.code for d in reader.read(frame) if d.code is not None}
+        self.cards += len(readable)
+        self.right += len(read & readable)
+        wrong = sorted(read - present)
+        self.misread += len(wrong)
+        self.examples += [f"{c} (in the frame: {' '.join(sorted(present))})" for c in wrong]
+
+    def figures(self) -> dict[str, Any]:
+        return {"cards": self.cards, "read_right": self.right,
+                "recall": round(self.right / self.cards, 4) if self.cards else None,
+                "misread": self.misread, "misread_cards": self.examples}
+
+
+def held_out_lights(reader: CardReader, designs: list[str], n: int) -> dict[str, Any]:
+    counts = {k: Count() for k in ("as_is", *LIGHTS)}
+    rng = np.random.default_rng(9841)
+    for k, design in enumerate(designs):
+        for frame, readable, present in design_frames(design_styles(design), n, 9701 + k):
+            counts["as_is"].add(reader, frame, readable, present)
+            for light in LIGHTS:
+                counts[light].add(reader, lit(frame, light, rng), readable, present)
+    return {"designs": designs, "frames_per_design": n,
+            **{k: c.figures() for k, c in counts.items()}}
+
+
+def black_decks(reader: CardReader, n: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"bases": list(BLACK_BASES), "frames_per_style": n,
+                           "paper_bgr": list(BLACK_PAPER)}
+    for ink in INKS:
+        count = Count()
+        for k, base in enumerate(BLACK_BASES):
+            for frame, readable, present in black_frames(black_style(base, ink), n, 9851 + k):
+                count.add(reader, frame, readable, present)
+        out[ink] = count.figures()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--frames", type=int, default=20, help="frames per held-out design")
+    p.add_argument("--black-frames", type=int, default=12, help="frames per black style")
+    p.add_argument("--model", help="classifier .onnx (default: the shipped model)")
+    p.add_argument("--out", default=str(OUT))
+    args = p.parse_args(argv)
+    if args.frames < 1 or args.black_frames < 1:
+        p.error("--frames and --black-frames: expected a whole number from 1")
+    manifest = decks.load_manifest()
+    if manifest is None:
+        p.error("no deck designs cached: run belote-table vision decks first")
+    t0 = time.time()
+    reader = CardReader(args.model)
+    render.art_styles(held_out=True)
+    result: dict[str, Any] = {
+        "benchmark": "the reader under warm and red light, and on black decks in one ink",
+        "measured": time.strftime("%Y-%m-%d", time.gmtime()),
+        "model": args.model or "shipped",
+        "held_out_designs": held_out_lights(reader, list(manifest["held_out"]), args.frames),
+        "black_decks": black_decks(reader, args.black_frames)}
+    result["seconds"] = round(time.time() - t0, 1)
+    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    for key in ("as_is", *LIGHTS):
+        f = result["held_out_designs"][key]
+        print(f"held-out designs, {key}: {f['read_right']}/{f['cards']} read, "
+              f"{f['misread']} misread")
+    for ink in INKS:
+        f = result["black_decks"][ink]
+        print(f"black decks, {ink} ink: {f['read_right']}/{f['cards']} read, "
+              f"{f['misread']} misread")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
