@@ -240,36 +240,54 @@ class CardReader:
     def read_face(self, image: np.ndarray) -> Detection | None:
         """Read an image that is a single card face filling the picture (a warped card).
 
-        Design B's detector and classifier look for the indices anywhere in the
-        picture (a warp that cut an index off, or a photo with a wide margin, still
-        has one somewhere); the surest of its sure reads is taken. Where B reads
-        nothing surely, design A's corner model (shipped beside B's, trained on
-        drawn cards only) reads the picture's corners, the whole picture being the
-        card's outline; its sure read is taken only where B found no index at all,
-        or where B's likeliest card for one of the indices it doubts is the same
-        card: A alone misreads courts of real designs it never saw (a queen with a
-        crown read as a ten), which B reads right or leaves unknown.
+        A picture much larger than the cards the reader was trained on (over
+        ``FACE_LARGE`` times ``FACE_SIDE`` pixels on its longer side) is read first
+        brought down to ``FACE_SIDE`` (the detector boxes a big index poorly), then,
+        with no sure read there, as it is (a photo with a wide margin, where the card is
+        smaller than the picture).
+
+        Each time, design B's detector and classifier look for the indices anywhere in
+        the picture (a warp that cut an index off still has one somewhere); the surest
+        of its sure reads is taken. Where B reads nothing surely, design A's corner
+        model (shipped beside B's, trained on drawn cards only) reads the picture's
+        corners, the whole picture being the card's outline; its sure read is taken only
+        where B found no index at all, or where B's likeliest card for one of the
+        indices it doubts is the same card: A alone misreads courts of real designs it
+        never saw (a queen with a crown read as a ten), which B reads right or leaves
+        unknown.
 
         A warp can also get the card's sides wrong: a card lying across the
         photo, warped into an upright picture, has its long side squeezed onto
         the short one and its indices squashed to two thirds of their width.
         So when nothing is read surely, the picture is read again stretched to
-        the other shape (``w x h`` as ``h x w``). With no sure read either way,
-        the first doubtful answer is given.
+        the other shape (``w x h`` as ``h x w``). With no sure read at all, the
+        first doubtful answer is given.
         """
         image = np.asarray(image)
         self._to_gray(image)  # a bad picture fails early, with a clear message
+        h, w = image.shape[:2]
+        k = FACE_SIDE / max(h, w)
+        doubt = None
+        if max(h, w) > FACE_LARGE * FACE_SIDE:
+            size = (max(int(round(w * k)), 1), max(int(round(h * k)), 1))
+            small = self._read_face_shapes(cv2.resize(image, size, interpolation=cv2.INTER_AREA))
+            if small is not None and small.code is not None:
+                return _scaled(small, w / size[0], h / size[1])
+            doubt = None if small is None else _scaled(small, w / size[0], h / size[1])
+        found = self._read_face_shapes(image)
+        if found is not None and found.code is not None:
+            return found
+        return doubt if doubt is not None else found
+
+    def _read_face_shapes(self, image: np.ndarray) -> Detection | None:
+        """The picture read as it is, then (with no sure read) at the other shape."""
         h, w = image.shape[:2]
         first = self._read_face_once(image)
         if first is not None and first.code is not None or min(h, w) < 2:
             return first
         other = self._read_face_once(cv2.resize(image, (h, w), interpolation=cv2.INTER_LINEAR))
         if other is not None and other.code is not None:
-            # Positions back in the picture's own pixels.
-            sx, sy = w / h, h / w
-            quad = [[x * sx, y * sy] for x, y in other.quad]
-            return Detection(other.code, other.confidence, quad,
-                             (other.center[0] * sx, other.center[1] * sy))
+            return _scaled(other, w / h, h / w)  # positions back in the picture's pixels
         return first
 
     def _read_face_once(self, image: np.ndarray) -> Detection | None:
@@ -316,6 +334,22 @@ PAIR_SPAN = (2.5, 6.5)
 OVERLAP = 0.5
 # A closer look that gives another card this chance contradicts a sure read.
 RIVAL_DOUBT = 0.1
+
+
+#: A single card's picture larger than this (pixels, its longer side) is read first brought
+#: down to it: the height of a card in the frames the reader was trained on (17 to 36 %
+#: of a 720-pixel frame: 122 to 260 pixels). Chosen on the faces of the designs trained
+#: on (``benchmarks/card_faces.py``), among 300, 240, 200 and 160. A picture up to
+#: FACE_LARGE times as large is read as it is: brought down by less, the phone photos of
+#: those designs' faces (252 pixels) were misread more often, for few cards more read.
+FACE_SIDE = 200
+FACE_LARGE = 1.5
+
+
+def _scaled(found: Detection, sx: float, sy: float) -> Detection:
+    """``found`` with its positions scaled by ``sx``, ``sy``."""
+    return Detection(found.code, found.confidence, [[x * sx, y * sy] for x, y in found.quad],
+                     (found.center[0] * sx, found.center[1] * sy), found.guess)
 
 
 def rival_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,

@@ -108,10 +108,13 @@ def test_a_card_warped_across_the_picture_is_named(reader):
         squeezed = cv2.resize(np.ascontiguousarray(np.rot90(face)), (w, h))
         found = reader.read_face(squeezed)
         assert found is not None and found.code == code, (code, found)
-        # In the picture's own pixels (a loose index box may stick out of it a little).
+        # In the picture's own pixels: spanning the card's two indices, at opposite
+        # corners (a loose index box, read on the picture brought down to FACE_SIDE, may
+        # stick out of it a little).
         quad = np.asarray(found.quad)
-        assert (quad[:, 0] >= -0.1 * w).all() and (quad[:, 0] <= 1.1 * w).all()
-        assert (quad[:, 1] >= -0.1 * h).all() and (quad[:, 1] <= 1.1 * h).all()
+        assert (quad[:, 0] >= -0.15 * w).all() and (quad[:, 0] <= 1.15 * w).all()
+        assert (quad[:, 1] >= -0.15 * h).all() and (quad[:, 1] <= 1.15 * h).all()
+        assert np.ptp(quad[:, 0]) >= 0.6 * w and np.ptp(quad[:, 1]) >= 0.6 * h
 
 
 def test_read_face_stretches_the_picture_when_nothing_is_sure(reader, monkeypatch):
@@ -122,7 +125,9 @@ def test_read_face_stretches_the_picture_when_nothing_is_sure(reader, monkeypatc
     from vision.lab.render import render_card
     from vision.reader import CardReader
 
-    face = render_card("QS", None, np.random.default_rng(6))
+    # No larger than FACE_SIDE: read at its own size first.
+    face = cv2.resize(render_card("QS", None, np.random.default_rng(6)), (140, 196),
+                      interpolation=cv2.INTER_AREA)
     h, w = face.shape[:2]
     squeezed = cv2.resize(np.ascontiguousarray(np.rot90(face)), (w, h))
     seen = []
@@ -143,6 +148,37 @@ def test_read_face_stretches_the_picture_when_nothing_is_sure(reader, monkeypatc
     scaled = np.asarray(straight.quad) * [w / h, h / w]
     assert np.allclose(found.quad, scaled)
     assert found.center == pytest.approx((straight.center[0] * w / h, straight.center[1] * h / w))
+
+
+def test_a_large_picture_is_read_brought_down_to_a_card_s_size_first(reader, monkeypatch):
+    """A picture over FACE_LARGE x FACE_SIDE is read at FACE_SIDE first (positions given back in
+    the picture's pixels); with no sure read there, at its own size."""
+    from vision.reader import FACE_SIDE, CardReader
+
+    seen = []
+    box = [[10.0, 10.0], [50.0, 10.0], [50.0, 60.0], [10.0, 60.0]]
+
+    def sure_when_small(self, image):
+        seen.append(image.shape[:2])
+        return Detection("QS" if max(image.shape[:2]) <= FACE_SIDE else None, 0.99, box,
+                         (30.0, 35.0))
+
+    monkeypatch.setattr(CardReader, "_read_face_once", sure_when_small)
+    found = reader.read_face(np.zeros((700, 500, 3), np.uint8))
+    assert seen == [(FACE_SIDE, 143)]
+    assert found is not None and found.code == "QS"
+    assert found.quad[2] == pytest.approx([50.0 * 500 / 143, 60.0 * 700 / FACE_SIDE])
+
+    seen.clear()
+
+    def sure_when_large(self, image):
+        seen.append(image.shape[:2])
+        return Detection("QS" if max(image.shape[:2]) > FACE_SIDE else None, 0.99, box)
+
+    monkeypatch.setattr(CardReader, "_read_face_once", sure_when_large)
+    found = reader.read_face(np.zeros((700, 500, 3), np.uint8))
+    assert seen == [(FACE_SIDE, 143), (143, FACE_SIDE), (700, 500)]
+    assert found is not None and found.code == "QS" and found.quad == box
 
 
 def test_real_cards_warped_across_the_picture_are_named(reader, real_cards):
