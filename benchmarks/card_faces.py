@@ -8,13 +8,15 @@ belote card) or wrong (another card named, or a card named for one that is none)
 
 Sets, each card face once:
 
-1. The deck designs held out of training (``vision.lab.decks.HELD_OUT``), as printed
-   (the cached art, 250 x 350) and as a phone photo of it (smaller, 180 x 252,
-   slightly blurred, JPEG quality 85): the 32 belote cards, the 2-6, the back and the
-   joker.
+1. The deck designs held out of training (``vision.lab.decks.HELD_OUT``), three ways:
+   as printed (the cached art, 250 x 350), as a phone photo of it (smaller, 180 x 252,
+   slightly blurred, JPEG quality 85) and as a phone photo flattened by a warp (500 x
+   700, corners up to 3 % off, lit unevenly, noisy, blurred, JPEG 80): the 32 belote
+   cards, the 2-6, the back and the joker.
 2. The same designs with the indices of a French deck printed over theirs
-   (``art-<design>-fr``: serif R/D/V, aces "1" or "A"), both ways.
-3. The designs trained on, both ways (trained on: not a measure of a design never seen).
+   (``art-<design>-fr``: serif R/D/V, aces "1" or "A"), the three ways.
+3. The designs trained on, the three ways (trained on: not a measure of a design never
+   seen).
 4. The real photos' ``cards/`` crops of the held-out bursts (``split_of``: ``test``).
 
 Nothing here is tuned on. Prints the figures and writes ``benchmarks/card_faces.json``.
@@ -47,6 +49,8 @@ from vision.reader import CardReader, load_image  # noqa: E402
 OUT = ROOT / "benchmarks" / "card_faces.json"
 NOT_BELOTE = tuple(f"{r}{s}" for r in "23456" for s in "SHDC") + ("BACK", "JOKER")
 PHOTO_SIZE = (180, 252)
+FLAT_SIZE = (500, 700)
+WAYS = ("printed", "photo", "flattened")
 
 
 def as_photo(face: np.ndarray) -> np.ndarray:
@@ -54,6 +58,30 @@ def as_photo(face: np.ndarray) -> np.ndarray:
     small = cv2.resize(face, PHOTO_SIZE, interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, (0, 0), 0.9)
     ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    if not ok:
+        raise RuntimeError("cannot encode a picture")
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+def as_flattened(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A printed face as a phone photo of it flattened by a warp (``FLAT_SIZE``): enlarged,
+    its corners a little off (up to 3 % of its sides), lit unevenly, noisy, JPEG 80."""
+    h, w = face.shape[:2]
+    fw, fh = FLAT_SIZE
+    src = np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]])
+    dst = np.float32([[0, 0], [fw - 1, 0], [fw - 1, fh - 1], [0, fh - 1]])
+    dst += rng.uniform(-0.03, 0.03, (4, 2)).astype(np.float32) * np.float32([fw, fh])
+    warp = cv2.getPerspectiveTransform(src, dst)
+    big = cv2.warpPerspective(face, warp, FLAT_SIZE, flags=cv2.INTER_CUBIC,
+                              borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    # Light falling off across the card from one side, and sensor noise.
+    yy, xx = np.mgrid[0:fh, 0:fw].astype(np.float32)
+    angle = rng.uniform(0, 2 * np.pi)
+    ramp = (np.cos(angle) * xx / fw + np.sin(angle) * yy / fh)
+    light = 1.0 - rng.uniform(0.1, 0.35) * (ramp - ramp.min()) / max(float(np.ptp(ramp)), 1e-6)
+    big = big * light[..., None] + rng.normal(0, 4, big.shape)
+    big = cv2.GaussianBlur(np.clip(big, 0, 255).astype(np.uint8), (0, 0), 1.2)
+    ok, buf = cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 80])
     if not ok:
         raise RuntimeError("cannot encode a picture")
     return cv2.imdecode(buf, cv2.IMREAD_COLOR)
@@ -96,11 +124,13 @@ def _faces(style: str, codes: tuple[str, ...]) -> Iterator[tuple[str, np.ndarray
 def design_faces(reader: CardReader, designs: list[str], suffix: str = "") -> dict[str, Any]:
     """Each design's faces (``art-<design><suffix>``), as printed and as a photo."""
     out: dict[str, Any] = {"designs": designs}
-    for way in ("printed", "photo"):
+    for way in WAYS:
         total = Answers()
+        rng = np.random.default_rng(9871)
         for design in designs:
             for code, face in _faces(f"art-{design}{suffix}", CARD_CODES + NOT_BELOTE):
-                picture = face if way == "printed" else as_photo(face)
+                picture = (face if way == "printed" else as_photo(face) if way == "photo"
+                           else as_flattened(face, rng))
                 found = reader.read_face(picture)
                 total.add(code, found.code if found else None)
         out[way] = total.figures()
@@ -144,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     result["seconds"] = round(time.time() - t0, 1)
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     for key in ("held_out_designs", "held_out_designs_french_indices", "trained_designs"):
-        for way in ("printed", "photo"):
+        for way in WAYS:
             f = result[key][way]
             print(f"{key}, {way}: {f['read_right']}/{f['belote_cards']} right, "
                   f"{f['misread']} misread, {f['other_named_a_card']} of {f['other_faces']} "
