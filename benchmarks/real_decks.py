@@ -205,9 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.frames < 1 or args.synthetic < 0:
         p.error("--frames: expected a whole number from 1; --synthetic: from 0")
-    manifest = decks.load_manifest()
-    if manifest is None:
-        p.error("no deck designs cached: run belote-table vision decks first")
+    manifest = decks.manifest_or_exit(p)
     t0 = time.time()
     reader = CardReader(args.model)
     render.art_styles(held_out=True, french_art=True)

@@ -25,3 +25,20 @@ def test_a_black_deck_is_dark_paper_with_every_sign_in_one_ink():
     assert style.paper == BLACK_PAPER and style.red == style.black == INKS["gold"]
     frame, readable, present = next(black_frames(name, 1, 5))
     assert frame.shape == (720, 1280, 3) and readable <= present and readable
+
+
+def test_a_benchmark_without_the_cached_designs_says_how_to_make_them(tmp_path, capsys):
+    import argparse
+    import json
+
+    import pytest
+
+    from vision.lab.decks import manifest_or_exit
+
+    parser = argparse.ArgumentParser(prog="bench")
+    with pytest.raises(SystemExit) as stopped:
+        manifest_or_exit(parser, tmp_path)
+    assert stopped.value.code == 2
+    assert "belote-table vision decks" in capsys.readouterr().err
+    (tmp_path / "decks.json").write_text(json.dumps({"designs": {}, "held_out": []}))
+    assert manifest_or_exit(parser, tmp_path) == {"designs": {}, "held_out": []}

@@ -98,8 +98,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # OpenCV's own thread pool does not survive a fork; the workers are the parallelism.
     cv2.setNumThreads(1)
-    if decks.load_manifest() is None:
-        p.error("no deck designs cached: run belote-table vision decks first")
+    decks.manifest_or_exit(p)
     detector = args.detector or MODELS / "index_detector.onnx"
     args.out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()

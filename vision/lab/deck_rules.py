@@ -149,9 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--head", default="prototype", choices=sorted(HEADS))
     p.add_argument("--out", default=str(OUT))
     args = p.parse_args(argv)
-    manifest = decks.load_manifest()
-    if manifest is None:
-        p.error("no deck designs cached: run belote-table vision decks first")
+    manifest = decks.manifest_or_exit(p)
     t0 = time.time()
     render.art_styles(held_out=False)
     reader = CardReader()

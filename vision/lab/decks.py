@@ -20,6 +20,7 @@ would teach the reader that a leaf is a spade.
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
 import subprocess
@@ -257,3 +258,15 @@ def load_manifest(root: Path = DATA) -> dict | None:
     """The cache's manifest, or None when :func:`build` has not run."""
     path = root / "decks.json"
     return json.loads(path.read_text()) if path.is_file() else None
+
+
+#: What a command needing the cached designs says when they are not there.
+NOT_CACHED = "no deck designs cached: run belote-table vision decks first"
+
+
+def manifest_or_exit(parser: argparse.ArgumentParser, root: Path | None = None) -> dict:
+    """The cache's manifest; without one, ``parser`` exits saying how to make it."""
+    manifest = load_manifest(root or DATA)
+    if manifest is None:
+        parser.error(NOT_CACHED)
+    return manifest

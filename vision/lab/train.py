@@ -736,10 +736,11 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
     prefix, box_tag = "v", ""  # the cache names of the first styles' frames, as they were
     if decks:
         from vision.lab import render
+        from vision.lab.decks import NOT_CACHED
 
         added = render.use_extra_styles()
         if not any(st.art for st in added):
-            raise ValueError("no deck designs cached: run belote-table vision decks first")
+            raise ValueError(NOT_CACHED)
         prefix = box_tag = "d"
         summary_decks = sorted({st.art for st in added if st.art})
     shards = []
