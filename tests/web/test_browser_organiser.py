@@ -220,6 +220,35 @@ def test_every_page_is_french_on_the_phone_and_the_club_screen(
             shot(page, artifacts, f"{size}-{name}")
 
 
+def test_a_late_answer_never_takes_the_page_back_to_an_earlier_state(
+        table: dict[str, Any], phone: Any) -> None:
+    """The answer to the contract arrives after the stream has brought the next hand (a
+    slow phone, a busy table): the page stays on the next hand, its entry offered."""
+    new_game(table, settings={"hands": 3})
+    log_in(phone, table)
+    expect()(phone.locator("#hand-no")).to_have_text("1 sur 3")
+    held: list[tuple[Any, Any]] = []
+
+    def hold_back(route: Any) -> None:
+        held.append((route, route.fetch()))  # stored on the table, answer held back
+
+    phone.route("**/api/contract", hold_back)
+    phone.select_option("#k-taker", "S")
+    phone.select_option("#k-value", "100")
+    phone.select_option("#k-trump", "D")
+    phone.click("#set-contract")
+    expect()(phone.locator("#contract")).to_contain_text("100")  # brought by the stream
+    api(table, "/api/tally", {"points": {"NS": 140, "EW": 22}, "tricks": {"NS": 7, "EW": 1}})
+    expect()(phone.locator("#hand-no")).to_have_text("2 sur 3")
+    assert len(held) == 1
+    route, response = held[0]
+    route.fulfill(response=response)
+    expect()(phone.locator("#message")).to_contain_text("✓")  # the late answer is in
+    expect()(phone.locator("#hand-no")).to_have_text("2 sur 3")
+    expect()(phone.locator("#set-contract")).to_be_visible()
+    phone.unroute("**/api/contract")
+
+
 def test_quick_entry_starts_blank_each_hand_end_now_and_same_teams(
         table: dict[str, Any], phone: Any, artifacts: Path) -> None:
     first = new_game(table, settings={"hands": 3, "minutes": 45})

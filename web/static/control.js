@@ -27,7 +27,7 @@ async function send(path, body) {
     const answer = await r.json().catch(() => ({error: r.statusText}));
     if (!r.ok) { say(answer.error || r.statusText, true); return null; }
     say("✓ " + (answer.message || ""), false);
-    if (answer.state) { window.beloteState = answer.state; renderTable(answer.state); }
+    if (answer.state) showState(answer.state);
     return answer;
   } catch (e) {
     say(String(e), true);

@@ -224,6 +224,19 @@ function showAlert(a) {
   alertTimer = setTimeout(() => { line.hidden = true; }, 8000);
 }
 
+/* Whether state ``s`` may replace the one shown: not an older state of the same game
+   (fewer events stored). An answer to a request can arrive after the stream has
+   already brought a later state (the next hand): shown, it would take the page back. */
+function newerState(s) {
+  const cur = window.beloteState;
+  return !cur || s.game_id !== cur.game_id || (s.events ?? 0) >= (cur.events ?? 0);
+}
+function showState(s) {
+  if (!newerState(s)) return;
+  window.beloteState = s;
+  renderTable(s);
+}
+
 /* EventSource reconnects by itself and sends Last-Event-ID; the server then
    sends the current state if anything was missed. */
 function connect() {
@@ -237,7 +250,7 @@ function connect() {
     // HTTP error (server full, restarting behind a proxy): try again later.
     if (source.readyState === EventSource.CLOSED) setTimeout(connect, 5000);
   });
-  source.addEventListener("state", e => { window.beloteState = JSON.parse(e.data); renderTable(window.beloteState); });
+  source.addEventListener("state", e => showState(JSON.parse(e.data)));
   source.addEventListener("status", e => {
     const status = JSON.parse(e.data);
     renderStatus(status);
