@@ -30,3 +30,17 @@ def test_a_face_as_a_photo_is_smaller_and_softer():
     # Blurred: neighbouring pixels differ less than in the noise it was made from.
     assert np.abs(np.diff(photo.astype(int), axis=1)).mean() < \
         np.abs(np.diff(face.astype(int), axis=1)).mean() / 2
+
+
+def test_a_face_as_a_flattened_photo_is_enlarged_and_repeats_with_its_seed():
+    from benchmarks.card_faces import FLAT_SIZE, as_flattened
+
+    face = np.full((350, 250, 3), 230, np.uint8)
+    face[20:60, 15:45] = 20  # an index-like dark mark in the top-left corner
+    one = as_flattened(face, np.random.default_rng(3))
+    again = as_flattened(face, np.random.default_rng(3))
+    assert one.shape == (FLAT_SIZE[1], FLAT_SIZE[0], 3)
+    assert (one == again).all()
+    # The mark is still there, enlarged about twice, near the same corner.
+    corner = one[: FLAT_SIZE[1] // 4, : FLAT_SIZE[0] // 4].mean(axis=2)
+    assert (corner < 100).sum() > 2 * 40 * 30
