@@ -25,18 +25,16 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from vision.lab import decks, render  # noqa: E402
-from vision.lab.evaluate import SAVED_QUALITY, design_frames, design_styles  # noqa: E402
+from vision.lab.evaluate import design_frames, design_styles  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "lights.json"
@@ -63,20 +61,6 @@ def black_style(base: str, ink: str) -> str:
                               paper=BLACK_PAPER, red=INKS[ink], black=INKS[ink])
     render.register_style(style)
     return style.name
-
-
-def black_frames(style: str, n: int, seed: int
-                 ) -> Iterator[tuple[np.ndarray, set[str], set[str]]]:
-    rng = np.random.default_rng(seed)
-    for _ in range(n):
-        frame, things = render.render_scene(rng, n_cards=int(rng.integers(4, 9)), style=style)
-        ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, SAVED_QUALITY])
-        if not ok:
-            raise RuntimeError("cannot encode a frame")
-        readable = {a["code"] for a in things if a["belote"] and a["readable"]}
-        present = {a["code"] for a in things
-                   if a["belote"] and (a["index_boxes"] or a["visible_fraction"] > 0)}
-        yield cv2.imdecode(buf, cv2.IMREAD_COLOR), readable, present
 
 
 class Count:
@@ -117,7 +101,7 @@ def black_decks(reader: CardReader, n: int) -> dict[str, Any]:
     for ink in INKS:
         count = Count()
         for k, base in enumerate(BLACK_BASES):
-            for frame, readable, present in black_frames(black_style(base, ink), n, 9851 + k):
+            for frame, readable, present in design_frames([black_style(base, ink)], n, 9851 + k):
                 count.add(reader, frame, readable, present)
         out[ink] = count.figures()
     return out

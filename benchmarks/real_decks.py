@@ -50,6 +50,7 @@ from vision.lab import decks, render  # noqa: E402
 from vision.lab.dataset import REAL_CARDS, split_of  # noqa: E402
 from vision.lab.evaluate import (  # noqa: E402
     SAVED_QUALITY,
+    cards_in_sight,
     design_frames,
     design_styles,
     eval_card_folders,
@@ -80,6 +81,14 @@ class Tally:
         for code in read - truth:
             for k in ("all", *[k for k, r in KINDS.items() if code[0] in r]):
                 self.n[k][2] += 1
+
+    def add_figures(self, figures: dict[str, Any]) -> None:
+        """Count in another tally's :meth:`figures`."""
+        for k, n in self.n.items():
+            f = figures[k]
+            n[0] += f["cards"]
+            n[1] += f["read"]
+            n[2] += f["invented"]
 
     def figures(self) -> dict[str, Any]:
         out = {}
@@ -159,7 +168,7 @@ def enrolled_designs(reader: CardReader, designs: list[str], n: int) -> dict[str
                 out["designs"][design].update(own)
                 out["designs"][design]["other_design"] = {"design": designs[j],
                                                           "figures": other["figures"]}
-                _add(total, own["figures"])
+                total.add_figures(own["figures"])
                 print(f"{design}, deck enrolled: {json.dumps(own['figures']['all'])}; "
                       f"{designs[j]} with it: {json.dumps(other['figures']['all'])}")
         finally:
@@ -169,14 +178,6 @@ def enrolled_designs(reader: CardReader, designs: list[str], n: int) -> dict[str
     return out
 
 
-def _add(total: Tally, figures: dict[str, Any]) -> None:
-    for k in total.n:
-        f = figures[k]
-        total.n[k][0] += f["cards"]
-        total.n[k][1] += f["read"]
-        total.n[k][2] += f["invented"]
-
-
 def first_styles(reader: CardReader, n: int) -> dict[str, Any]:
     out = {}
     for name, seed, kind in (("eval-fr", 9001, "french"), ("eval-en", 9002, "english")):
@@ -184,9 +185,7 @@ def first_styles(reader: CardReader, n: int) -> dict[str, Any]:
         for _, frame, things, _ in synthetic_frames(n, seed, kind):
             ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, SAVED_QUALITY])
             frame = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-            readable = {a["code"] for a in things if a["belote"] and a["readable"]}
-            present = {a["code"] for a in things
-                       if a["belote"] and (a["index_boxes"] or a["visible_fraction"] > 0)}
+            readable, present = cards_in_sight(things)
             read = _read(reader, frame)
             tally.add(readable, read & readable | (read - present))
         out[name] = {"frames": n, "seed": seed, "figures": tally.figures()}
@@ -230,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"printed French: {json.dumps(result['printed_french']['figures']['all'])}")
     total = Tally()
     for d in result["held_out_designs"].values():
-        _add(total, d["figures"])
+        total.add_figures(d["figures"])
     result["held_out_total"] = total.figures()
     sets = [*result["held_out_designs"].values(), result["held_out_paris_french"],
             result["printed_french"]]

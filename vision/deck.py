@@ -57,8 +57,8 @@ Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in frame pixels
 # to any other enrolled card's looks by ``margin``, that card is the general model's
 # best card guess, and the general model gives 'none' less than ``none_below`` (see
 # ``Deck.judge``). The prototype head's: the loosest that named no wrong card on the
-# training designs (python -m vision.lab.deck_rules, benchmarks/deck_rules.json; 0.85 and
-# 0.10 before, which named 38 wrong cards there for 1010 right); the template head's:
+# training designs (python -m vision.lab.deck_rules, benchmarks/deck_rules.json, which
+# also counts what the rule before, 0.85 and 0.10, named there); the template head's:
 # chosen on vision.lab.enroll_bench.DEV_DESIGNS. Never chosen on the designs or photos
 # benchmarks/enroll.py and benchmarks/real_decks.py report.
 HEADS: dict[str, tuple[float, float, float]] = {

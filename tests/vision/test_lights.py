@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.lights import BLACK_PAPER, INKS, LIGHTS, black_frames, black_style, lit
+from benchmarks.lights import BLACK_PAPER, INKS, LIGHTS, black_style, lit
 
 
 def test_a_lit_frame_keeps_its_red_and_loses_blue_and_green():
@@ -23,7 +23,9 @@ def test_a_black_deck_is_dark_paper_with_every_sign_in_one_ink():
     name = black_style("fr-grimaud", "gold")
     style = get_style(name)
     assert style.paper == BLACK_PAPER and style.red == style.black == INKS["gold"]
-    frame, readable, present = next(black_frames(name, 1, 5))
+    from vision.lab.evaluate import design_frames
+
+    frame, readable, present = next(design_frames([name], 1, 5))
     assert frame.shape == (720, 1280, 3) and readable <= present and readable
 
 

@@ -207,9 +207,8 @@ def design_styles(design: str) -> list[str]:
 def design_frames(styles: list[str], n: int, seed: int):
     """``n`` frames of the given styles in turn, saved and read back as JPEG.
 
-    Yields ``(frame, readable, present)``: the decoded frame, the belote cards a person
-    could name in it, and all the belote cards in sight (naming one of those is no
-    invention). The same ``seed`` gives the same frames.
+    Yields ``(frame, readable, present)``: the decoded frame and its
+    :func:`cards_in_sight`. The same ``seed`` gives the same frames.
     """
     import cv2
     import numpy as np
@@ -224,10 +223,16 @@ def design_frames(styles: list[str], n: int, seed: int):
         if not ok:
             raise RuntimeError("cannot encode a frame")
         frame = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-        readable = {a["code"] for a in things if a["belote"] and a["readable"]}
-        present = {a["code"] for a in things
-                   if a["belote"] and (a["index_boxes"] or a["visible_fraction"] > 0)}
-        yield frame, readable, present
+        yield (frame, *cards_in_sight(things))
+
+
+def cards_in_sight(things: list[dict]) -> tuple[set[str], set[str]]:
+    """The belote cards of a rendered frame's annotations a person could name, and all
+    those in sight (naming one of these is no invention)."""
+    readable = {a["code"] for a in things if a["belote"] and a["readable"]}
+    present = {a["code"] for a in things
+               if a["belote"] and (a["index_boxes"] or a["visible_fraction"] > 0)}
+    return readable, present
 
 
 def make_synthetic_set(out: str | Path, n: int, seed: int, decks: str = "french",
