@@ -122,19 +122,17 @@ def _faces(style: str, codes: tuple[str, ...]) -> Iterator[tuple[str, np.ndarray
 
 
 def design_faces(reader: CardReader, designs: list[str], suffix: str = "") -> dict[str, Any]:
-    """Each design's faces (``art-<design><suffix>``), as printed and as a photo."""
-    out: dict[str, Any] = {"designs": designs}
-    for way in WAYS:
-        total = Answers()
-        rng = np.random.default_rng(9871)
-        for design in designs:
-            for code, face in _faces(f"art-{design}{suffix}", CARD_CODES + NOT_BELOTE):
-                picture = (face if way == "printed" else as_photo(face) if way == "photo"
-                           else as_flattened(face, rng))
-                found = reader.read_face(picture)
-                total.add(code, found.code if found else None)
-        out[way] = total.figures()
-    return out
+    """Each design's faces (``art-<design><suffix>``), each drawn once and read ``WAYS``."""
+    answers = {way: Answers() for way in WAYS}
+    rng = np.random.default_rng(9871)  # the flattened photos' warps, face after face
+    for design in designs:
+        for code, face in _faces(f"art-{design}{suffix}", CARD_CODES + NOT_BELOTE):
+            pictures = {"printed": face, "photo": as_photo(face),
+                        "flattened": as_flattened(face, rng)}
+            for way in WAYS:
+                found = reader.read_face(pictures[way])
+                answers[way].add(code, found.code if found else None)
+    return {"designs": designs, **{way: a.figures() for way, a in answers.items()}}
 
 
 def real_cards(reader: CardReader) -> dict[str, Any]:
