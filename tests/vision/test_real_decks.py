@@ -288,3 +288,24 @@ def test_art_mix_draws_french_indices_on_other_trained_courts_only(tmp_path, mon
     finally:
         render.EXTRA_STYLES.clear()
         render._art_face.cache_clear()
+
+
+def test_grey_is_the_mean_spread_of_a_sample_of_pixels():
+    """``is_grey`` is the mean, over every 7th pixel each way, of each pixel's largest
+    channel minus its smallest, under GREY_SPREAD: pictures just either side of it."""
+    from vision.reader import GREY_SPREAD, is_grey
+
+    rng = np.random.default_rng(5)
+    for spread in (0, 3, 5, 6, 7, 40):
+        base = rng.integers(0, 200, (130, 170, 1), dtype=np.uint8)
+        frame = np.repeat(base, 3, axis=2)
+        frame[..., 2] += np.uint8(spread)  # red this much above blue and green
+        sample = frame[::7, ::7].astype(np.int16)
+        expected = (sample.max(axis=2) - sample.min(axis=2)).mean() < GREY_SPREAD
+        assert is_grey(frame) == expected == (spread < GREY_SPREAD)
+    # Only every 7th pixel counts: colour elsewhere is not looked at.
+    frame = np.full((70, 70, 3), 128, np.uint8)
+    frame[1::7, :, 2] = 255
+    assert is_grey(frame)
+    frame[::7, ::7, 2] = 255
+    assert not is_grey(frame)
