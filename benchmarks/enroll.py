@@ -124,8 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     reader = CardReader(threads=1)
     with tempfile.TemporaryDirectory() as tmp:
         cache = Path(tmp)
-        result: dict = {"heads": {h: dict(zip(("accept", "margin", "none_below"), v, strict=True))
-                                  for h, v in HEADS.items()},
+        result: dict = {"heads": {h: v._asdict() for h, v in HEADS.items()},
                         "rules_chosen_on": {
                             "prototype": "the training designs less bellot and guyenne-classic "
                                          "(python -m vision.lab.deck_rules)",

@@ -2,12 +2,13 @@
 
 A deck file (``.npz``) holds, for each enrolled card, the looks of its corner
 indices: each index cut as the reader cuts it (:func:`vision.locate.index_crop`),
-shifted, scaled, blurred, lit differently and turned every quarter turn, then
-embedded. The reader compares each index box it reads with them
-(:meth:`Deck.judge`): a box much like one enrolled card, clearly more like it
-than like any other, whose best card guess by the general model is that card
-(however unsure) and that the general model hardly takes for no belote card,
-is read surely as that card; any other box keeps the general model's read.
+shifted, scaled, blurred, lit differently, and as a camera over the table shows
+it (small, soft, noisy, JPEG), each turned every quarter turn, then embedded. The
+reader compares each index box it reads with them (:meth:`Deck.judge`): a box
+much like one enrolled card, clearly more like it than like any other, that the
+general model already takes for that card with a fair chance and hardly for no
+belote card, is read surely as that card; any other box keeps the general
+model's read.
 So the deck never names another card than the general model would: it makes
 sure the reads of its own cards that the general model doubts.
 
@@ -34,7 +35,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -48,29 +49,48 @@ if TYPE_CHECKING:
     from vision.classify import CardClassifier
     from vision.reader import CardReader
 
-VERSION = 1
+# 2: the looks as the camera shows an index, and the rule's floor on the general model's
+# chance (``Rule.general``). A deck of version 1 still reads as it did: by the rule
+# written in it, with no floor.
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in frame pixels
 
-# Per head: (accept, margin, none_below). A box is read as an enrolled card when its
-# similarity to that card's nearest look is at least ``accept``, exceeds its similarity
-# to any other enrolled card's looks by ``margin``, that card is the general model's
-# best card guess, and the general model gives 'none' less than ``none_below`` (see
-# ``Deck.judge``). The prototype head's: the loosest that named no wrong card on the
-# training designs (python -m vision.lab.deck_rules, benchmarks/deck_rules.json, which
-# also counts what the rule before, 0.85 and 0.10, named there); the template head's:
-# chosen on vision.lab.enroll_bench.DEV_DESIGNS. Never chosen on the designs or photos
+
+
+class Rule(NamedTuple):
+    """When a box is read as an enrolled card (see ``Deck.judge``): its similarity to
+    that card's nearest look is at least ``accept`` and exceeds its similarity to any
+    other enrolled card's looks by ``margin``; that card is the general model's best
+    card guess, with a chance of at least ``general``; and the general model gives
+    'none' less than ``none_below``."""
+
+    accept: float
+    margin: float
+    none_below: float
+    general: float = 0.0
+
+
+# Per head. The prototype head's: the loosest that named no wrong card on the training
+# designs (python -m vision.lab.deck_rules, benchmarks/deck_rules.json, which also
+# counts what the rule before named there); the template head's: chosen on
+# vision.lab.enroll_bench.DEV_DESIGNS. Never chosen on the designs or photos
 # benchmarks/enroll.py and benchmarks/real_decks.py report.
-HEADS: dict[str, tuple[float, float, float]] = {
-    "prototype": (0.92, 0.18, 0.20),
-    "template": (0.60, 0.10, 0.20),
+HEADS: dict[str, Rule] = {
+    "prototype": Rule(0.88, 0.20, 0.20, 0.95),
+    "template": Rule(0.60, 0.10, 0.20, 0.0),
 }
 DEFAULT_HEAD = "prototype"
 # The probability a box read through the deck gets: above every threshold of
 # the general model's reads, first or second look.
 DECK_SURE = 0.999
-# Looks cut per index box before the quarter turns (the first is the reader's own cut).
+# Looks cut per index box before the quarter turns (the first is the reader's own cut),
+# then as many again as the camera shows the index (``camera_looks``).
 LOOKS_PER_INDEX = 8
+# The sides, in frame pixels, of the indices of a table frame: a card 17-36 % of a
+# 720-pixel frame's height prints its index about this tall.
+CAMERA_INDEX_SIDES = (12.0, 30.0)
 
 
 class DeckError(ExplainedError):
@@ -127,6 +147,8 @@ class Deck:
     center: np.ndarray | None = None
     # The deck names no box the general model gives 'none' this chance or more.
     none_below: float = 0.2
+    # Nor one whose card the general model gives less than this chance.
+    general: float = 0.0
 
     @property
     def cards(self) -> list[str]:
@@ -139,7 +161,7 @@ class Deck:
         meta = {"version": VERSION, "head": self.head, "classes": self.classes,
                 "cards": self.cards, "model_sha256": self.model_sha256,
                 "accept": self.accept, "margin": self.margin, "none_below": self.none_below,
-                **self.info}
+                "general_at_least": self.general, **self.info}
         tmp = path.with_name(path.name + ".part")
         with open(tmp, "wb") as f:
             np.savez_compressed(f, meta=np.array(json.dumps(meta)),
@@ -162,7 +184,7 @@ class Deck:
                 center = data["center"].astype(np.float32)
         except (OSError, ValueError, KeyError) as e:
             raise DeckError("%(path)s: not a deck file (%(error)s)", path=path, error=e) from e
-        if meta.get("version") != VERSION:
+        if meta.get("version") not in READABLE_VERSIONS:
             raise DeckError("%(path)s: deck file version %(version)s, this program reads "
                             "version %(expected)s: enrol the deck again", path=path,
                             version=meta.get("version"), expected=VERSION)
@@ -171,10 +193,11 @@ class Deck:
                             head=repr(meta.get("head")))
         info = {k: v for k, v in meta.items()
                 if k not in ("version", "head", "classes", "cards", "model_sha256",
-                             "accept", "margin", "none_below")}
+                             "accept", "margin", "none_below", "general_at_least")}
         return cls(meta["head"], list(meta["classes"]), labels, vectors,
                    str(meta["model_sha256"]), float(meta["accept"]), float(meta["margin"]),
-                   info, center if center.size else None, float(meta["none_below"]))
+                   info, center if center.size else None, float(meta["none_below"]),
+                   float(meta.get("general_at_least", 0.0)))
 
     def check_model(self, classifier: CardClassifier, where: str = "deck") -> None:
         """Refuse a classifier other than the one the deck was made with."""
@@ -215,13 +238,14 @@ class Deck:
         rows = np.arange(len(sims))
         top, runner = sims[rows, best], sims[rows, second]
         sure = (top >= self.accept) & (top - runner >= self.margin)
-        # The deck only makes sure the general model's best guess among the cards, however
-        # unsure, and only where the general model gives 'no belote card' little chance:
-        # it never names another card than the general model would, so a card of a design
-        # like the deck's (or one of its 2-6) is not taken for one of the deck's cards.
+        # The deck only makes sure the general model's best guess among the cards, where
+        # the general model gives it a fair chance and 'no belote card' little: it never
+        # names another card than the general model would, so a card of a design like
+        # the deck's (or one of its 2-6) is not taken for one of the deck's cards.
         cards = [k for k, name in enumerate(self.classes) if name != NONE]
         guess = np.asarray(cards)[probs[:, cards].argmax(axis=1)]
         sure &= (guess == best) & (probs[:, self.classes.index(NONE)] < self.none_below)
+        sure &= probs[rows, best] >= self.general
         out = probs.copy()
         rest = (1.0 - DECK_SURE) / (len(self.classes) - 1)
         for i in np.nonzero(sure)[0]:
@@ -315,8 +339,9 @@ def single_card_boxes(reader: CardReader, frame: np.ndarray) -> list[Box]:
 
 def index_looks(source: np.ndarray, box: Box, rng: np.random.Generator, size: int, pad: float,
                 n: int = LOOKS_PER_INDEX) -> np.ndarray:
-    """``4 n`` patches of one index: the reader's own cut, then ``n - 1`` shifted, scaled,
-    blurred and lit differently, each at the four quarter turns: (4 n, S, S, 3) uint8."""
+    """``8 n`` patches of one index: the reader's own cut, ``n - 1`` shifted, scaled,
+    blurred and lit differently, and ``n`` as the camera shows it (:func:`camera_looks`),
+    each at the four quarter turns: (8 n, S, S, 3) uint8."""
     x1, y1, x2, y2 = box
     side = max(x2 - x1, y2 - y1)
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
@@ -335,8 +360,41 @@ def index_looks(source: np.ndarray, box: Box, rng: np.random.Generator, size: in
             cut = cut * float(rng.uniform(0.7, 1.2)) + float(rng.uniform(-25, 25))
             cut = np.clip(cut, 0, 255).astype(np.uint8)
         cuts.append(cut)
-    stack = np.stack(cuts)
+    stack = np.concatenate([np.stack(cuts), camera_looks(source, box, rng, size, pad, n)])
     return np.concatenate([np.rot90(stack, k, axes=(1, 2)) for k in range(4)])
+
+
+def camera_looks(source: np.ndarray, box: Box, rng: np.random.Generator, size: int,
+                 pad: float, n: int) -> np.ndarray:
+    """``n`` patches of one index as a camera over the table shows it: cut a little
+    shifted and scaled, brought down to an index ``CAMERA_INDEX_SIDES`` pixels tall,
+    softened, lit and noised, most saved as JPEG, then cut as the reader cuts (brought up
+    to ``size``): (n, S, S, 3) uint8. An enrolment picture shows the index large and
+    sharp; the frames the deck helps with show it small and soft."""
+    x1, y1, x2, y2 = box
+    side = max(x2 - x1, y2 - y1)
+    out = []
+    for _ in range(n):
+        f = float(rng.uniform(0.9, 1.12))
+        dx, dy = rng.uniform(-0.08, 0.08, 2) * side
+        cx, cy = (x1 + x2) / 2 + dx, (y1 + y2) / 2 + dy
+        hw, hh = (x2 - x1) * f / 2, (y2 - y1) * f / 2
+        cut = index_crop(source, (cx - hw, cy - hh, cx + hw, cy + hh), 3 * size, pad)
+        small_side = max(int(round(float(rng.uniform(*CAMERA_INDEX_SIDES)) * pad)), 8)
+        small = cv2.resize(cut, (small_side, small_side), interpolation=cv2.INTER_AREA)
+        if rng.random() < 0.6:
+            small = cv2.GaussianBlur(small, (0, 0), float(rng.uniform(0.3, 1.0)))
+        lit = small.astype(np.float32) * float(rng.uniform(0.7, 1.15)) \
+            + float(rng.uniform(-25, 25))
+        lit += rng.normal(0.0, float(rng.uniform(0, 6)), lit.shape).astype(np.float32)
+        small = np.clip(lit, 0, 255).astype(np.uint8)
+        if rng.random() < 0.7:
+            ok, jpeg = cv2.imencode(".jpg", small,
+                                    [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 95))])
+            if ok:
+                small = cv2.imdecode(jpeg, cv2.IMREAD_UNCHANGED).reshape(small.shape)
+        out.append(cv2.resize(small, (size, size), interpolation=cv2.INTER_LINEAR))
+    return np.stack(out)
 
 
 class Enroller:
@@ -376,7 +434,7 @@ class Enroller:
             raise DeckError("no card learnt: nothing to write")
         classes = self.classifier.classes
         labels, vectors = [], []
-        accept, margin, none_below = HEADS[self.head]
+        accept, margin, none_below, general = HEADS[self.head]
         empty = Deck(self.head, classes, np.zeros(0, np.int64), np.zeros((0, 1), np.float32),
                      "", accept, margin)
         raw = []
@@ -392,7 +450,7 @@ class Enroller:
                     model_sha256(self.classifier.model_path), accept, margin,
                     {"model": self.classifier.model_path.name,
                      "enroll_seconds": round(time.monotonic() - self.started, 2),
-                     "made": time.strftime("%Y-%m-%d")}, center, none_below)
+                     "made": time.strftime("%Y-%m-%d")}, center, none_below, general)
 
 
 # ------------------------------------------------------------------ a folder of card pictures

@@ -54,7 +54,63 @@ def test_enrolled_deck_is_a_small_file_with_version_model_hash_and_cards(deck_fi
     assert deck.model_sha256 == model_sha256(reader.classifier.model_path)
     assert deck_file.stat().st_size < 200_000
     with np.load(deck_file) as data:
-        assert json.loads(str(data["meta"]))["version"] == 1
+        meta = json.loads(str(data["meta"]))
+    assert meta["version"] == 2 and meta["general_at_least"] == deck.general
+    # Each index: 8 cuts as the reader cuts it and 8 as the camera shows it, 4 turns each.
+    assert len(deck.labels) % 64 == 0 and len(deck.labels) >= 64 * len(DECK_CARDS)
+
+
+def test_a_deck_of_the_first_version_reads_by_its_own_rule_and_a_newer_one_is_refused(
+        deck_file, tmp_path):
+    with np.load(deck_file) as data:
+        arrays = {k: data[k] for k in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    for version in (1, 3):
+        meta["version"] = version
+        meta.pop("general_at_least", None)  # version 1 had no floor
+        meta.update(accept=0.92, margin=0.18)
+        arrays["meta"] = np.array(json.dumps(meta))
+        path = tmp_path / f"v{version}.npz"
+        np.savez_compressed(path, **arrays)
+    old = Deck.load(tmp_path / "v1.npz")
+    assert (old.accept, old.margin, old.general) == (0.92, 0.18, 0.0)
+    with pytest.raises(DeckError, match="version 3.*enrol the deck again"):
+        Deck.load(tmp_path / "v3.npz")
+
+
+def test_camera_looks_show_an_index_small_and_soft_and_repeat_with_their_seed():
+    """An enrolment picture shows an index large and sharp; the deck also keeps it as the
+    camera over the table shows it: brought down to a frame's index size and up again."""
+    from vision.deck import camera_looks, index_looks
+    from vision.locate import index_crop
+
+    picture = _table(4, DECK_STYLE, ["QH"], size=(480, 560), height=420.0)
+    box = (150.0, 60.0, 200.0, 130.0)  # about where the top-left index lies
+    looks = camera_looks(picture, box, np.random.default_rng(3), 32, 1.3, 8)
+    assert looks.shape == (8, 32, 32, 3) and looks.dtype == np.uint8
+    again = camera_looks(picture, box, np.random.default_rng(3), 32, 1.3, 8)
+    assert np.array_equal(looks, again)
+
+    def sharpness(patch):
+        return float(cv2.Laplacian(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var())
+
+    own = index_crop(picture, box, 32, 1.3)
+    assert np.mean([sharpness(p) for p in looks]) < 0.6 * sharpness(own)
+    # index_looks: 8 own-like cuts and 8 camera looks, each at 4 quarter turns.
+    all_looks = index_looks(picture, box, np.random.default_rng(3), 32, 1.3)
+    assert all_looks.shape == (64, 32, 32, 3)
+    assert np.array_equal(all_looks[0], own)
+
+
+def test_the_deck_names_no_card_the_general_model_gives_too_little_chance(deck_file):
+    deck = Deck.load(deck_file)
+    qh = deck.classes.index("QH")
+    views = deck.vectors[deck.labels == qh][:1][None]  # a box exactly like an enrolled look
+    probs = np.full((1, len(deck.classes)), 0.001, np.float32)
+    for chance, named in ((deck.general + 0.02, True), (deck.general - 0.02, False)):
+        probs[0, qh] = chance
+        judged = deck.judge(probs, views)
+        assert (judged[0, qh] == pytest.approx(DECK_SURE)) == named
 
 
 def test_a_frame_of_the_enrolled_deck_is_read_through_it(deck_file, tmp_path, capsys):
@@ -313,21 +369,28 @@ def test_a_bad_deck_with_the_web_page_on_keeps_the_table_up_and_says_so(tmp_path
 
 
 def test_the_deck_rule_is_the_loosest_that_names_no_wrong_card():
+    from vision.deck import Rule
     from vision.lab.deck_rules import choose
 
-    def box(s1, s2, right, guess="QH", best="QH", none=0.01, pmax=0.7):
+    def box(s1, s2, right, p, guess="QH", best="QH", none=0.01, pmax=0.97):
         return {"guess": guess, "best": best, "none": none, "pmax": pmax, "s1": s1, "s2": s2,
-                "right": right, "p": pmax}
+                "right": right, "p": p}
 
-    rows = [box(0.95, 0.60, True), box(0.90, 0.62, True), box(0.80, 0.70, True),
-            box(0.88, 0.76, False),  # a wrong card, close to the deck's look of it
-            box(0.99, 0.10, False, best="KH"),  # the deck disagrees: never named
-            box(0.99, 0.10, False, pmax=0.995),  # the general model is sure already
-            box(0.99, 0.10, False, none=0.5)]  # the general model says 'no card'
-    out = choose(rows, none_below=0.2, in_use=(0.85, 0.10))
+    rows = [box(0.95, 0.60, True, 0.95), box(0.90, 0.62, True, 0.92),
+            box(0.80, 0.70, True, 0.97),  # close to another card's look, general model fair
+            box(0.88, 0.76, False, 0.60),  # a wrong card the general model is unsure of
+            box(0.99, 0.10, False, 0.9, best="KH"),  # the deck disagrees: never named
+            box(0.99, 0.10, False, 0.995, pmax=0.995),  # the general model is sure already
+            box(0.99, 0.10, False, 0.4, none=0.5)]  # the general model says 'no card'
+    out = choose(rows, none_below=0.2, in_use=Rule(0.85, 0.10, 0.2, 0.0))
     assert out["unsure_boxes"] == 4 and out["unsure_right"] == 3
-    chosen = out["chosen"]
-    assert chosen["wrong"] == 0 and chosen["right"] == 2  # 0.80 has too small a margin
-    # The wrong box is left out by the chosen rule, and named by the looser one in use.
-    assert chosen["accept"] > 0.88 or chosen["margin"] > 0.12
-    assert out["rule_in_use"] == {"accept": 0.85, "margin": 0.10, "right": 2, "wrong": 1}
+    # With no floor on the general model's chance, the margin must leave out the wrong
+    # box, and with it the right one at a margin of 0.10.
+    assert out["best_at_each_general"]["0.00"]["right"] == 2
+    # A floor of 0.7 leaves out the wrong box: all three right ones, none wrong.
+    assert out["chosen"] == {"general": 0.7, "accept": 0.5, "margin": 0.04, "right": 3,
+                             "wrong": 0}
+    assert out["grid_right_wrong"]["0.50/0.04"] == [3, 0]
+    # The wrong box is named by the rule in use (no floor, margin 0.10).
+    assert out["rule_in_use"] == {"general": 0.0, "accept": 0.85, "margin": 0.10, "right": 2,
+                                  "wrong": 1}

@@ -9,8 +9,10 @@ kept with what the rule looks at: the general model's best card and its chance, 
 chance of 'none', the deck's best card, and its two best similarities. A box the deck
 would name is right when that card is in the frame.
 
-The rule kept is the loosest on a grid (the most right boxes named that the general
-model left unsure) that names no wrong card on these frames. The designs held out of
+The rule kept is the loosest on a grid of the least similarity, the least margin over
+the next card and the least chance the general model gives the card (the most right
+boxes named that the general model left unsure) that names no wrong card on these
+frames. The designs held out of
 training (``benchmarks/real_decks.py``) and those ``benchmarks/enroll.py`` reports are
 never used here. Prints the figures and writes ``benchmarks/deck_rules.json``.
 
@@ -30,6 +32,7 @@ import cv2
 import numpy as np
 
 from scorer.cards import CARD_CODES
+from vision.deck import Rule
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "benchmarks" / "deck_rules.json"
@@ -40,6 +43,7 @@ SEED = 9801
 UNSURE = 0.99
 ACCEPTS = tuple(round(0.50 + 0.02 * k, 2) for k in range(25))  # 0.50 ... 0.98
 MARGINS = tuple(round(0.04 + 0.02 * k, 2) for k in range(24))  # 0.04 ... 0.50
+GENERALS = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95)
 
 
 def dev_designs(manifest: dict) -> list[str]:
@@ -112,31 +116,41 @@ def _frames(design: str, n: int, seed: int):
         yield frame, present
 
 
-def choose(rows: list[dict], none_below: float, in_use: tuple[float, float]) -> dict:
-    """The loosest (accept, margin) naming no wrong card among the boxes the general model
-    leaves unsure; the right and wrong cards named at each rule tried and at ``in_use``."""
+def choose(rows: list[dict], none_below: float, in_use: Rule) -> dict:
+    """The loosest (general, accept, margin) naming no wrong card among the boxes the
+    general model leaves unsure; the best such rule at each ``general``, the right and
+    wrong cards named at each (accept, margin) at the chosen ``general``, and at
+    ``in_use``."""
     cand = [r for r in rows if r["guess"] == r["best"] and r["none"] < none_below
             and r["pmax"] < UNSURE]
     s1 = np.array([r["s1"] for r in cand])
     margin = np.array([r["s1"] - r["s2"] for r in cand])
+    chance = np.array([r["p"] for r in cand])
     right = np.array([r["right"] for r in cand], bool)
 
-    def named(a: float, m: float) -> tuple[int, int]:
-        hit = (s1 >= a) & (margin >= m)
+    def named(g: float, a: float, m: float) -> tuple[int, int]:
+        hit = (chance >= g) & (s1 >= a) & (margin >= m)
         return int(right[hit].sum()), int((~right[hit]).sum())
 
-    best = None
-    grid = {}
-    for a in ACCEPTS:
-        for m in MARGINS:
-            r, w = named(a, m)
-            grid[f"{a:.2f}/{m:.2f}"] = [r, w]
-            if w == 0 and (best is None or r > best["right"]):
-                best = {"accept": a, "margin": m, "right": r, "wrong": 0}
-    r, w = named(*in_use)
+    best: dict | None = None
+    per_general = {}
+    for g in GENERALS:
+        here: dict | None = None
+        for a in ACCEPTS:
+            for m in MARGINS:
+                r, w = named(g, a, m)
+                if w == 0 and (here is None or r > here["right"]):
+                    here = {"general": g, "accept": a, "margin": m, "right": r, "wrong": 0}
+        per_general[f"{g:.2f}"] = here
+        if here is not None and (best is None or here["right"] > best["right"]):
+            best = here
+    grid = {f"{a:.2f}/{m:.2f}": list(named(best["general"] if best else 0.0, a, m))
+            for a in ACCEPTS for m in MARGINS}
+    r, w = named(in_use.general, in_use.accept, in_use.margin)
     return {"unsure_boxes": len(cand), "unsure_right": int(right.sum()), "chosen": best,
-            "rule_in_use": {"accept": in_use[0], "margin": in_use[1], "right": r, "wrong": w},
-            "grid_right_wrong": grid}
+            "rule_in_use": {"general": in_use.general, "accept": in_use.accept,
+                            "margin": in_use.margin, "right": r, "wrong": w},
+            "best_at_each_general": per_general, "grid_right_wrong": grid}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -164,13 +178,13 @@ def main(argv: list[str] | None = None) -> int:
                                           _frames(designs[j], args.frames, SEED + j))
             print(f"{design}: {len(rows['own'])} + {len(rows['other'])} boxes judged",
                   file=sys.stderr)
-    none_below = HEADS[args.head][2]
+    none_below = HEADS[args.head].none_below
     result = {"benchmark": "the enrolled deck's rule, chosen on training designs",
               "measured": time.strftime("%Y-%m-%d", time.gmtime()), "head": args.head,
               "designs": designs, "frames_per_design": args.frames, "seed": SEED,
               "none_below": none_below,
               "boxes_judged": {k: len(v) for k, v in rows.items()},
-              **choose(rows["own"] + rows["other"], none_below, HEADS[args.head][:2])}
+              **choose(rows["own"] + rows["other"], none_below, HEADS[args.head])}
     result["seconds"] = round(time.time() - t0, 1)
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps({k: result[k] for k in ("unsure_boxes", "unsure_right", "chosen",
