@@ -403,9 +403,12 @@ class IndexDetector:
                              np.concatenate([f[2] for f in found]))
 
     def work_scale(self, width: int, height: int) -> float:
-        """The first level's size over the frame's (at most ``work_width`` pixels wide,
-        a frame taller than 16:9 counted as if it were 16:9 at its height)."""
-        return min(1.0, self.work_width / max(width, height * 16 / 9))
+        """The first level's size over the frame's: its long side at most ``work_width``
+        pixels, a frame squarer than 16:9 counted as if it were 16:9 at its short side.
+        Cards are sized against the short side, so a photo taken upright (a phone held
+        in portrait) is read at the scale of the same photo turned a quarter."""
+        long, short = max(width, height), min(width, height)
+        return min(1.0, self.work_width / max(long, short * 16 / 9))
 
     def too_small(self, box: tuple[float, float, float, float], width: int,
                   height: int) -> bool:

@@ -62,6 +62,29 @@ def test_reads_a_rendered_table_frame_without_inventing(reader, table_frame):
             assert cv2.pointPolygonTest(quads[d.code].reshape(-1, 1, 2), d.center, False) >= 0
 
 
+def test_a_photo_taken_upright_reads_as_the_same_photo_turned(reader):
+    """A phone held in portrait: the frame turned a quarter is read at the same scale
+    (cards sized against the short side), so it names what the landscape frame names.
+    Cards 22 % of the frame's height, as at the recommended mount."""
+    from vision.lab.render import TableScene
+
+    codes = ["7S", "QH", "AD", "KC", "9H", "JS"]
+    table = TableScene(np.random.default_rng(31), size=(1280, 720), background="felt",
+                       light=0.2, tilt=0.0, card_height=160.0, style="fr-ducale")
+    for i, code in enumerate(codes):
+        table.place(code, ((i + 1) * 1280 / 7, 360), angle_deg=10.0 * (i - 2.5))
+    frame = table.draw()
+    landscape = {d.code for d in reader.read(frame) if d.code}
+    assert len(landscape) >= 5 and landscape <= set(codes)
+    for turns in (1, 3):
+        upright = np.ascontiguousarray(np.rot90(frame, turns))
+        assert reader.detector.work_scale(upright.shape[1], upright.shape[0]) == \
+            reader.detector.work_scale(frame.shape[1], frame.shape[0])
+        read = {d.code for d in reader.read(upright) if d.code}
+        assert read <= set(codes)
+        assert len(read) >= len(landscape) - 1
+
+
 def test_blank_table_gives_no_card(reader):
     assert reader.read(np.full((720, 1280, 3), (40, 110, 30), np.uint8)) == []
 
