@@ -78,7 +78,7 @@ class Rule(NamedTuple):
 # vision.lab.enroll_bench.DEV_DESIGNS. Never chosen on the designs or photos
 # benchmarks/enroll.py and benchmarks/real_decks.py report.
 HEADS: dict[str, Rule] = {
-    "prototype": Rule(0.88, 0.20, 0.20, 0.95),
+    "prototype": Rule(0.92, 0.18, 0.20, 0.95),
     "template": Rule(0.60, 0.10, 0.20, 0.0),
 }
 DEFAULT_HEAD = "prototype"
