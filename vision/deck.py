@@ -58,7 +58,6 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in frame pixels
 
 
-
 class Rule(NamedTuple):
     """When a box is read as an enrolled card (see ``Deck.judge``): its similarity to
     that card's nearest look is at least ``accept`` and exceeds its similarity to any
