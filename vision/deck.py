@@ -43,7 +43,7 @@ import numpy as np
 from scorer.cards import RANK_INDEX_FR, SUIT_NAMES_FR, Card, InvalidCardError
 from vision.classify import FEATURES, NONE
 from vision.errors import ExplainedError
-from vision.locate import index_crop
+from vision.locate import index_crop, moved_box
 
 if TYPE_CHECKING:
     from vision.classify import CardClassifier
@@ -341,19 +341,14 @@ def index_looks(source: np.ndarray, box: Box, rng: np.random.Generator, size: in
     """``8 n`` patches of one index: the reader's own cut, ``n - 1`` shifted, scaled,
     blurred and lit differently, and ``n`` as the camera shows it (:func:`camera_looks`),
     each at the four quarter turns: (8 n, S, S, 3) uint8."""
-    x1, y1, x2, y2 = box
-    side = max(x2 - x1, y2 - y1)
-    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
     cuts = []
     for i in range(n):
         if i == 0:
             cut = index_crop(source, box, size, pad)
         else:
             f = float(rng.uniform(0.85, 1.2))
-            dx, dy = rng.uniform(-0.1, 0.1, 2) * side
-            hw, hh = (x2 - x1) * f / 2, (y2 - y1) * f / 2
-            cut = index_crop(source, (cx + dx - hw, cy + dy - hh, cx + dx + hw, cy + dy + hh),
-                             size, pad).astype(np.float32)
+            dx, dy = rng.uniform(-0.1, 0.1, 2)
+            cut = index_crop(source, moved_box(box, f, dx, dy), size, pad).astype(np.float32)
             if rng.random() < 0.5:
                 cut = cv2.GaussianBlur(cut, (0, 0), float(rng.uniform(0.4, 1.2)))
             cut = cut * float(rng.uniform(0.7, 1.2)) + float(rng.uniform(-25, 25))
@@ -370,15 +365,11 @@ def camera_looks(source: np.ndarray, box: Box, rng: np.random.Generator, size: i
     softened, lit and noised, most saved as JPEG, then cut as the reader cuts (brought up
     to ``size``): (n, S, S, 3) uint8. An enrolment picture shows the index large and
     sharp; the frames the deck helps with show it small and soft."""
-    x1, y1, x2, y2 = box
-    side = max(x2 - x1, y2 - y1)
     out = []
     for _ in range(n):
         f = float(rng.uniform(0.9, 1.12))
-        dx, dy = rng.uniform(-0.08, 0.08, 2) * side
-        cx, cy = (x1 + x2) / 2 + dx, (y1 + y2) / 2 + dy
-        hw, hh = (x2 - x1) * f / 2, (y2 - y1) * f / 2
-        cut = index_crop(source, (cx - hw, cy - hh, cx + hw, cy + hh), 3 * size, pad)
+        dx, dy = rng.uniform(-0.08, 0.08, 2)
+        cut = index_crop(source, moved_box(box, f, dx, dy), 3 * size, pad)
         small_side = max(int(round(float(rng.uniform(*CAMERA_INDEX_SIDES)) * pad)), 8)
         small = cv2.resize(cut, (small_side, small_side), interpolation=cv2.INTER_AREA)
         if rng.random() < 0.6:

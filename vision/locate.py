@@ -224,16 +224,20 @@ LOOKS: tuple[tuple[float, float, float], ...] = (
     (1.0, -0.15, 0.0), (1.0, 0.15, 0.0), (1.0, 0.0, -0.15), (1.0, 0.0, 0.15))
 
 
+def moved_box(box: tuple[float, float, float, float], factor: float, dx: float, dy: float
+              ) -> tuple[float, float, float, float]:
+    """``box`` scaled by ``factor`` about its centre and shifted by ``dx``, ``dy`` times its
+    longer side."""
+    x1, y1, x2, y2 = box
+    side = max(x2 - x1, y2 - y1)
+    hw, hh = (x2 - x1) * factor / 2, (y2 - y1) * factor / 2
+    mx, my = (x1 + x2) / 2 + dx * side, (y1 + y2) / 2 + dy * side
+    return mx - hw, my - hh, mx + hw, my + hh
+
+
 def look_crops(image: np.ndarray, box: tuple[float, float, float, float],
                size: int = INDEX_CROP, pad: float = INDEX_PAD,
                looks: tuple[tuple[float, float, float], ...] = LOOKS) -> np.ndarray:
     """The second look's patches of one box: shape (len(looks), size, size[, 3]) uint8."""
-    x1, y1, x2, y2 = box
-    side = max(x2 - x1, y2 - y1)
-    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-    out = []
-    for factor, dx, dy in looks:
-        hw, hh = (x2 - x1) * factor / 2, (y2 - y1) * factor / 2
-        mx, my = cx + dx * side, cy + dy * side
-        out.append(index_crop(image, (mx - hw, my - hh, mx + hw, my + hh), size, pad))
-    return np.stack(out)
+    return np.stack([index_crop(image, moved_box(box, factor, dx, dy), size, pad)
+                     for factor, dx, dy in looks])

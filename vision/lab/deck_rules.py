@@ -12,9 +12,9 @@ would name is right when that card is in the frame.
 The rule kept is the loosest on a grid of the least similarity, the least margin over
 the next card and the least chance the general model gives the card (the most right
 boxes named that the general model left unsure) that names no wrong card on these
-frames. The designs held out of
-training (``benchmarks/real_decks.py``) and those ``benchmarks/enroll.py`` reports are
-never used here. Prints the figures and writes ``benchmarks/deck_rules.json``.
+frames. The designs held out of training (``benchmarks/real_decks.py``) and those
+``benchmarks/enroll.py`` reports are never used here. Prints the figures and writes
+``benchmarks/deck_rules.json``.
 
     python -m vision.lab.deck_rules [--frames 16] [--head prototype]
 """
