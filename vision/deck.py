@@ -181,6 +181,8 @@ class Deck:
                 labels = data["labels"].astype(np.int64)
                 vectors = data["vectors"].astype(np.float32)
                 center = data["center"].astype(np.float32)
+            if not isinstance(meta, dict):
+                raise ValueError("its description is not a table of fields")
         except (OSError, ValueError, KeyError) as e:
             raise DeckError("%(path)s: not a deck file (%(error)s)", path=path, error=e) from e
         if meta.get("version") not in READABLE_VERSIONS:
@@ -193,10 +195,14 @@ class Deck:
         info = {k: v for k, v in meta.items()
                 if k not in ("version", "head", "classes", "cards", "model_sha256",
                              "accept", "margin", "none_below", "general_at_least")}
-        return cls(meta["head"], list(meta["classes"]), labels, vectors,
-                   str(meta["model_sha256"]), float(meta["accept"]), float(meta["margin"]),
-                   info, center if center.size else None, float(meta["none_below"]),
-                   float(meta.get("general_at_least", 0.0)))
+        try:
+            return cls(meta["head"], list(meta["classes"]), labels, vectors,
+                       str(meta["model_sha256"]), float(meta["accept"]), float(meta["margin"]),
+                       info, center if center.size else None, float(meta["none_below"]),
+                       float(meta.get("general_at_least", 0.0)))
+        except (KeyError, TypeError, ValueError) as e:  # a field missing or not a number
+            raise DeckError("%(path)s: not a deck file (%(error)s)", path=path,
+                            error=repr(e)) from e
 
     def check_model(self, classifier: CardClassifier, where: str = "deck") -> None:
         """Refuse a classifier other than the one the deck was made with."""

@@ -78,6 +78,24 @@ def test_a_deck_of_the_first_version_reads_by_its_own_rule_and_a_newer_one_is_re
         Deck.load(tmp_path / "v3.npz")
 
 
+@pytest.mark.parametrize("spoil", ["accept", "general_at_least", "classes", "all"])
+def test_a_deck_with_a_bad_field_is_refused_as_no_deck_file(deck_file, tmp_path, spoil):
+    with np.load(deck_file) as data:
+        arrays = {k: data[k] for k in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    if spoil == "all":
+        meta = ["not", "a", "table"]
+    elif spoil == "classes":
+        del meta["classes"]
+    else:
+        meta[spoil] = "beaucoup"
+    arrays["meta"] = np.array(json.dumps(meta))
+    bad = tmp_path / "bad.npz"
+    np.savez_compressed(bad, **arrays)
+    with pytest.raises(DeckError, match="not a deck file"):
+        Deck.load(bad)
+
+
 def test_camera_looks_show_an_index_small_and_soft_and_repeat_with_their_seed():
     """An enrolment picture shows an index large and sharp; the deck also keeps it as the
     camera over the table shows it: brought down to a frame's index size and up again."""
