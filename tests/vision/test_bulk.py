@@ -41,3 +41,30 @@ def test_bulk_training_refuses_too_few_frames(tiny_shards, tmp_path, capsys):
     with pytest.raises(SystemExit):
         tiny_shards.main(["--init", "x.onnx", "--out", str(tmp_path), "--frames", "1"])
     assert "--frames" in capsys.readouterr().err
+
+
+def test_bulk_refuses_to_favour_a_held_out_design(tiny_shards, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        tiny_shards.main(["--init", "x.onnx", "--out", str(tmp_path),
+                          "--favour", "tigullio"])
+    assert "tigullio" in capsys.readouterr().err
+    assert not (tmp_path / "bulk_summary.json").exists()
+
+
+def test_a_favoured_design_is_drawn_that_many_times_as_often(tiny_shards):
+    from vision.lab import decks, render
+
+    manifest = decks.load_manifest()
+    if not {"bellot", "anglo"} <= set(manifest["designs"]) - set(manifest["held_out"]):
+        pytest.skip("bellot and anglo not cached as training designs")
+    try:
+        # A held-out design favoured (the command line refuses it) is still never drawn.
+        crops, labels = tiny_shards._shard(("synth", 5, str(MODELS / "index_detector.onnx"),
+                                            0.0, 0.0, ("bellot", *decks.HELD_OUT), 3))
+        assert len(crops) == len(labels) > 0
+        names = [st.name for st in render.EXTRA_STYLES]
+        assert names.count("art-bellot") == 3 and names.count("art-bellot-fr") == 3
+        assert names.count("art-anglo") == 1
+        assert not any(f"art-{d}" in n for n in names for d in decks.HELD_OUT)
+    finally:
+        render.EXTRA_STYLES.clear()

@@ -36,17 +36,21 @@ KINDS = ("more", "more", "printed", "synth", "more", "printed", "more", "synth",
 SEED_BASE = 20000  # render seeds SEED_BASE + 1000 * seed + shard: clear of all others
 
 
-def _shard(job: tuple[str, int, str, float, float]) -> tuple[np.ndarray, np.ndarray]:
+def _shard(job: tuple[str, int, str, float, float, tuple[str, ...], int]
+           ) -> tuple[np.ndarray, np.ndarray]:
     """Render one shard: its patches and their labels (``dataset``'s classes, HIDDEN
     marks included)."""
     from vision.lab import dataset as ds
     from vision.lab import render
 
-    kind, seed, detector, art_mix, art_fonts = job
+    kind, seed, detector, art_mix, art_fonts, favour, times = job
     if kind == "printed":
-        render.use_extra_styles(art=False, printed=True, art_mix=art_mix, art_fonts=art_fonts)
+        added = render.use_extra_styles(art=False, printed=True, art_mix=art_mix,
+                                        art_fonts=art_fonts)
     else:
-        render.use_extra_styles(art_mix=art_mix, art_fonts=art_fonts)
+        added = render.use_extra_styles(art_mix=art_mix, art_fonts=art_fonts)
+    # The favoured designs' styles drawn ``times`` as often as the others.
+    render.EXTRA_STYLES.extend([st for st in added if st.art in favour] * (times - 1))
     if kind == "synth":
         _, _, crops, labels = ds.synthetic_scenes(seed, SHARD)
         return crops, labels
@@ -75,11 +79,18 @@ def main(argv: list[str] | None = None) -> int:
                         "(vision.lab.render.use_extra_styles)")
     p.add_argument("--art-fonts", type=float, default=0.0,
                    help="share of the art mix's indices printed in any atlas's face")
+    p.add_argument("--favour", default="",
+                   help="designs (comma-separated, e.g. paris,kde-gm-paris) drawn more often")
+    p.add_argument("--favour-times", type=int, default=3,
+                   help="how many times as often as the other styles")
     p.add_argument("--render-seconds", type=float, default=None,
                    help="leave out the shards not rendered by then")
     args = p.parse_args(argv)
     if args.frames < SHARD or args.steps < 1 or args.workers < 1:
         p.error(f"--frames: at least {SHARD}; --steps, --workers: at least 1")
+    favour = tuple(d for d in args.favour.split(",") if d)
+    if args.favour_times < 1:
+        p.error("--favour-times: at least 1")
     if not (0.0 <= args.art_mix <= 1.0 and 0.0 <= args.art_fonts <= 1.0):
         p.error("--art-mix, --art-fonts: expected a share from 0 to 1")
 
@@ -98,13 +109,16 @@ def main(argv: list[str] | None = None) -> int:
 
     # OpenCV's own thread pool does not survive a fork; the workers are the parallelism.
     cv2.setNumThreads(1)
-    decks.manifest_or_exit(p)
+    manifest = decks.manifest_or_exit(p)
+    unknown = [d for d in favour if d not in manifest["designs"] or d in manifest["held_out"]]
+    if unknown:
+        p.error(f"--favour: {', '.join(unknown)}: no training design of the deck cache")
     detector = args.detector or MODELS / "index_detector.onnx"
     args.out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     n = args.frames // SHARD
     jobs = [(KINDS[i % len(KINDS)], SEED_BASE + 1000 * args.seed + i, str(detector),
-             args.art_mix, args.art_fonts) for i in range(n)]
+             args.art_mix, args.art_fonts, favour, args.favour_times) for i in range(n)]
     done: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     with get_context("fork").Pool(args.workers) as pool:
         pending = {i: pool.apply_async(_shard, (job,)) for i, job in enumerate(jobs)}
@@ -141,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
                "real_patches": int(len(ry)), "steps": args.steps, "batch": args.batch,
                "max_lr": args.max_lr, "seed": args.seed, "device": args.device,
                "art_mix": args.art_mix, "art_fonts": args.art_fonts,
+               "favour": list(favour), "favour_times": args.favour_times,
+               "held_out": list(manifest["held_out"]),
                "seconds_render": round(rendered, 1),
                "seconds": round(time.time() - t0, 1), "onnx_max_diff": diff,
                "kinds": {k: KINDS.count(k) / len(KINDS) for k in set(KINDS)}}
