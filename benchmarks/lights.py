@@ -86,8 +86,9 @@ class Count:
 def held_out_lights(reader: CardReader, designs: list[str], n: int) -> dict[str, Any]:
     counts = {k: Count() for k in ("as_is", *LIGHTS)}
     rng = np.random.default_rng(9841)
-    for k, design in enumerate(designs):
-        for frame, readable, present in design_frames(design_styles(design), n, 9701 + k):
+    for design in designs:
+        seed = 9701 + decks.BENCH_DESIGNS.index(design)  # real_decks.py's frames
+        for frame, readable, present in design_frames(design_styles(design), n, seed):
             counts["as_is"].add(reader, frame, readable, present)
             for light in LIGHTS:
                 counts[light].add(reader, lit(frame, light, rng), readable, present)

@@ -8,10 +8,12 @@
 2. Deck designs held out of training (``vision.lab.decks.HELD_OUT``, rasterised by
    ``belote-table vision decks``), drawn into table frames with the renderer's camera
    faults, half at bridge size and half at the narrow piquet size (seeds 9701...,
-   never used by training); the same figures.
-3. The held-out Paris-pattern art printed as a French deck (its indices blanked and
-   printed again: serif R/D/V, aces "1" or "A"); and the printed-French procedural
-   styles (aces printed "1", serif R/D/V, frameless courts, glare), on unseen seeds.
+   never used by training); the same figures. Those of ``decks.BENCH_DESIGNS`` the model
+   was trained on (``--trained``, e.g. a run that trains on the Paris pattern) apart
+   (``trained_designs``; these frames never).
+3. The Paris-pattern art printed as a French deck (its indices blanked and printed
+   again: serif R/D/V, aces "1" or "A"); and the printed-French procedural styles (aces
+   printed "1", serif R/D/V, frameless courts, glare), on unseen seeds.
 4. The frames of 2 and 3 turned grey: no card may be misread (a card named that is not
    in the frame); missing it is allowed.
 5. The held-out designs of 2 with their deck enrolled (``belote-table vision enroll``):
@@ -63,7 +65,13 @@ from vision.reader import CardReader  # noqa: E402
 OUT = ROOT / "benchmarks" / "real_decks.json"
 KINDS = {"numbers": "789T", "courts": "JQK", "aces": "A"}
 #: The held-out designs of Paris-pattern art (the same art, two layouts).
-PARIS_ART = ("paris", "kde-gm-paris")
+PARIS_ART = decks.PARIS_ART
+
+
+def seed_of(design: str) -> int:
+    """The seed of a design's test frames: its place in ``decks.BENCH_DESIGNS`` (the same
+    frames whether the design is held out or, since run 11, trained on)."""
+    return 9701 + decks.BENCH_DESIGNS.index(design)
 _BELOTE = set(CARD_CODES)
 
 
@@ -161,9 +169,9 @@ def enrolled_designs(reader: CardReader, designs: list[str], n: int) -> dict[str
         try:
             for k, design in enumerate(designs):
                 reader.use_deck(made[design])
-                own = synthetic_set(reader, design_styles(design), n, 9701 + k)
+                own = synthetic_set(reader, design_styles(design), n, seed_of(design))
                 j = (k + 1) % len(designs)
-                other = synthetic_set(reader, design_styles(designs[j]), n, 9701 + j,
+                other = synthetic_set(reader, design_styles(designs[j]), n, seed_of(designs[j]),
                                       grey_too=False)
                 out["designs"][design].update(own)
                 out["designs"][design]["other_design"] = {"design": designs[j],
@@ -200,30 +208,44 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", help="classifier .onnx (default: the shipped model)")
     p.add_argument("--no-enroll", dest="enroll", action="store_false",
                    help="skip the held-out designs read with their deck enrolled")
+    p.add_argument("--trained", default="",
+                   help="designs the model under test was trained on (comma-separated): "
+                        "reported apart, not as held out")
     p.add_argument("--out", default=str(OUT))
     args = p.parse_args(argv)
     if args.frames < 1 or args.synthetic < 0:
         p.error("--frames: expected a whole number from 1; --synthetic: from 0")
     manifest = decks.manifest_or_exit(p)
+    trained = set(args.trained.split(",")) - {""}
+    if trained - set(decks.BENCH_DESIGNS):
+        p.error(f"--trained: expected designs of {', '.join(decks.BENCH_DESIGNS)}")
+    if args.model and not Path(args.model).with_name("card_corner.onnx").is_file():
+        # Without it single-card photos (``cards/``) are read by the index reader alone:
+        # not the figure of the reader as it ships.
+        p.error(f"{Path(args.model).parent}: no card_corner.onnx beside the model (copy "
+                f"vision/models/card_corner.* there)")
     t0 = time.time()
     reader = CardReader(args.model)
-    render.art_styles(held_out=True, french_art=True)
+    render.art_styles(held_out=None, french_art=True)
     result: dict[str, Any] = {
         "benchmark": "the reader on real photos and on deck designs it never saw",
         "measured": time.strftime("%Y-%m-%d", time.gmtime()),
         "model": args.model or "shipped",
-        "real_photos": real_photos(reader), "held_out_designs": {}}
+        "real_photos": real_photos(reader), "held_out_designs": {}, "trained_designs": {}}
     print(f"real photos: {json.dumps(result['real_photos']['figures']['all'])}")
-    for k, design in enumerate(manifest["held_out"]):
-        result["held_out_designs"][design] = synthetic_set(reader, design_styles(design),
-                                                           args.frames, 9701 + k)
-        print(f"{design}: {json.dumps(result['held_out_designs'][design]['figures']['all'])}")
-    # The Paris-pattern art held out, printed as a French deck (R/D/V, aces "1" or "A"):
-    # the nearest of these sets to the decks clubs play with.
-    styles = [f"art-{d}-fr" for d in manifest["held_out"] if d in PARIS_ART]
-    result["held_out_paris_french"] = synthetic_set(reader, styles, args.frames, 9761)
-    print(f"held-out Paris art, French indices: "
-          f"{json.dumps(result['held_out_paris_french']['figures']['all'])}")
+    held = [d for d in decks.BENCH_DESIGNS if d in manifest["held_out"] and d not in trained]
+    seen = [d for d in decks.BENCH_DESIGNS if d in manifest["designs"] and d not in held]
+    for key, designs in (("held_out_designs", held), ("trained_designs", seen)):
+        for design in designs:
+            result[key][design] = synthetic_set(reader, design_styles(design), args.frames,
+                                                seed_of(design))
+            print(f"{design}: {json.dumps(result[key][design]['figures']['all'])}")
+    # The Paris-pattern art printed as a French deck (R/D/V, aces "1" or "A"): the
+    # nearest of these sets to the decks clubs play with (these frames never trained on).
+    styles = [f"art-{d}-fr" for d in PARIS_ART if d in manifest["designs"]]
+    result["paris_french"] = synthetic_set(reader, styles, args.frames, 9761)
+    print(f"Paris art, French indices: "
+          f"{json.dumps(result['paris_french']['figures']['all'])}")
     styles = [st.name for st in render.PRINTED_FRENCH]
     result["printed_french"] = synthetic_set(reader, styles, args.frames, 9751)
     print(f"printed French: {json.dumps(result['printed_french']['figures']['all'])}")
@@ -231,7 +253,8 @@ def main(argv: list[str] | None = None) -> int:
     for d in result["held_out_designs"].values():
         total.add_figures(d["figures"])
     result["held_out_total"] = total.figures()
-    sets = [*result["held_out_designs"].values(), result["held_out_paris_french"],
+    sets = [*result["held_out_designs"].values(), *result["trained_designs"].values(),
+            result["paris_french"],
             result["printed_french"]]
     result["grey_misread"] = sum(d["grey"]["misread"] for d in sets)
     if args.synthetic:
@@ -239,8 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, d in result["first_styles"].items():
             print(f"{name}: {json.dumps(d['figures']['all'])}")
     if args.enroll:
-        result["with_enrollment"] = enrolled_designs(reader, list(manifest["held_out"]),
-                                                     args.frames)
+        result["with_enrollment"] = enrolled_designs(reader, held, args.frames)
         print(f"held out, deck enrolled: "
               f"{json.dumps(result['with_enrollment']['total']['all'])}; grey misread "
               f"{result['with_enrollment']['grey_misread']}")

@@ -91,12 +91,12 @@ def test_a_deck_design_is_rasterised_with_its_corner_index_boxed(tmp_path, monke
 
 @needs_decks
 def test_a_held_out_design_is_never_drawn_for_training(tmp_path, monkeypatch):
-    monkeypatch.setattr(decks, "DESIGNS", {"paris": "english", "anglo": "english"})
+    monkeypatch.setattr(decks, "DESIGNS", {"tigullio": "english", "anglo": "english"})
     monkeypatch.setattr(decks, "KDE_DESIGNS", {})
     decks.build(tmp_path, log=lambda m: None)
     trained = render.art_styles(tmp_path, held_out=False)
     held = render.art_styles(tmp_path, held_out=True)
-    assert {s.art for s in trained} == {"anglo"} and {s.art for s in held} == {"paris"}
+    assert {s.art for s in trained} == {"anglo"} and {s.art for s in held} == {"tigullio"}
     assert {s.narrow for s in trained} == {1.0, 0.9}  # bridge and piquet size
 
 
@@ -208,7 +208,7 @@ def test_a_kde_theme_is_rendered_card_by_card_with_its_index_boxed(tmp_path, mon
 
 @needs_decks
 def test_french_indices_are_printed_over_a_designs_own_and_nowhere_else(tmp_path, monkeypatch):
-    monkeypatch.setattr(decks, "DESIGNS", {"paris": "english", "anglo": "english"})
+    monkeypatch.setattr(decks, "DESIGNS", {"tigullio": "english", "anglo": "english"})
     monkeypatch.setattr(decks, "KDE_DESIGNS", {})
     monkeypatch.setattr(decks, "DATA", tmp_path)
     render._art_face.cache_clear()
@@ -234,7 +234,7 @@ def test_french_indices_are_printed_over_a_designs_own_and_nowhere_else(tmp_path
         # design held out; a held-out one is only measured.
         render.use_extra_styles()
         names = {s.name for s in render.EXTRA_STYLES}
-        assert "art-anglo-fr" in names and not any("paris" in n for n in names)
+        assert "art-anglo-fr" in names and not any("tigullio" in n for n in names)
     finally:
         render.EXTRA_STYLES.clear()
         render._art_face.cache_clear()
@@ -242,7 +242,7 @@ def test_french_indices_are_printed_over_a_designs_own_and_nowhere_else(tmp_path
 
 @needs_decks
 def test_art_mix_draws_french_indices_on_other_trained_courts_only(tmp_path, monkeypatch):
-    monkeypatch.setattr(decks, "DESIGNS", {"paris": "english", "anglo": "english",
+    monkeypatch.setattr(decks, "DESIGNS", {"tigullio": "english", "anglo": "english",
                                            "bellot": "english"})
     monkeypatch.setattr(decks, "KDE_DESIGNS", {})
     monkeypatch.setattr(decks, "DATA", tmp_path)
