@@ -64,14 +64,16 @@ from vision.reader import CardReader  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "real_decks.json"
 KINDS = {"numbers": "789T", "courts": "JQK", "aces": "A"}
-#: The held-out designs of Paris-pattern art (the same art, two layouts).
+#: The Paris-pattern designs (the same art, two layouts).
 PARIS_ART = decks.PARIS_ART
 
 
 def seed_of(design: str) -> int:
     """The seed of a design's test frames: its place in ``decks.BENCH_DESIGNS`` (the same
-    frames whether the design is held out or, since run 11, trained on)."""
+    frames whether the model under test was trained on the design or not)."""
     return 9701 + decks.BENCH_DESIGNS.index(design)
+
+
 _BELOTE = set(CARD_CODES)
 
 
