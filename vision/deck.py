@@ -50,10 +50,11 @@ if TYPE_CHECKING:
     from vision.reader import CardReader
 
 # 2: the looks as the camera shows an index, and the rule's floor on the general model's
-# chance (``Rule.general``). A deck of version 1 still reads as it did: by the rule
-# written in it, with no floor.
-VERSION = 2
-READABLE_VERSIONS = (1, 2)
+# chance (``Rule.general``). 3: a rule of its own for courts and aces (``COURT_RULES``).
+# A deck of an earlier version still reads as it did: by the one rule written in it (with
+# no floor for version 1).
+VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in frame pixels
 
@@ -78,6 +79,17 @@ class Rule(NamedTuple):
 # benchmarks/enroll.py and benchmarks/real_decks.py report.
 HEADS: dict[str, Rule] = {
     "prototype": Rule(0.92, 0.18, 0.20, 0.95),
+    "template": Rule(0.60, 0.10, 0.20, 0.0),
+}
+# The ranks whose boxes the deck judges by ``COURT_RULES``: courts and aces. A number
+# card's index (7-10) can be a 2-6 of the same deck, which no enrolment shows (a belote
+# deck has none), a 6 upside down looking like a 9: those stay under the strict rule. A
+# court's or an ace's index has no such twin in the deck, and these are the cards a
+# general model misses most on a deck it never saw. Chosen the same way as ``HEADS``,
+# on the boxes the general model takes for a court or an ace (``vision.lab.deck_rules``).
+COURT_RANKS = "JQKA"
+COURT_RULES: dict[str, Rule] = {
+    "prototype": Rule(0.80, 0.04, 0.20, 0.95),
     "template": Rule(0.60, 0.10, 0.20, 0.0),
 }
 DEFAULT_HEAD = "prototype"
@@ -148,6 +160,8 @@ class Deck:
     none_below: float = 0.2
     # Nor one whose card the general model gives less than this chance.
     general: float = 0.0
+    # The rule for courts and aces (``COURT_RANKS``); None: the one rule above for all.
+    courts: Rule | None = None
 
     @property
     def cards(self) -> list[str]:
@@ -161,6 +175,9 @@ class Deck:
                 "cards": self.cards, "model_sha256": self.model_sha256,
                 "accept": self.accept, "margin": self.margin, "none_below": self.none_below,
                 "general_at_least": self.general, **self.info}
+        if self.courts is not None:
+            meta["courts"] = {"accept": self.courts.accept, "margin": self.courts.margin,
+                              "general_at_least": self.courts.general}
         tmp = path.with_name(path.name + ".part")
         with open(tmp, "wb") as f:
             np.savez_compressed(f, meta=np.array(json.dumps(meta)),
@@ -194,12 +211,18 @@ class Deck:
                             head=repr(meta.get("head")))
         info = {k: v for k, v in meta.items()
                 if k not in ("version", "head", "classes", "cards", "model_sha256",
-                             "accept", "margin", "none_below", "general_at_least")}
+                             "accept", "margin", "none_below", "general_at_least", "courts")}
         try:
+            none_below = float(meta["none_below"])
+            courts = None
+            if meta["version"] >= 3:
+                c = meta["courts"]
+                courts = Rule(float(c["accept"]), float(c["margin"]), none_below,
+                              float(c["general_at_least"]))
             return cls(meta["head"], list(meta["classes"]), labels, vectors,
                        str(meta["model_sha256"]), float(meta["accept"]), float(meta["margin"]),
-                       info, center if center.size else None, float(meta["none_below"]),
-                       float(meta.get("general_at_least", 0.0)))
+                       info, center if center.size else None, none_below,
+                       float(meta.get("general_at_least", 0.0)), courts)
         except (KeyError, TypeError, ValueError) as e:  # a field missing or not a number
             raise DeckError("%(path)s: not a deck file (%(error)s)", path=path,
                             error=repr(e)) from e
@@ -242,7 +265,15 @@ class Deck:
         best, second = order[:, 0], order[:, 1]
         rows = np.arange(len(sims))
         top, runner = sims[rows, best], sims[rows, second]
-        sure = (top >= self.accept) & (top - runner >= self.margin)
+        # Each box by the rule of its best card's kind: courts and aces by their own.
+        accept = np.full(len(sims), self.accept, np.float32)
+        margin = np.full(len(sims), self.margin, np.float32)
+        floor = np.full(len(sims), self.general, np.float32)
+        if self.courts is not None:
+            court = np.array([self.classes[k][0] in COURT_RANKS for k in best])
+            accept[court], margin[court] = self.courts.accept, self.courts.margin
+            floor[court] = self.courts.general
+        sure = (top >= accept) & (top - runner >= margin)
         # The deck only makes sure the general model's best guess among the cards, where
         # the general model gives it a fair chance and 'no belote card' little: it never
         # names another card than the general model would, so a card of a design like
@@ -250,7 +281,7 @@ class Deck:
         cards = [k for k, name in enumerate(self.classes) if name != NONE]
         guess = np.asarray(cards)[probs[:, cards].argmax(axis=1)]
         sure &= (guess == best) & (probs[:, self.classes.index(NONE)] < self.none_below)
-        sure &= probs[rows, best] >= self.general
+        sure &= probs[rows, best] >= floor
         out = probs.copy()
         rest = (1.0 - DECK_SURE) / (len(self.classes) - 1)
         for i in np.nonzero(sure)[0]:
@@ -446,7 +477,8 @@ class Enroller:
                     model_sha256(self.classifier.model_path), accept, margin,
                     {"model": self.classifier.model_path.name,
                      "enroll_seconds": round(time.monotonic() - self.started, 2),
-                     "made": time.strftime("%Y-%m-%d")}, center, none_below, general)
+                     "made": time.strftime("%Y-%m-%d")}, center, none_below, general,
+                    COURT_RULES[self.head])
 
 
 # ------------------------------------------------------------------ a folder of card pictures

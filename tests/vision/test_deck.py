@@ -55,30 +55,49 @@ def test_enrolled_deck_is_a_small_file_with_version_model_hash_and_cards(deck_fi
     assert deck_file.stat().st_size < 200_000
     with np.load(deck_file) as data:
         meta = json.loads(str(data["meta"]))
-    assert meta["version"] == 2 and meta["general_at_least"] == deck.general
+    assert meta["version"] == 3 and meta["general_at_least"] == deck.general
+    assert deck.courts is not None
+    assert meta["courts"] == {"accept": deck.courts.accept, "margin": deck.courts.margin,
+                              "general_at_least": deck.courts.general}
     # Each index: 8 cuts as the reader cuts it and 8 as the camera shows it, 4 turns each.
     assert len(deck.labels) % 64 == 0 and len(deck.labels) >= 64 * len(DECK_CARDS)
 
 
-def test_a_deck_of_the_first_version_reads_by_its_own_rule_and_a_newer_one_is_refused(
+def test_a_deck_of_an_earlier_version_reads_by_its_one_rule_and_a_newer_one_is_refused(
         deck_file, tmp_path):
     with np.load(deck_file) as data:
         arrays = {k: data[k] for k in data.files}
     meta = json.loads(str(arrays["meta"]))
-    for version in (1, 3):
+    meta.pop("courts")  # versions 1 and 2 had one rule for every card
+    for version in (1, 2, 4):
         meta["version"] = version
-        meta.pop("general_at_least", None)  # version 1 had no floor
+        if version == 1:
+            meta.pop("general_at_least", None)  # version 1 had no floor
+        else:
+            meta["general_at_least"] = 0.9
         meta.update(accept=0.92, margin=0.18)
         arrays["meta"] = np.array(json.dumps(meta))
         path = tmp_path / f"v{version}.npz"
         np.savez_compressed(path, **arrays)
     old = Deck.load(tmp_path / "v1.npz")
-    assert (old.accept, old.margin, old.general) == (0.92, 0.18, 0.0)
-    with pytest.raises(DeckError, match="version 3.*enrol the deck again"):
-        Deck.load(tmp_path / "v3.npz")
+    assert (old.accept, old.margin, old.general, old.courts) == (0.92, 0.18, 0.0, None)
+    two = Deck.load(tmp_path / "v2.npz")
+    assert (two.accept, two.margin, two.general, two.courts) == (0.92, 0.18, 0.9, None)
+    # One rule for all: a queen is judged as a seven is.
+    qh, seven = two.classes.index("QH"), two.classes.index("7S")
+    for code in (qh, seven):
+        views = two.vectors[two.labels == code][:1][None]
+        probs = np.full((1, len(two.classes)), 0.001, np.float32)
+        probs[0, code] = 0.88  # under the version 2 deck's floor of 0.9
+        assert two.judge(probs, views)[0, code] == pytest.approx(0.88)
+        probs[0, code] = 0.92
+        assert two.judge(probs, views)[0, code] == pytest.approx(DECK_SURE)
+    with pytest.raises(DeckError, match="version 4.*enrol the deck again"):
+        Deck.load(tmp_path / "v4.npz")
 
 
-@pytest.mark.parametrize("spoil", ["accept", "general_at_least", "classes", "all"])
+@pytest.mark.parametrize("spoil", ["accept", "general_at_least", "classes", "all", "courts",
+                                   "courts.accept"])
 def test_a_deck_with_a_bad_field_is_refused_as_no_deck_file(deck_file, tmp_path, spoil):
     with np.load(deck_file) as data:
         arrays = {k: data[k] for k in data.files}
@@ -87,6 +106,10 @@ def test_a_deck_with_a_bad_field_is_refused_as_no_deck_file(deck_file, tmp_path,
         meta = ["not", "a", "table"]
     elif spoil == "classes":
         del meta["classes"]
+    elif spoil == "courts":
+        del meta["courts"]
+    elif spoil == "courts.accept":
+        meta["courts"]["accept"] = "beaucoup"
     else:
         meta[spoil] = "beaucoup"
     arrays["meta"] = np.array(json.dumps(meta))
@@ -120,15 +143,37 @@ def test_camera_looks_show_an_index_small_and_soft_and_repeat_with_their_seed():
     assert np.array_equal(all_looks[0], own)
 
 
-def test_the_deck_names_no_card_the_general_model_gives_too_little_chance(deck_file):
+@pytest.mark.parametrize("code", ["QH", "AD", "7S"])
+def test_the_deck_names_no_card_the_general_model_gives_too_little_chance(deck_file, code):
+    """Courts and aces by the court rule's floor, number cards by the other rule's."""
     deck = Deck.load(deck_file)
-    qh = deck.classes.index("QH")
-    views = deck.vectors[deck.labels == qh][:1][None]  # a box exactly like an enrolled look
+    assert deck.courts is not None
+    k = deck.classes.index(code)
+    floor = deck.courts.general if code[0] in "JQKA" else deck.general
+    views = deck.vectors[deck.labels == k][:1][None]  # a box exactly like an enrolled look
     probs = np.full((1, len(deck.classes)), 0.001, np.float32)
-    for chance, named in ((deck.general + 0.02, True), (deck.general - 0.02, False)):
-        probs[0, qh] = chance
+    for chance, named in ((floor + 0.02, True), (floor - 0.02, False)):
+        probs[0, k] = chance
         judged = deck.judge(probs, views)
-        assert (judged[0, qh] == pytest.approx(DECK_SURE)) == named
+        assert (judged[0, k] == pytest.approx(DECK_SURE)) == named
+
+
+def test_each_kind_of_card_is_judged_by_its_own_rule(deck_file):
+    """A box judged with the court rule made strict or loose: only courts and aces change."""
+    from vision.deck import Rule
+
+    deck = Deck.load(deck_file)
+    codes = ["QH", "AD", "KC", "7S"]
+    ks = [deck.classes.index(c) for c in codes]
+    views = np.stack([deck.vectors[deck.labels == k][:1] for k in ks])
+    probs = np.full((len(ks), len(deck.classes)), 0.001, np.float32)
+    probs[np.arange(len(ks)), ks] = 0.6
+    deck.accept, deck.margin, deck.general = 0.0, 0.0, 0.0  # numbers: anything alike
+    for floor, courts_named in ((0.5, True), (0.7, False)):
+        deck.courts = Rule(0.0, 0.0, deck.none_below, floor)
+        judged = deck.judge(probs, views)
+        named = [bool(judged[i, k] == pytest.approx(DECK_SURE)) for i, k in enumerate(ks)]
+        assert named == [courts_named, courts_named, courts_named, True]
 
 
 def test_a_frame_of_the_enrolled_deck_is_read_through_it(deck_file, tmp_path, capsys):
@@ -412,3 +457,28 @@ def test_the_deck_rule_is_the_loosest_that_names_no_wrong_card():
     # The wrong box is named by the rule in use (no floor, margin 0.10).
     assert out["rule_in_use"] == {"general": 0.0, "accept": 0.85, "margin": 0.10, "right": 2,
                                   "wrong": 1}
+
+
+def test_the_court_rule_is_chosen_at_the_number_rule_floor_on_court_boxes_only():
+    from vision.deck import Rule
+    from vision.lab.deck_rules import choose, kind_of
+
+    assert [kind_of(c) for c in ("7S", "TH", "JD", "QC", "KH", "AS")] == [
+        "numbers", "numbers", "courts", "courts", "courts", "courts"]
+
+    def box(s1, s2, right, p):
+        return {"guess": "KH", "best": "KH", "none": 0.01, "pmax": p, "s1": s1, "s2": s2,
+                "right": right, "p": p}
+
+    # A king of the wrong suit the general model gives 0.85: a floor of 0.8 would name it.
+    rows = [box(0.90, 0.70, True, 0.96), box(0.88, 0.72, True, 0.97),
+            box(0.91, 0.70, False, 0.85), box(0.85, 0.70, True, 0.82)]
+    anywhere = choose(rows, 0.2, Rule(0.9, 0.1, 0.2, 0.95))
+    at_floor = choose(rows, 0.2, Rule(0.9, 0.1, 0.2, 0.95), generals=(0.95,))
+    assert list(at_floor["best_at_each_general"]) == ["0.95"]
+    assert at_floor["chosen"]["general"] == 0.95 and at_floor["chosen"]["right"] == 2
+    # At any floor: the wrong king is the most alike of all, so only a floor above its 0.85
+    # leaves it out; 0.9 is the first on the grid, naming the same two.
+    assert anywhere["chosen"] == {"general": 0.9, "accept": 0.5, "margin": 0.04, "right": 2,
+                                  "wrong": 0}
+    assert anywhere["best_at_each_general"]["0.80"]["right"] == 0
