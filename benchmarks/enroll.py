@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vision.deck import HEADS, enroll_folder  # noqa: E402
+from vision.deck import COURT_RULES, HEADS, enroll_folder  # noqa: E402
 from vision.lab import enroll_bench as eb  # noqa: E402
 from vision.lab.evaluate import evaluate  # noqa: E402
 from vision.lab.labelfix import FIXES  # noqa: E402  (the cards the labels leave out)
@@ -126,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         cache = Path(tmp)
         result: dict = {"heads": {h: v._asdict() for h, v in HEADS.items()},
+                        "court_rules": {h: v._asdict() for h, v in COURT_RULES.items()},
                         "rules_chosen_on": {
                             "prototype": "the training designs less bellot and guyenne-classic "
                                          "(python -m vision.lab.deck_rules)",
