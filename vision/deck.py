@@ -104,6 +104,11 @@ LOOKS_PER_INDEX = 8
 CAMERA_INDEX_SIDES = (12.0, 30.0)
 
 
+def is_court(code: str) -> bool:
+    """Whether a class (``QH``, ``7S``, ``none``) is judged by ``COURT_RULES``."""
+    return code[0] in COURT_RANKS
+
+
 class DeckError(ExplainedError):
     """A deck cannot be made or used; the message says which file and why (in English:
     the command says it in the organiser's language, ``vision.errors``)."""
@@ -270,7 +275,7 @@ class Deck:
         margin = np.full(len(sims), self.margin, np.float32)
         floor = np.full(len(sims), self.general, np.float32)
         if self.courts is not None:
-            court = np.array([self.classes[k][0] in COURT_RANKS for k in best])
+            court = np.array([is_court(self.classes[k]) for k in best])
             accept[court], margin[court] = self.courts.accept, self.courts.margin
             floor[court] = self.courts.general
         sure = (top >= accept) & (top - runner >= margin)

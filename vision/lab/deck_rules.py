@@ -25,6 +25,7 @@ The designs held out of training (``benchmarks/real_decks.py``) and those
 
     python -m vision.lab.deck_rules [--frames 16] [--head prototype] [--jobs 2]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,7 +40,7 @@ import cv2
 import numpy as np
 
 from scorer.cards import CARD_CODES
-from vision.deck import COURT_RANKS, Rule
+from vision.deck import Rule, is_court
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "benchmarks" / "deck_rules.json"
@@ -217,7 +218,7 @@ def _cards_of(job: tuple[list[str], int, int, str, list[float], list[float]]
 
 
 def kind_of(code: str) -> str:
-    return "courts" if code[0] in COURT_RANKS else "numbers"
+    return "courts" if is_court(code) else "numbers"
 
 
 def main(argv: list[str] | None = None) -> int:
