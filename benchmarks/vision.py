@@ -44,7 +44,8 @@ def cpu(info: str | None = None) -> dict[str, Any]:
     and sums uint8 x int8 in 32 bits) as with AVX2 alone, so a figure means little
     without them. ``info``: the text of Linux's /proc/cpuinfo (read when None); elsewhere
     what ``platform`` says."""
-    name, flags = platform.processor() or platform.machine(), set()
+    name = platform.processor() or platform.machine()
+    flags: set[str] = set()
     if info is None:
         try:
             info = Path("/proc/cpuinfo").read_text()
