@@ -44,7 +44,7 @@ def cpu(info: str | None = None) -> dict[str, Any]:
     and sums uint8 x int8 in 32 bits) as with AVX2 alone, so a figure means little
     without them. ``info``: the text of Linux's /proc/cpuinfo (read when None); elsewhere
     what ``platform`` says."""
-    name = platform.processor() or platform.machine()
+    name = ""
     flags: set[str] = set()
     if info is None:
         try:
@@ -54,10 +54,11 @@ def cpu(info: str | None = None) -> dict[str, Any]:
     for line in info.splitlines():
         key, _, value = line.partition(":")
         key = key.strip()
-        if key == "model name" and name in ("", platform.machine()):
+        if key == "model name" and not name:
             name = value.strip()
         elif key in ("flags", "Features") and not flags:
             flags = set(value.split())
+    name = name or platform.processor() or platform.machine()
     order = ["avx512_vnni", "avx_vnni", "avx2", "asimddp", "asimd"]
     best = next((f for f in order if f in flags), None)
     return {"cpu": name, "cores": os.cpu_count(), "int8_instructions": best or "none known"}
