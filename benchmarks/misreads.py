@@ -2,7 +2,8 @@
 
 A card is named one of two ways (``vision.reader.join_reads``): by an index box read
 surely (``sure``), or by two doubtful boxes a card's two indices apart that guess the same
-card, their chances taken as two independent readings (``pair``). This reads the
+card, their chances joined by the pair rule (``pair``; on grey frames at the model's
+``pair_exponent``, ``vision.lab.pair_rule``). This reads the
 training designs' frames (``vision.lab.deck_rules.dev_designs``: never the held-out
 designs that ``benchmarks/real_decks.py`` reports; ``--frames`` frames of each, seeds
 8300 + 17 k, none of the other benchmarks'), in colour and turned grey, and counts for

@@ -275,6 +275,15 @@ class CardClassifier:
             second = max(second, float(extra.get("look_threshold", second)))
         return first, second
 
+    def pair_exponent(self, grey: bool = False) -> float:
+        """How much two doubtful indices of one card count together (``join_reads``):
+        1 as two independent readings, less where the model's calibration says their
+        errors go together (``pair_exponent`` of its ``grey`` entry on a grey picture,
+        ``python -m vision.lab.pair_rule``)."""
+        entry = self.meta.get("grey") if grey else self.meta
+        value = entry.get("pair_exponent", 1.0) if isinstance(entry, dict) else 1.0
+        return float(value)
+
     def look_logits(self, looks: np.ndarray, turns: int) -> np.ndarray:
         """Pooled logits of second-look patches (N, K, H, W, 3) uint8: the mean of the
         K patches of each box read at ``turns`` quarter turns each."""

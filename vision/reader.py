@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -191,7 +191,7 @@ class CardReader:
         h, w = gray.shape
         thresholds[[self.detector.too_small(b, w, h) for b in boxes]] = np.inf
         return join_reads(boxes, probs, thresholds, self.classifier.classes,
-                          self.classifier.none_index)
+                          self.classifier.none_index, self.classifier.pair_exponent(grey))
 
     def _look(self, gray: np.ndarray, source: np.ndarray, boxes: list[Box]) -> np.ndarray:
         """The second look's probabilities for each box: boxed again closer up by the
@@ -400,11 +400,15 @@ def _gap(a: Box, b: Box) -> float:
     return float(np.hypot((a[0] + a[2] - b[0] - b[2]) / 2, (a[1] + a[3] - b[1] - b[3]) / 2)) / side
 
 
-#: A picture whose colours spread less than this (the mean, over a sample of its pixels,
-#: of the largest channel minus the smallest, in levels of 255) is read as grey. A colour
-#: frame of a card table is far above it; a black-and-white camera's is at 0, a
-#: washed-out one's a few levels.
-GREY_SPREAD = 6.0
+#: A picture is read as grey when fewer than GREY_SHARE of a sample of its pixels (every
+#: 7th each way) have colour: their largest channel above their smallest by GREY_SPREAD
+#: levels of 255 or more. A black-and-white camera's frame has none (0 levels everywhere);
+#: a colour camera's has its noise and any red ink (the real photos' calibration bursts: a
+#: thousandth of their pixels at 8 to 16 levels with black cards alone, 33 and more with
+#: red ones). A mean over all pixels, used before, took a colour photo of a grey table
+#: with red cards on it for grey.
+GREY_SPREAD = 6
+GREY_SHARE = 0.001
 
 
 def is_grey(image: np.ndarray) -> bool:
@@ -415,23 +419,25 @@ def is_grey(image: np.ndarray) -> bool:
     # 3-wide axis cost several times as much, on every frame.
     b, g, r = cv2.split(np.ascontiguousarray(image[::7, ::7, :3]))
     spread = cv2.max(cv2.max(b, g), r) - cv2.min(cv2.min(b, g), r)
-    return bool(spread.mean() < GREY_SPREAD)
+    coloured = int(np.count_nonzero(spread >= GREY_SPREAD))
+    return bool(coloured < GREY_SHARE * spread.size)
 
 
-def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
-               classes: list[str], none_index: int) -> list[Detection]:
-    """One detection per card from the reads of its index boxes, best first.
+class PairCandidate(NamedTuple):
+    """Two doubtful boxes guessing the same card, as far apart as a card's two indices
+    (``doubtful[a]``, ``doubtful[b]`` of :func:`sort_reads`)."""
+    code: str
+    a: int
+    b: int
+    chances: tuple[float, float]
+    threshold: float  # the stricter of the two boxes' thresholds
 
-    ``probs[i]`` is box i's calibrated probabilities, ``thresholds[i]`` the
-    confidence its read needs (the first read's or the second look's). A deck
-    holds each card once, so the sure boxes of one code are its two indices.
-    Two doubtful boxes naming the same card, as far apart as a card's two
-    indices, are two separate readings of it: they name it surely when the
-    chance that both are wrong, ``(1 - p1) * (1 - p2)``, is within the stricter
-    of their two thresholds. Any other doubtful box becomes a ``code=None``
-    detection (a card the table waits on), unless its guess was read surely
-    elsewhere (then it is most likely that card's other index).
-    """
+
+def sort_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
+               classes: list[str], none_index: int
+               ) -> tuple[dict[str, list[tuple[Box, float]]], list[tuple[Box, float, str, float]]]:
+    """The boxes read surely, by card (box, chance), and the doubtful ones (box, chance,
+    likeliest card, threshold); boxes likeliest ``none`` are in neither."""
     by_code: dict[str, list[tuple[Box, float]]] = {}
     doubtful: list[tuple[Box, float, str, float]] = []
     for box, p, threshold in zip(boxes, probs, thresholds, strict=True):
@@ -443,25 +449,57 @@ def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
             by_code.setdefault(code, []).append((box, float(p[k])))
         else:
             doubtful.append((box, float(p[k]), code, float(threshold)))
-    paired: set[int] = set()
+    return by_code, doubtful
+
+
+def pair_candidates(by_code: dict[str, list[tuple[Box, float]]],
+                    doubtful: list[tuple[Box, float, str, float]]) -> list[PairCandidate]:
+    """Every pair of doubtful boxes that could be one card's two indices: the same
+    guess, read surely nowhere else, a card's two indices apart (``PAIR_SPAN``)."""
     by_guess: dict[str, list[int]] = {}
     for i, (_, _, code, _) in enumerate(doubtful):
         if code not in by_code:
             by_guess.setdefault(code, []).append(i)
+    out = []
     for code, ids in by_guess.items():
-        best = None
         for a_pos, a in enumerate(ids):
             for b in ids[a_pos + 1:]:
                 (ba, pa, _, ta), (bb, pb, _, tb) = doubtful[a], doubtful[b]
-                gap = _gap(ba, bb)
-                joint = 1.0 - (1.0 - pa) * (1.0 - pb)
-                if PAIR_SPAN[0] <= gap <= PAIR_SPAN[1] and joint >= max(ta, tb) and \
-                        (best is None or joint > best[0]):
-                    best = (joint, a, b)
-        if best is not None:
-            joint, a, b = best
-            paired.update((a, b))
-            by_code[code] = [(doubtful[a][0], joint), (doubtful[b][0], joint)]
+                if PAIR_SPAN[0] <= _gap(ba, bb) <= PAIR_SPAN[1]:
+                    out.append(PairCandidate(code, a, b, (pa, pb), max(ta, tb)))
+    return out
+
+
+def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
+               classes: list[str], none_index: int, pair_exponent: float = 1.0
+               ) -> list[Detection]:
+    """One detection per card from the reads of its index boxes, best first.
+
+    ``probs[i]`` is box i's calibrated probabilities, ``thresholds[i]`` the
+    confidence its read needs (the first read's or the second look's). A deck
+    holds each card once, so the sure boxes of one code are its two indices.
+    Two doubtful boxes naming the same card, as far apart as a card's two
+    indices, are two separate readings of it: they name it surely when the
+    chance that both are wrong, ``((1 - p1) * (1 - p2)) ** pair_exponent``, is
+    within the stricter of their two thresholds. The two indices of one card are
+    printed and lit alike, so their errors go together: an exponent under 1
+    (calibrated per model on grey frames, ``CardClassifier.pair_exponent``)
+    counts them as less than two independent readings. Any other doubtful box
+    becomes a ``code=None`` detection (a card the table waits on), unless its
+    guess was read surely elsewhere (then it is most likely that card's other
+    index).
+    """
+    by_code, doubtful = sort_reads(boxes, probs, thresholds, classes, none_index)
+    paired: set[int] = set()
+    best_of: dict[str, tuple[float, int, int]] = {}
+    for pair in pair_candidates(by_code, doubtful):
+        joint = 1.0 - ((1.0 - pair.chances[0]) * (1.0 - pair.chances[1])) ** pair_exponent
+        best = best_of.get(pair.code)
+        if joint >= pair.threshold and (best is None or joint > best[0]):
+            best_of[pair.code] = (joint, pair.a, pair.b)
+    for code, (joint, a, b) in best_of.items():
+        paired.update((a, b))
+        by_code[code] = [(doubtful[a][0], joint), (doubtful[b][0], joint)]
     out = []
     for code, hits in by_code.items():
         # The card's centre lies halfway between its two indices.
