@@ -22,7 +22,6 @@ import argparse
 import json
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -91,26 +90,16 @@ def _design(job: tuple[int, str, int]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--frames", type=int, default=48, help="frames per training design")
-    p.add_argument("--jobs", type=int, default=2, help="worker processes")
-    p.add_argument("--out", default=str(OUT))
-    args = p.parse_args(argv)
-    if args.frames < 1 or args.jobs < 1:
-        p.error("--frames, --jobs: expected a whole number from 1")
-    from vision.lab import decks
-    from vision.lab.deck_rules import dev_designs
+    from vision.lab.deck_rules import dev_design_options, dev_record, over_dev_designs
 
-    manifest = decks.manifest_or_exit(p)
-    designs = dev_designs(manifest)
+    dev_design_options(p, 48, OUT)
+    args = p.parse_args(argv)
     t0 = time.time()
-    with ProcessPoolExecutor(args.jobs) as pool:
-        per = list(pool.map(_design, [(k, d, args.frames) for k, d in enumerate(designs)]))
-    result: dict[str, Any] = {
-        "benchmark": "cards named right and wrong, by how they were named (one sure index, "
-                     "or two doubtful indices joined), on the training designs' frames",
-        "measured": time.strftime("%Y-%m-%d", time.gmtime()),
-        "designs": designs, "frames_per_design": args.frames, "seed": SEED,
-        "cards": sum(d["cards"] for d in per)}
+    designs, per = over_dev_designs(p, _design, args.frames, args.jobs)
+    result = dev_record("cards named right and wrong, by how they were named (one sure index, "
+                        "or two doubtful indices joined), on the training designs' frames",
+                        designs, args.frames, SEED)
+    result["cards"] = sum(d["cards"] for d in per)
     for mode in ("colour", "grey"):
         result[mode] = {w: {key: sum(d[mode][w][key] for d in per) for key in ("right", "wrong")}
                         for w in WAYS}

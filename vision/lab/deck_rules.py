@@ -33,8 +33,10 @@ import json
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -65,6 +67,34 @@ def dev_designs(manifest: dict) -> list[str]:
         if all((decks.DATA / design / f"{c}.png").is_file() for c in CARD_CODES):
             out.append(design)
     return out
+
+
+def dev_design_options(parser: argparse.ArgumentParser, frames: int, out: Path) -> None:
+    """The options of a command run over :func:`dev_designs`: ``--frames`` of each,
+    ``--jobs`` processes, ``--out`` (its figures' JSON)."""
+    parser.add_argument("--frames", type=int, default=frames, help="frames per training design")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes")
+    parser.add_argument("--out", default=str(out))
+
+
+def dev_record(benchmark: str, designs: list[str], frames: int, seed: int) -> dict[str, Any]:
+    """The head of such a command's figures: what it measures, when, on which frames."""
+    return {"benchmark": benchmark, "measured": time.strftime("%Y-%m-%d", time.gmtime()),
+            "designs": designs, "frames_per_design": frames, "seed": seed}
+
+
+def over_dev_designs(parser: argparse.ArgumentParser, job: Callable[[tuple[int, str, int]], Any],
+                     frames: int, jobs: int) -> tuple[list[str], list[Any]]:
+    """``job((k, design, frames))`` for the k-th of :func:`dev_designs`, in ``jobs``
+    processes: the designs and each one's result, in order (``parser`` says why and
+    exits when the deck designs are not rendered)."""
+    from vision.lab import decks
+
+    if frames < 1 or jobs < 1:
+        parser.error("--frames, --jobs: expected a whole number from 1")
+    designs = dev_designs(decks.manifest_or_exit(parser))
+    with ProcessPoolExecutor(jobs) as pool:
+        return designs, list(pool.map(job, [(k, d, frames) for k, d in enumerate(designs)]))
 
 
 def enroll_design(reader, design: str, folder: Path, head: str):
@@ -226,10 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     from vision.lab import decks
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--frames", type=int, default=16, help="frames of each design")
+    dev_design_options(p, 16, OUT)
     p.add_argument("--head", default="prototype", choices=sorted(HEADS))
-    p.add_argument("--jobs", type=int, default=2, help="worker processes")
-    p.add_argument("--out", default=str(OUT))
     args = p.parse_args(argv)
     if args.frames < 1 or args.jobs < 1:
         p.error("--frames, --jobs: expected a whole number from 1")

@@ -25,7 +25,6 @@ import argparse
 import json
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -99,28 +98,18 @@ def _design(job: tuple[int, str, int]) -> dict[str, dict[float, dict[str, int]]]
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--frames", type=int, default=96, help="frames per training design")
-    p.add_argument("--jobs", type=int, default=2, help="worker processes")
-    p.add_argument("--out", default=str(OUT))
+    from vision.classify import DEFAULT_MODEL
+    from vision.lab.deck_rules import dev_design_options, dev_record, over_dev_designs
+
+    dev_design_options(p, 96, OUT)
     p.add_argument("--write", action="store_true",
                    help="store the grey exponent in the shipped classifier's JSON")
     args = p.parse_args(argv)
-    if args.frames < 1 or args.jobs < 1:
-        p.error("--frames, --jobs: expected a whole number from 1")
-    from vision.classify import DEFAULT_MODEL
-    from vision.lab import decks
-    from vision.lab.deck_rules import dev_designs
-
-    manifest = decks.manifest_or_exit(p)
-    designs = dev_designs(manifest)
     t0 = time.time()
-    with ProcessPoolExecutor(args.jobs) as pool:
-        per = list(pool.map(_design, [(k, d, args.frames) for k, d in enumerate(designs)]))
-    result: dict[str, Any] = {
-        "benchmark": "cards named by two doubtful indices joined, right and wrong, at each "
-                     "exponent of the pair rule, on the training designs' frames",
-        "measured": time.strftime("%Y-%m-%d", time.gmtime()),
-        "designs": designs, "frames_per_design": args.frames, "seed": SEED}
+    designs, per = over_dev_designs(p, _design, args.frames, args.jobs)
+    result = dev_record("cards named by two doubtful indices joined, right and wrong, at each "
+                        "exponent of the pair rule, on the training designs' frames",
+                        designs, args.frames, SEED)
     for mode in MODES:
         grid = {e: {key: sum(d[mode][e][key] for d in per) for key in ("right", "wrong")}
                 for e in GRID}
