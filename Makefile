@@ -78,6 +78,7 @@ bench: test-venv browser mosquitto decks
 	$(BIN)/python benchmarks/real_decks.py
 	$(BIN)/python benchmarks/enroll.py
 	$(BIN)/python benchmarks/misreads.py
+	$(BIN)/python benchmarks/held_out_games.py
 	$(BIN)/python benchmarks/render.py
 	$(BIN)/python benchmarks/pipeline.py
 	$(BIN)/python benchmarks/web.py

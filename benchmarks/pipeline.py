@@ -69,7 +69,8 @@ def _percentile(values: list[float], q: float) -> float:
 def run(args: argparse.Namespace, reader: CardReader, realtime: bool, folder: Path) -> dict:
     table = VirtualTable(seed=args.seed, hands=args.hands, size=args.size, fps=args.fps,
                          realtime=realtime, inject_renonce=args.renonce,
-                         table=getattr(args, "table", None))
+                         table=getattr(args, "table", None),
+                         style=getattr(args, "style", "french"))
     # Camera faults on every frame (vision.lab.render.degrade: blur, noise, JPEG) when asked.
     faults = float(getattr(args, "faults", 0.0))
     fault_rng = None
