@@ -241,13 +241,14 @@ class PlayTracker:
         # No track of its own: a misread code must not claim that code later.
         # Only a sure read of the played card counts: an unread box seen there
         # after the trick was gathered is as likely the seat's next card. And only
-        # a card this tracker played, or one lying there for the settle time (seen
+        # a card this tracker played, or one read there over the settle time (seen
         # again after a restart): a single misread naming a card played earlier in
         # the hand (a card slid in, blurred) makes a track marked played at once,
-        # which must not swallow the card read surely from the next frame on.
+        # which must not swallow the card read surely from the next frame on, nor
+        # once the settle time has passed since that one misread.
         shown = [t for t in self.tracks if t.played and t.seat == seat
                  and t.hits and ts - t.hits[-1] <= self.settle + _EPS
-                 and (t.own_play or ts - t.born + _EPS >= self.settle)]
+                 and (t.own_play or t.hits[-1] - t.born + _EPS >= self.settle)]
         if shown:
             return max(shown, key=lambda t: t.last_seen)
         track = _Track(code, center, center, seat, ts, ts, ts, hand=self.hands)

@@ -261,6 +261,19 @@ def test_one_misread_naming_a_card_played_earlier_does_not_swallow_the_seats_car
     assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "S", "KC")]
 
 
+def test_one_misread_then_the_settle_time_unread_does_not_swallow_the_seats_card():
+    # As filmed with a held-out deck design enrolled (benchmarks/held_out_games.py,
+    # kde-gm-paris): E's jack of spades read once as the jack of clubs played earlier
+    # in the hand, then unread for the settle time, then read right in every frame.
+    # The one misread is no card lying there: it must not take in E's card.
+    gap = round(0.3 * FPS) - 1
+    frames = [[Det("JC", 0.999, SPOT["E"])]] + [[] for _ in range(gap)] + \
+        still("JS", "E", 1.5, conf=0.99)
+    tracker = PlayTracker(CAL, settle=0.3)
+    out = run(tracker, frames, to_play="E", played=["JC", "7D", "AH"])
+    assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "E", "JS")]
+
+
 def test_the_seats_played_card_still_takes_in_a_misread_of_its_other_index():
     tracker = PlayTracker(CAL, settle=0.3)
     out = run(tracker, still("QD", "W", 0.6), to_play="W")
