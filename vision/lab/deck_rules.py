@@ -69,11 +69,22 @@ def dev_designs(manifest: dict) -> list[str]:
     return out
 
 
+def _whole_from_1(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 1, got {text}")
+    return value
+
+
 def dev_design_options(parser: argparse.ArgumentParser, frames: int, out: Path) -> None:
     """The options of a command run over :func:`dev_designs`: ``--frames`` of each,
-    ``--jobs`` processes, ``--out`` (its figures' JSON)."""
-    parser.add_argument("--frames", type=int, default=frames, help="frames per training design")
-    parser.add_argument("--jobs", type=int, default=2, help="worker processes")
+    ``--jobs`` processes (both whole numbers from 1), ``--out`` (its figures' JSON)."""
+    parser.add_argument("--frames", type=_whole_from_1, default=frames,
+                        help="frames per training design")
+    parser.add_argument("--jobs", type=_whole_from_1, default=2, help="worker processes")
     parser.add_argument("--out", default=str(out))
 
 
@@ -86,12 +97,11 @@ def dev_record(benchmark: str, designs: list[str], frames: int, seed: int) -> di
 def over_dev_designs(parser: argparse.ArgumentParser, job: Callable[[tuple[int, str, int]], Any],
                      frames: int, jobs: int) -> tuple[list[str], list[Any]]:
     """``job((k, design, frames))`` for the k-th of :func:`dev_designs`, in ``jobs``
-    processes: the designs and each one's result, in order (``parser`` says why and
-    exits when the deck designs are not rendered)."""
+    processes (as :func:`dev_design_options` checked them): the designs and each one's
+    result, in order (``parser`` says why and exits when the deck designs are not
+    rendered)."""
     from vision.lab import decks
 
-    if frames < 1 or jobs < 1:
-        parser.error("--frames, --jobs: expected a whole number from 1")
     designs = dev_designs(decks.manifest_or_exit(parser))
     with ProcessPoolExecutor(jobs) as pool:
         return designs, list(pool.map(job, [(k, d, frames) for k, d in enumerate(designs)]))
@@ -259,8 +269,6 @@ def main(argv: list[str] | None = None) -> int:
     dev_design_options(p, 16, OUT)
     p.add_argument("--head", default="prototype", choices=sorted(HEADS))
     args = p.parse_args(argv)
-    if args.frames < 1 or args.jobs < 1:
-        p.error("--frames, --jobs: expected a whole number from 1")
     manifest = decks.manifest_or_exit(p)
     t0 = time.time()
     designs = dev_designs(manifest)
