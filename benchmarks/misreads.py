@@ -56,22 +56,15 @@ def tally(named: list[tuple[str, str]], readable: set[str], present: set[str]
 def _design(job: tuple[int, str, int]) -> dict[str, Any]:
     import cv2
 
-    import vision.reader as reader_module
     from vision.lab import render
     from vision.lab.evaluate import design_frames, design_styles
+    from vision.lab.pair_rule import record_box_reads
+    from vision.reader import CardReader
 
     k, design, n = job
     render.art_styles(held_out=None, french_art=True)
-    join = reader_module.join_reads
-    seen: list[tuple[str, float, float]] = []
-
-    def spy(boxes, probs, thresholds, classes, none_index, *args, **kwargs):
-        seen[:] = [(classes[int(p.argmax())], float(p.max()), float(t))
-                   for p, t in zip(probs, thresholds, strict=True)]
-        return join(boxes, probs, thresholds, classes, none_index, *args, **kwargs)
-
-    reader_module.join_reads = spy
-    reader = reader_module.CardReader()
+    seen = record_box_reads()
+    reader = CardReader()
     out: dict[str, Any] = {mode: {w: {"right": 0, "wrong": 0} for w in WAYS}
                            for mode in ("colour", "grey")}
     out["cards"] = 0
@@ -80,8 +73,11 @@ def _design(job: tuple[int, str, int]) -> dict[str, Any]:
         grey = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
         for mode, picture in (("colour", frame), ("grey", grey)):
             seen.clear()
-            named = [(d.code, way_named(d.code, seen)) for d in reader.read(picture)
-                     if d.code is not None]
+            found = [d.code for d in reader.read(picture) if d.code is not None]
+            reads = [(classes[int(p.argmax())], float(p.max()), float(t))
+                     for _, probs, thresholds, classes, _ in seen[-1:]
+                     for p, t in zip(probs, thresholds, strict=True)]
+            named = [(code, way_named(code, reads)) for code in found]
             for way, counts in tally(named, readable, present).items():
                 for key, value in counts.items():
                     out[mode][way][key] += value

@@ -67,15 +67,12 @@ def loosest(grid: dict[float, dict[str, int]]) -> float | None:
     return max(clean) if clean else None
 
 
-def _design(job: tuple[int, str, int]) -> dict[str, dict[float, dict[str, int]]]:
-    import cv2
-
+def record_box_reads() -> list[tuple[Any, ...]]:
+    """Wrap ``vision.reader.join_reads``, in this process, so that each frame the reader
+    reads appends its box reads (boxes, probabilities, thresholds, classes, none's index)
+    to the list returned; the reader reads as before."""
     import vision.reader as reader_module
-    from vision.lab import render
-    from vision.lab.evaluate import design_frames, design_styles
 
-    k, design, n = job
-    render.art_styles(held_out=None, french_art=True)
     join = reader_module.join_reads
     seen: list[tuple[Any, ...]] = []
 
@@ -84,7 +81,20 @@ def _design(job: tuple[int, str, int]) -> dict[str, dict[float, dict[str, int]]]
         return join(boxes, probs, thresholds, classes, none_index, *args, **kwargs)
 
     reader_module.join_reads = spy
-    reader = reader_module.CardReader()
+    return seen
+
+
+def _design(job: tuple[int, str, int]) -> dict[str, dict[float, dict[str, int]]]:
+    import cv2
+
+    from vision.lab import render
+    from vision.lab.evaluate import design_frames, design_styles
+    from vision.reader import CardReader
+
+    k, design, n = job
+    render.art_styles(held_out=None, french_art=True)
+    seen = record_box_reads()
+    reader = CardReader()
     frames: dict[str, list[tuple[tuple[Any, ...], set[str], set[str]]]] = {m: [] for m in MODES}
     for frame, readable, present in design_frames(design_styles(design), n, SEED + 17 * k):
         grey = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
