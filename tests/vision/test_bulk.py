@@ -37,6 +37,33 @@ def test_bulk_training_writes_a_float_model_trained_from_the_start(tiny_shards, 
     assert any(not np.array_equal(trained[k], before[k]) for k in trained)
 
 
+def test_bulk_trains_each_start_on_the_same_frames_into_its_own_folder(tiny_shards, tmp_path):
+    import onnx
+    from onnx import numpy_helper
+
+    start = MODELS / "index_classifier_fp32.onnx"
+    assert tiny_shards.main(["--init", str(start), "--init", str(start), "--out", str(tmp_path),
+                             "--frames", "4", "--steps", "2", "--batch", "8",
+                             "--workers", "2"]) == 0
+    assert not (tmp_path / "index_classifier_fp32.onnx").exists()
+    weights = []
+    for run in ("1", "2"):
+        summary = json.loads((tmp_path / run / "bulk_summary.json").read_text())
+        assert summary["init"] == start.name and summary["frames"] == 4
+        weights.append({t.name: numpy_helper.to_array(t) for t in onnx.load(
+            str(tmp_path / run / "index_classifier_fp32.onnx")).graph.initializer})
+    # One start, the same frames and the same batches: the same weights.
+    assert all(np.allclose(weights[0][k], weights[1][k], atol=1e-5) for k in weights[0])
+
+
+def test_bulk_refuses_a_start_that_is_not_there(tiny_shards, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        tiny_shards.main(["--init", str(MODELS / "index_classifier_fp32.onnx"),
+                          "--init", str(tmp_path / "gone.onnx"), "--out", str(tmp_path / "o")])
+    assert "gone.onnx" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
 def test_bulk_training_refuses_too_few_frames(tiny_shards, tmp_path, capsys):
     with pytest.raises(SystemExit):
         tiny_shards.main(["--init", "x.onnx", "--out", str(tmp_path), "--frames", "1"])

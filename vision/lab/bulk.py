@@ -13,8 +13,12 @@ boxes and random ones (``synth``), and the real photos' ``train`` bursts. Held-o
 designs are never drawn. Writes the float classifier; make it 8-bit and calibrate it with
 ``vision train ... --only quantize --out DIR``.
 
-    python -m vision.lab.bulk --init START.onnx --out DIR [--frames 8000] [--steps 8000]
-        [--batch 256] [--workers 15] [--device cuda] [--seed 2]
+    python -m vision.lab.bulk --init START.onnx [--init OTHER.onnx] --out DIR
+        [--frames 8000] [--steps 8000] [--batch 256] [--workers 15] [--device cuda] [--seed 2]
+
+With several ``--init``, each start is trained in turn on the same frames, the same steps
+and the same batches, into ``DIR/<k>`` (1, 2, ... in the order given): a lent machine's
+minutes go on drawing the frames once.
 """
 
 from __future__ import annotations
@@ -64,7 +68,8 @@ def _shard(job: tuple[str, int, str, float, float, tuple[str, ...], int]
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--init", type=Path, required=True, help="float classifier to start from")
+    p.add_argument("--init", type=Path, required=True, action="append",
+                   help="float classifier to start from (again: another start, same frames)")
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--frames", type=int, default=8000)
     p.add_argument("--steps", type=int, default=8000)
@@ -113,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [d for d in favour if d not in manifest["designs"] or d in manifest["held_out"]]
     if unknown:
         p.error(f"--favour: {', '.join(unknown)}: no training design of the deck cache")
+    missing = [str(f) for f in args.init if not f.is_file()]
+    if missing:
+        p.error(f"--init: {', '.join(missing)}: no such file")
     detector = args.detector or MODELS / "index_detector.onnx"
     args.out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
@@ -142,26 +150,29 @@ def main(argv: list[str] | None = None) -> int:
           f"{rendered:.0f}s", flush=True)
     pick = np.random.default_rng(args.seed + 7).choice(len(crops), size=min(1024, len(crops)),
                                                        replace=False)
-    start = classifier_from_onnx(args.init, crops[pick])
-    clf = train_classifier(crops, ds.taught(labels), args.steps, args.seed, len(ds.CLASSES),
-                           rotate=True, real=real, init=start, max_lr=args.max_lr,
-                           aspect=1.4, recolour=0.15, batch=args.batch, device=args.device,
-                           workers=args.workers,
-                           log=lambda m: print(m, flush=True))
-    diff = export_classifier(clf, args.out / FLOAT_CLASSIFIER)
-    summary = {"init": args.init.name, "frames": len(used) * SHARD,
-               "shards": used if len(used) < n else f"0-{n - 1}", "seed_base": SEED_BASE,
-               "patches": int(len(crops)),
-               "real_patches": int(len(ry)), "steps": args.steps, "batch": args.batch,
-               "max_lr": args.max_lr, "seed": args.seed, "device": args.device,
-               "art_mix": args.art_mix, "art_fonts": args.art_fonts,
-               "favour": list(favour), "favour_times": args.favour_times,
-               "held_out": list(manifest["held_out"]),
-               "seconds_render": round(rendered, 1),
-               "seconds": round(time.time() - t0, 1), "onnx_max_diff": diff,
-               "kinds": {k: KINDS.count(k) / len(KINDS) for k in set(KINDS)}}
-    (args.out / "bulk_summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    print(json.dumps(summary), flush=True)
+    for run, init in enumerate(args.init, 1):
+        out = args.out if len(args.init) == 1 else args.out / str(run)
+        out.mkdir(parents=True, exist_ok=True)
+        start = classifier_from_onnx(init, crops[pick])
+        clf = train_classifier(crops, ds.taught(labels), args.steps, args.seed, len(ds.CLASSES),
+                               rotate=True, real=real, init=start, max_lr=args.max_lr,
+                               aspect=1.4, recolour=0.15, batch=args.batch, device=args.device,
+                               workers=args.workers,
+                               log=lambda m: print(m, flush=True))
+        diff = export_classifier(clf, out / FLOAT_CLASSIFIER)
+        summary = {"init": init.name, "frames": len(used) * SHARD,
+                   "shards": used if len(used) < n else f"0-{n - 1}", "seed_base": SEED_BASE,
+                   "patches": int(len(crops)),
+                   "real_patches": int(len(ry)), "steps": args.steps, "batch": args.batch,
+                   "max_lr": args.max_lr, "seed": args.seed, "device": args.device,
+                   "art_mix": args.art_mix, "art_fonts": args.art_fonts,
+                   "favour": list(favour), "favour_times": args.favour_times,
+                   "held_out": list(manifest["held_out"]),
+                   "seconds_render": round(rendered, 1),
+                   "seconds": round(time.time() - t0, 1), "onnx_max_diff": diff,
+                   "kinds": {k: KINDS.count(k) / len(KINDS) for k in set(KINDS)}}
+        (out / "bulk_summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+        print(json.dumps(summary), flush=True)
     return 0
 
 
