@@ -487,7 +487,7 @@ def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
     counts them as less than two independent readings. Any other doubtful box
     becomes a ``code=None`` detection (a card the table waits on), unless its
     guess was read surely elsewhere (then it is most likely that card's other
-    index).
+    index, and places the card when that one was read at one index only).
     """
     by_code, doubtful = sort_reads(boxes, probs, thresholds, classes, none_index)
     paired: set[int] = set()
@@ -502,14 +502,23 @@ def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
         by_code[code] = [(doubtful[a][0], joint), (doubtful[b][0], joint)]
     out = []
     for code, hits in by_code.items():
-        # The card's centre lies halfway between its two indices.
         hits = sorted(hits, key=lambda h: -h[1])[:2]
+        sure = max(h[1] for h in hits)
+        if len(hits) == 1:
+            # Read surely at one index only: a doubtful box guessing the same card, a card's
+            # two indices away, is most likely its other index. It places the card (its
+            # outline and centre) and adds nothing to how sure the read is.
+            other = [(chance, box) for box, chance, guess, _ in doubtful
+                     if guess == code and PAIR_SPAN[0] <= _gap(hits[0][0], box) <= PAIR_SPAN[1]]
+            if other:
+                hits.append(max(other)[::-1])
+        # The card's centre lies halfway between its two indices.
         xs = [c for b, _ in hits for c in (b[0], b[2])]
         ys = [c for b, _ in hits for c in (b[1], b[3])]
         quad = [[min(xs), min(ys)], [max(xs), min(ys)], [max(xs), max(ys)], [min(xs), max(ys)]]
         center = (float(np.mean([(b[0] + b[2]) / 2 for b, _ in hits])),
                   float(np.mean([(b[1] + b[3]) / 2 for b, _ in hits])))
-        out.append(Detection(code, max(h[1] for h in hits), quad, center))
+        out.append(Detection(code, sure, quad, center))
     for i, (box, conf, code, _) in enumerate(doubtful):
         if i in paired or code in by_code:
             continue

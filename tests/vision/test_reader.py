@@ -462,6 +462,29 @@ def test_the_classifier_gives_its_grey_pair_exponent_on_grey_pictures_only(reade
     assert reader.classifier.pair_exponent(grey=True) == 1.0
 
 
+@pytest.mark.parametrize(("gap", "placed"), [(4.0, True), (1.2, False), (9.0, False)])
+def test_a_card_read_at_one_index_is_placed_by_its_doubtful_other_index(gap, placed):
+    """A sure read of one index and a doubtful read guessing the same card a card's two
+    indices away: the card spans both (outline, centre), as sure as its sure index alone
+    (a warped card's squashed index). A box beside it, or too far, places nothing."""
+    from vision.lab.dataset import CLASSES
+    from vision.reader import join_reads
+
+    side = 30.0
+    a = (100.0, 100.0, 124.0, 100.0 + side)
+    b = (a[0] + gap * side, a[1], a[2] + gap * side, a[3])
+    # The doubtful box is surer than the sure one, under the second look's stricter threshold.
+    found = join_reads([a, b], np.stack([_probs("AC", 0.99), _probs("AC", 0.993)]),
+                       np.array([0.985, 0.996]), list(CLASSES), len(CLASSES) - 1)
+    assert [(d.code, d.confidence) for d in found] == [("AC", pytest.approx(0.99))]
+    if placed:
+        assert found[0].quad == [[a[0], a[1]], [b[2], a[1]], [b[2], a[3]], [a[0], a[3]]]
+        assert found[0].center == pytest.approx(((a[0] + b[2]) / 2, (a[1] + a[3]) / 2))
+    else:
+        assert found[0].quad == [[a[0], a[1]], [a[2], a[1]], [a[2], a[3]], [a[0], a[3]]]
+        assert found[0].center == pytest.approx(((a[0] + a[2]) / 2, (a[1] + a[3]) / 2))
+
+
 def test_joined_reads_keep_sure_cards_and_drop_what_they_explain():
     from vision.lab.dataset import CLASSES
     from vision.reader import join_reads
