@@ -4,8 +4,9 @@ club enrols it: what a club playing with its own cards gets at the table.
 ``benchmarks/real_decks.py`` counts cards read in single frames. Here the virtual table
 (``vision.lab.virtual_table``) films whole 4-hand games (an injected renonce, 1280x720 at
 10 frames a second, the recommended camera mount, camera faults on every frame:
-``benchmarks/accuracy.py``'s games at the mount) dealt with the art of each design held
-out of training (``vision.lab.decks.BENCH_DESIGNS``), and runs them through the whole
+``benchmarks/accuracy.py``'s games at the mount) dealt with the art of each design of the
+benchmarks (``vision.lab.decks.BENCH_DESIGNS``: held out of training, but for the Paris
+pattern, trained on since run 14), and runs them through the whole
 pipeline (``benchmarks/pipeline.py``: reader, tracker, store) twice: with the general
 model alone, then with the design enrolled from one clean picture of each card
 (``vision.lab.deck_rules.enroll_design``, as ``real_decks.py`` does). For each game: the
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--designs", default=",".join(decks.BENCH_DESIGNS),
-                   help="held-out designs, comma-separated (default: all six)")
+                   help="the benchmarks' designs, comma-separated (default: all six)")
     p.add_argument("--seed", type=int, default=61,
                    help="the first design's game seed; the next designs' follow")
     p.add_argument("--out", default=str(OUT))
