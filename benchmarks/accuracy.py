@@ -107,6 +107,28 @@ def totals(by_folder: dict[str, dict], groups: dict[str, tuple[str, ...]] = GROU
     return out
 
 
+#: The parts of the result a run may leave out (``--no-sets``, no seeds of a kind).
+PARTS = ("sets", "games", "games_at_the_mount", "games_camera_high")
+
+
+def keep_unmeasured(result: dict, before: dict | None, measured: set[str]) -> dict:
+    """``result`` with each of :data:`PARTS` not measured this time taken from ``before``
+    (the file's last figures: a partial run must not wipe them; the sets bring their
+    totals); ``measured_at`` says when each part was last measured."""
+    before = before or {}
+    stamps = dict(before.get("measured_at", {}))
+    for part in PARTS:
+        if part in measured:
+            stamps[part] = result["measured"]
+        elif part in before:
+            result[part] = before[part]
+            if part == "sets":
+                result["totals"] = before.get("totals", {})
+            stamps.setdefault(part, before.get("measured"))
+    result["measured_at"] = stamps
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, nargs="*", default=[4, 5, 6, 7, 8, 9, 10, 11])
@@ -120,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", help="card reader model (default: the shipped one)")
     p.add_argument("--out", default=str(ROOT / "benchmarks" / "accuracy.json"))
     p.add_argument("--no-sets", action="store_true",
-                   help="film the games only (the sets of part 1 take the longest)")
+                   help="film the games only; the file keeps the sets' last figures")
     args = p.parse_args(argv)
     reader = CardReader(args.model)
     sets: dict[str, dict] = {}
@@ -191,6 +213,14 @@ def main(argv: list[str] | None = None) -> int:
                   "hands": args.hands, "renonce": True, "size": [1280, 720],
                   "card_share": list(HIGH_SHARE), "camera_faults": 1.0, "seeds": high_games,
                   "differences": sum(g["differences"] for g in high_games.values())}}
+    measured = {part for part, done in zip(PARTS, (not args.no_sets, args.seeds,
+                                                    args.mount_seeds, args.high_seeds),
+                                            strict=True) if done}
+    try:
+        before = json.loads(Path(args.out).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        before = None  # no figures yet, or a file not of this benchmark: nothing to keep
+    result = keep_unmeasured(result, before if isinstance(before, dict) else None, measured)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     for name, figures in sets.items():
         print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in figures.items()))

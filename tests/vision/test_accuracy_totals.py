@@ -38,3 +38,27 @@ def test_totals_sum_the_sets_and_count_unreadable_cards_apart(accuracy):
     assert p["readable"]["read_right"] == pytest.approx(143 / 146, abs=1e-4)
     t = found["table"]
     assert t["readable"] == {"cards": 40, "missed": 0, "invented": 2, "read_right": 1.0}
+
+
+def test_a_partial_run_keeps_the_parts_it_did_not_measure(accuracy):
+    before = {"measured": "2026-11-27T08:00:00Z", "sets": {"real scenes": {"recall": 0.98}},
+              "totals": {"games in play": {"cards": 10}},
+              "games": {"seeds": {"4": {"differences": 0}}, "differences": 0},
+              "games_camera_high": {"seeds": {"41": {"differences": 1}}, "differences": 1}}
+    # A --no-sets run that filmed the games and the camera-high games again.
+    result = {"measured": "2026-11-27T09:00:00Z", "sets": {}, "totals": {},
+              "games": {"seeds": {"4": {"differences": 2}}, "differences": 2},
+              "games_at_the_mount": {"seeds": {}, "differences": 0},
+              "games_camera_high": {"seeds": {"41": {"differences": 0}}, "differences": 0}}
+    kept = accuracy.keep_unmeasured(result, before, {"games", "games_camera_high"})
+    assert kept["sets"] == {"real scenes": {"recall": 0.98}}
+    assert kept["totals"] == {"games in play": {"cards": 10}}
+    assert kept["games"]["differences"] == 2 and kept["games_camera_high"]["differences"] == 0
+    # Never measured, before or now: left as this run found it.
+    assert kept["games_at_the_mount"] == {"seeds": {}, "differences": 0}
+    assert kept["measured_at"] == {"sets": "2026-11-27T08:00:00Z",
+                                   "games": "2026-11-27T09:00:00Z",
+                                   "games_camera_high": "2026-11-27T09:00:00Z"}
+    # Nothing before (a first run): the run's own parts only.
+    fresh = accuracy.keep_unmeasured({"measured": "t", "sets": {}}, None, {"sets"})
+    assert fresh == {"measured": "t", "sets": {}, "measured_at": {"sets": "t"}}
