@@ -222,7 +222,8 @@ def main(argv: list[str] | None = None) -> int:
         before = None  # no figures yet, or a file not of this benchmark: nothing to keep
     result = keep_unmeasured(result, before if isinstance(before, dict) else None, measured)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    for name, figures in sets.items():
+    # What the file now holds, the parts kept from before included (``measured_at``).
+    for name, figures in result["sets"].items():
         print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in figures.items()))
     for group, t in result["totals"].items():
         print(f"{group}, all {len(t['sets'])} sets: {t['cards']} cards, {t['missed']} missed, "
@@ -230,15 +231,14 @@ def main(argv: list[str] | None = None) -> int:
               f"of the {t['readable']['cards']} a person could read: "
               f"{t['readable']['missed']} missed, {t['readable']['invented']} invented, "
               f"{100 * t['readable']['read_right']:.2f} % read right")
-    print("filmed games, differences from the simulator: " +
-          ", ".join(f"seed {s} {g['differences']}" for s, g in games.items()) +
-          f" (total {result['games']['differences']})")
-    print("filmed games at the recommended mount, with camera faults, differences: " +
-          ", ".join(f"seed {s} {g['differences']}" for s, g in mount_games.items()) +
-          f" (total {result['games_at_the_mount']['differences']})")
-    print("filmed games with the camera a little high (cards 16-23 %), differences: " +
-          ", ".join(f"seed {s} {g['differences']}" for s, g in high_games.items()) +
-          f" (total {result['games_camera_high']['differences']})")
+    for key, what in (("games", "filmed games, differences from the simulator"),
+                      ("games_at_the_mount", "filmed games at the recommended mount, with "
+                                             "camera faults, differences"),
+                      ("games_camera_high", "filmed games with the camera a little high "
+                                            "(cards 16-23 %), differences")):
+        seeds = result[key]["seeds"]
+        print(f"{what}: " + ", ".join(f"seed {s} {g['differences']}" for s, g in seeds.items())
+              + f" (total {result[key]['differences']})")
     print(f"written to {args.out}")
     return 0
 
