@@ -150,27 +150,28 @@ def main(argv: list[str] | None = None) -> int:
           f"{rendered:.0f}s", flush=True)
     pick = np.random.default_rng(args.seed + 7).choice(len(crops), size=min(1024, len(crops)),
                                                        replace=False)
+    taught = ds.taught(labels)
+    # What every start's summary shares: the frames drawn once and how they were drawn.
+    drawn = {"frames": len(used) * SHARD, "shards": used if len(used) < n else f"0-{n - 1}",
+             "seed_base": SEED_BASE, "patches": int(len(crops)), "real_patches": int(len(ry)),
+             "steps": args.steps, "batch": args.batch, "max_lr": args.max_lr,
+             "seed": args.seed, "device": args.device, "art_mix": args.art_mix,
+             "art_fonts": args.art_fonts, "favour": list(favour),
+             "favour_times": args.favour_times, "held_out": list(manifest["held_out"]),
+             "seconds_render": round(rendered, 1),
+             "kinds": {k: KINDS.count(k) / len(KINDS) for k in set(KINDS)}}
     for run, init in enumerate(args.init, 1):
         out = args.out if len(args.init) == 1 else args.out / str(run)
         out.mkdir(parents=True, exist_ok=True)
         start = classifier_from_onnx(init, crops[pick])
-        clf = train_classifier(crops, ds.taught(labels), args.steps, args.seed, len(ds.CLASSES),
+        clf = train_classifier(crops, taught, args.steps, args.seed, len(ds.CLASSES),
                                rotate=True, real=real, init=start, max_lr=args.max_lr,
                                aspect=1.4, recolour=0.15, batch=args.batch, device=args.device,
                                workers=args.workers,
                                log=lambda m: print(m, flush=True))
         diff = export_classifier(clf, out / FLOAT_CLASSIFIER)
-        summary = {"init": init.name, "frames": len(used) * SHARD,
-                   "shards": used if len(used) < n else f"0-{n - 1}", "seed_base": SEED_BASE,
-                   "patches": int(len(crops)),
-                   "real_patches": int(len(ry)), "steps": args.steps, "batch": args.batch,
-                   "max_lr": args.max_lr, "seed": args.seed, "device": args.device,
-                   "art_mix": args.art_mix, "art_fonts": args.art_fonts,
-                   "favour": list(favour), "favour_times": args.favour_times,
-                   "held_out": list(manifest["held_out"]),
-                   "seconds_render": round(rendered, 1),
-                   "seconds": round(time.time() - t0, 1), "onnx_max_diff": diff,
-                   "kinds": {k: KINDS.count(k) / len(KINDS) for k in set(KINDS)}}
+        summary = {"init": init.name, **drawn, "seconds": round(time.time() - t0, 1),
+                   "onnx_max_diff": diff}
         (out / "bulk_summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         print(json.dumps(summary), flush=True)
     return 0
