@@ -12,6 +12,14 @@ model's read.
 So the deck never names another card than the general model would: it makes
 sure the reads of its own cards that the general model doubts.
 
+A whole deck (32 cards) also gets a linear read (:class:`Linear`): the classifier's last
+layer fitted again on the deck's looks, a softmax regression in numpy
+(:func:`fit_linear`), on the looks above and on the card laid in table frames as the
+reader cuts its indices there (:func:`table_looks`: the reader's own detector boxes them,
+small, soft and loosely boxed, as at the table). A box the general model takes for a card
+is also read surely as that card when this linear read names the same card with a
+fair chance (``LINEAR_RULES``, per kind, chosen on the training designs).
+
 Two heads can embed the looks (``HEADS``; see ``benchmarks/enroll.py`` for how
 they compare):
 
@@ -53,8 +61,10 @@ if TYPE_CHECKING:
 # chance (``Rule.general``). 3: a rule of its own for courts and aces (``COURT_RULES``).
 # A deck of an earlier version still reads as it did: by the one rule written in it (with
 # no floor for version 1).
-VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
+# 4: the card laid in table frames among the looks (``table_looks``), and a linear read
+# of the looks fitted per deck (``Linear``, ``LINEAR_RULES``).
+VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in frame pixels
 
@@ -78,7 +88,7 @@ class Rule(NamedTuple):
 # vision.lab.enroll_bench.DEV_DESIGNS. Never chosen on the designs or photos
 # benchmarks/enroll.py and benchmarks/real_decks.py report.
 HEADS: dict[str, Rule] = {
-    "prototype": Rule(0.92, 0.18, 0.20, 0.95),
+    "prototype": Rule(0.50, 0.30, 0.20, 0.95),
     "template": Rule(0.60, 0.10, 0.20, 0.0),
 }
 # The ranks whose boxes the deck judges by ``COURT_RULES``: courts and aces. A number
@@ -89,9 +99,25 @@ HEADS: dict[str, Rule] = {
 # on the boxes the general model takes for a court or an ace (``vision.lab.deck_rules``).
 COURT_RANKS = "JQKA"
 COURT_RULES: dict[str, Rule] = {
-    "prototype": Rule(0.80, 0.04, 0.20, 0.95),
+    "prototype": Rule(0.86, 0.04, 0.20, 0.95),
     "template": Rule(0.60, 0.10, 0.20, 0.0),
 }
+# The linear read (prototype head, whole decks): a box is read as an enrolled card when a
+# softmax regression fitted on the deck's looks (``fit_linear``) gives the general model's
+# best card guess at least ``accept`` (``margin`` unused), under the same floors as above.
+# Chosen as ``HEADS`` and ``COURT_RULES`` are (``vision.lab.deck_rules``), per kind.
+LINEAR_RULES: dict[str, Rule] = {
+    "numbers": Rule(0.71, 0.0, 0.20, 0.0),
+    "courts": Rule(0.54, 0.0, 0.20, 0.7),
+}
+# The fit: full-batch gradient descent on the unit looks, this many steps of this size,
+# weight decay as below (seeded by nothing: it starts from zero and is deterministic).
+LINEAR_STEPS = 1000
+LINEAR_STEP = 2.0
+LINEAR_DECAY = 1e-3
+# The linear read is fitted only on a whole deck (its rules were chosen on 32 cards: over a
+# few enrolled cards a softmax is sure of one of them whatever the box shows).
+LINEAR_MIN_CARDS = 32
 DEFAULT_HEAD = "prototype"
 # The probability a box read through the deck gets: above every threshold of
 # the general model's reads, first or second look.
@@ -102,6 +128,11 @@ LOOKS_PER_INDEX = 8
 # The sides, in frame pixels, of the indices of a table frame: a card 17-36 % of a
 # 720-pixel frame's height prints its index about this tall.
 CAMERA_INDEX_SIDES = (12.0, 30.0)
+# Table frames each enrolled picture is laid in (``table_looks``): the card's height over
+# the frame's, as at the table (``vision.card_size``), in a frame of the camera's size.
+TABLE_FRAMES_PER_CARD = 4
+TABLE_CARD_SHARE = (0.17, 0.36)
+TABLE_FRAME = (1280, 720)
 
 
 def is_court(code: str) -> bool:
@@ -138,6 +169,47 @@ def template_vectors(patches: np.ndarray) -> np.ndarray:
     return out
 
 
+def softmax_rows(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    out: np.ndarray = e / e.sum(axis=-1, keepdims=True)
+    return out
+
+
+@dataclass
+class Linear:
+    """A softmax regression over the enrolled cards on the deck's unit looks: the
+    classifier's last layer fitted again for one deck, in numpy."""
+
+    classes: np.ndarray  # (k,) the classifier's class index of each output
+    weights: np.ndarray  # (D, k)
+    bias: np.ndarray  # (k,)
+
+    def read(self, views: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per box of ``views`` (N, K, D): the best enrolled card (class index) and its
+        probability, the logits of the K views averaged."""
+        z = (np.asarray(views, np.float32) @ self.weights + self.bias).mean(axis=1)
+        q = softmax_rows(z)
+        best = q.argmax(axis=1)
+        return self.classes[best], q[np.arange(len(q)), best]
+
+
+def fit_linear(vectors: np.ndarray, labels: np.ndarray, steps: int = LINEAR_STEPS,
+               step: float = LINEAR_STEP, decay: float = LINEAR_DECAY) -> Linear:
+    """The softmax regression of ``labels`` (class indices) on unit ``vectors`` (M, D)."""
+    x = np.asarray(vectors, np.float32)
+    classes = np.unique(labels)
+    y = np.eye(len(classes), dtype=np.float32)[np.searchsorted(classes, labels)]
+    w = np.zeros((x.shape[1], len(classes)), np.float32)
+    b = np.zeros(len(classes), np.float32)
+    n = float(len(x))
+    for _ in range(steps):
+        g = (softmax_rows(x @ w + b) - y) / n
+        w -= step * (x.T @ g + decay * w)
+        b -= step * g.sum(axis=0)
+    return Linear(classes.astype(np.int64), w, b)
+
+
 def unit(x: np.ndarray) -> np.ndarray:
     """Vectors along the last axis made unit length."""
     x = np.asarray(x, np.float32)
@@ -167,6 +239,9 @@ class Deck:
     general: float = 0.0
     # The rule for courts and aces (``COURT_RANKS``); None: the one rule above for all.
     courts: Rule | None = None
+    # The linear read and its rules ({"numbers": Rule, "courts": Rule}); None: none.
+    linear: Linear | None = None
+    linear_rules: dict[str, Rule] | None = None
 
     @property
     def cards(self) -> list[str]:
@@ -183,13 +258,21 @@ class Deck:
         if self.courts is not None:
             meta["courts"] = {"accept": self.courts.accept, "margin": self.courts.margin,
                               "general_at_least": self.courts.general}
+        linear: dict[str, np.ndarray] = {}
+        if self.linear is not None and self.linear_rules is not None:
+            meta["linear"] = {kind: {"accept": r.accept, "general_at_least": r.general}
+                              for kind, r in self.linear_rules.items()}
+            linear = {"linear_classes": self.linear.classes.astype(np.int16),
+                      "linear_weights": self.linear.weights.astype(np.float32),
+                      "linear_bias": self.linear.bias.astype(np.float32)}
+        arrays: dict[str, Any] = {
+            "meta": np.array(json.dumps(meta)), "labels": self.labels.astype(np.int16),
+            "vectors": self.vectors.astype(np.float16),
+            "center": (self.center if self.center is not None
+                       else np.zeros(0)).astype(np.float32), **linear}
         tmp = path.with_name(path.name + ".part")
         with open(tmp, "wb") as f:
-            np.savez_compressed(f, meta=np.array(json.dumps(meta)),
-                                labels=self.labels.astype(np.int16),
-                                vectors=self.vectors.astype(np.float16),
-                                center=(self.center if self.center is not None
-                                        else np.zeros(0)).astype(np.float32))
+            np.savez_compressed(f, **arrays)
         tmp.replace(path)
 
     @classmethod
@@ -203,6 +286,11 @@ class Deck:
                 labels = data["labels"].astype(np.int64)
                 vectors = data["vectors"].astype(np.float32)
                 center = data["center"].astype(np.float32)
+                linear = None
+                if isinstance(meta, dict) and "linear" in meta:
+                    linear = Linear(data["linear_classes"].astype(np.int64),
+                                    data["linear_weights"].astype(np.float32),
+                                    data["linear_bias"].astype(np.float32))
             if not isinstance(meta, dict):
                 raise ValueError("its description is not a table of fields")
         except (OSError, ValueError, KeyError) as e:
@@ -216,7 +304,8 @@ class Deck:
                             head=repr(meta.get("head")))
         info = {k: v for k, v in meta.items()
                 if k not in ("version", "head", "classes", "cards", "model_sha256",
-                             "accept", "margin", "none_below", "general_at_least", "courts")}
+                             "accept", "margin", "none_below", "general_at_least", "courts",
+                             "linear")}
         try:
             none_below = float(meta["none_below"])
             courts = None
@@ -224,10 +313,20 @@ class Deck:
                 c = meta["courts"]
                 courts = Rule(float(c["accept"]), float(c["margin"]), none_below,
                               float(c["general_at_least"]))
+            linear_rules = None
+            if linear is not None:
+                linear_rules = {kind: Rule(float(meta["linear"][kind]["accept"]), 0.0,
+                                           none_below,
+                                           float(meta["linear"][kind]["general_at_least"]))
+                                for kind in ("numbers", "courts")}
+                d, k = linear.weights.shape
+                if (linear.bias.shape != (k,) or linear.classes.shape != (k,)
+                        or d != vectors.shape[1] or not np.isin(linear.classes, labels).all()):
+                    raise ValueError("its linear read does not fit its looks")
             return cls(meta["head"], list(meta["classes"]), labels, vectors,
                        str(meta["model_sha256"]), float(meta["accept"]), float(meta["margin"]),
                        info, center if center.size else None, none_below,
-                       float(meta.get("general_at_least", 0.0)), courts)
+                       float(meta.get("general_at_least", 0.0)), courts, linear, linear_rules)
         except (KeyError, TypeError, ValueError) as e:  # a field missing or not a number
             raise DeckError("%(path)s: not a deck file (%(error)s)", path=path,
                             error=repr(e)) from e
@@ -253,11 +352,18 @@ class Deck:
         class has no look. ``views`` (N, K, D) are K unit vectors of each box (its
         quarter turns, or the second look's cuts); the best of them counts."""
         n, k, d = views.shape
-        sims = views.reshape(n * k, d) @ self.vectors.T  # (N*K, M)
+        labels, vectors = self.labels, self.vectors
+        if len(labels) > 1 and (np.diff(labels) < 0).any():  # looks not grouped by card
+            order = np.argsort(labels, kind="stable")
+            labels, vectors = labels[order], vectors[order]
+        sims = views.reshape(n * k, d) @ vectors.T  # (N*K, M)
         sims = sims.reshape(n, k, -1).max(axis=1)  # (N, M)
         out = np.full((n, len(self.classes)), -1.0, np.float32)
-        for c in np.unique(self.labels):
-            out[:, c] = sims[:, self.labels == c].max(axis=1)
+        if n == 0 or len(labels) == 0:
+            return out
+        # The looks of one card lie together: the best of each run of them.
+        starts = np.concatenate([[0], np.nonzero(np.diff(labels))[0] + 1])
+        out[:, labels[starts]] = np.maximum.reduceat(sims, starts, axis=1)
         return out
 
     def judge(self, probs: np.ndarray, views: np.ndarray) -> np.ndarray:
@@ -287,11 +393,31 @@ class Deck:
         guess = np.asarray(cards)[probs[:, cards].argmax(axis=1)]
         sure &= (guess == best) & (probs[:, self.classes.index(NONE)] < self.none_below)
         sure &= probs[rows, best] >= floor
+        if self.linear is not None and self.linear_rules is not None:
+            sure |= self.linear_sure(probs, views, guess)
+        best = np.where(sure, guess, best)
         out = probs.copy()
         rest = (1.0 - DECK_SURE) / (len(self.classes) - 1)
         for i in np.nonzero(sure)[0]:
             out[i] = rest
             out[i, best[i]] = DECK_SURE
+        return out
+
+    def linear_sure(self, probs: np.ndarray, views: np.ndarray, guess: np.ndarray
+                    ) -> np.ndarray:
+        """Which boxes the linear read makes sure: it names the general model's best card
+        guess ``guess`` with at least its kind's ``accept``, the general model gives that
+        card at least the kind's floor and 'none' under ``none_below``."""
+        assert self.linear is not None and self.linear_rules is not None
+        named, chance = self.linear.read(views)
+        rows = np.arange(len(probs))
+        court = np.array([is_court(self.classes[k]) for k in guess], bool)
+        rules = self.linear_rules
+        accept = np.where(court, rules["courts"].accept, rules["numbers"].accept)
+        floor = np.where(court, rules["courts"].general, rules["numbers"].general)
+        out: np.ndarray = ((named == guess) & (chance >= accept)
+                           & (probs[rows, guess] >= floor)
+                           & (probs[:, self.classes.index(NONE)] < self.none_below))
         return out
 
     def embed(self, classifier: CardClassifier, patches: np.ndarray) -> np.ndarray:
@@ -358,22 +484,28 @@ def card_boxes(reader: CardReader, frame: np.ndarray, quad: np.ndarray,
     return best[1]
 
 
-def single_card_boxes(reader: CardReader, frame: np.ndarray) -> list[Box]:
-    """The index boxes of a picture of one card: a photo of it on a table (its outline
-    found by :func:`vision.locate.find_cards`, the largest) or a scan (the whole picture
-    is the card)."""
+def single_card(reader: CardReader, frame: np.ndarray) -> tuple[list[Box], np.ndarray]:
+    """The index boxes of a picture of one card, and the card's outline (4x2): a photo of
+    it on a table (its outline found by :func:`vision.locate.find_cards`, the largest) or
+    a scan (the whole picture is the card)."""
     from vision.locate import find_cards, order_quad
 
     h, w = frame.shape[:2]
     quads = [q for q in find_cards(frame) if cv2.contourArea(q) >= 0.2 * h * w]
     whole = order_quad(np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32))
-    boxes = card_boxes(reader, frame, max(quads, key=cv2.contourArea)) if quads else []
+    quad = max(quads, key=cv2.contourArea) if quads else whole
+    boxes = card_boxes(reader, frame, quad) if quads else []
     if len(boxes) < 2:
         # No outline, or one that is a court card's printed frame: the picture is the card.
         other = card_boxes(reader, frame, whole)
         if len(other) > len(boxes):
-            boxes = other
-    return boxes
+            boxes, quad = other, whole
+    return boxes, np.asarray(quad, np.float32).reshape(4, 2)
+
+
+def single_card_boxes(reader: CardReader, frame: np.ndarray) -> list[Box]:
+    """The index boxes of a picture of one card (see :func:`single_card`)."""
+    return single_card(reader, frame)[0]
 
 
 # ------------------------------------------------------------------ cutting looks
@@ -429,10 +561,87 @@ def camera_looks(source: np.ndarray, box: Box, rng: np.random.Generator, size: i
     return np.stack(out)
 
 
+def table_frame(source: np.ndarray, quad: np.ndarray, rng: np.random.Generator,
+                size: tuple[int, int] = TABLE_FRAME) -> tuple[np.ndarray, np.ndarray]:
+    """The card of ``source`` (outline ``quad``, 4x2) laid on a plain table in a camera
+    frame: as tall as a card at the table (``TABLE_CARD_SHARE`` of the frame), turned any
+    way, a little askew, softened, lit, noised and saved as JPEG. Returns the frame (BGR)
+    and the card's outline in it."""
+    w, h = size
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    long_side = max(np.linalg.norm(q[1] - q[2]), np.linalg.norm(q[0] - q[1]),
+                    np.linalg.norm(q[2] - q[3]), np.linalg.norm(q[3] - q[0]))
+    scale = float(rng.uniform(*TABLE_CARD_SHARE)) * h / max(float(long_side), 1.0)
+    # Brought down first by area (a warp alone would alias the print), then laid down.
+    small = cv2.resize(source, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) \
+        if scale < 1.0 else source
+    q_small = q * (small.shape[1] / source.shape[1])
+    turn = float(rng.uniform(0.0, 2.0 * np.pi))
+    rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]], np.float32)
+    centre = np.array([rng.uniform(0.3, 0.7) * w, rng.uniform(0.3, 0.7) * h], np.float32)
+    card_h = float(long_side) * scale
+    dst = ((q_small - q_small.mean(axis=0)) * (scale / (small.shape[1] / source.shape[1]))
+           @ rot.T + centre + rng.normal(0.0, 0.02 * card_h, (4, 2))).astype(np.float32)
+    colour = rng.uniform((20, 40, 20), (120, 150, 150)).astype(np.float32)
+    table = np.empty((h, w, 3), np.float32)
+    table[:] = colour
+    table += rng.normal(0.0, 4.0, (h, w, 1)).astype(np.float32)
+    frame: np.ndarray = np.clip(table, 0, 255).astype(np.uint8)
+    m = cv2.getPerspectiveTransform(q_small.astype(np.float32), dst)
+    cv2.warpPerspective(small, m, (w, h), dst=frame, flags=cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_TRANSPARENT)
+    out: np.ndarray = frame.astype(np.float32)
+    if rng.random() < 0.7:
+        out = cv2.GaussianBlur(out, (0, 0), float(rng.uniform(0.3, 1.3)))
+    elif rng.random() < 0.5:
+        length = int(rng.integers(3, 8))
+        kernel = np.zeros((length, length), np.float32)
+        kernel[length // 2, :] = 1.0 / length
+        turn_k = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2),
+                                         float(rng.uniform(0, 180)), 1.0)
+        out = cv2.filter2D(out, -1, cv2.warpAffine(kernel, turn_k, (length, length)))
+    out = out * float(rng.uniform(0.7, 1.15)) + float(rng.uniform(-25, 25))
+    out += rng.normal(0.0, float(rng.uniform(0, 6)), out.shape).astype(np.float32)
+    frame = np.clip(out, 0, 255).astype(np.uint8)
+    ok, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 95))])
+    if ok:
+        frame = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+    return frame, dst
+
+
+def table_looks(reader: CardReader, source: np.ndarray, quad: np.ndarray,
+                rng: np.random.Generator, n: int = TABLE_FRAMES_PER_CARD) -> np.ndarray:
+    """Patches of a card's indices as the reader cuts them from table frames: the card
+    laid in ``n`` frames (:func:`table_frame`), its indices boxed by the reader's own
+    detector in its corners (:func:`card_boxes`), each box cut as the first read cuts it
+    and as the second look does (its closer box, ``vision.locate.LOOKS``), each patch at
+    the four quarter turns: (K, S, S, 3) uint8, K = 0 when no index was found. An
+    enrolment picture shows the index large and sharp; the frames the deck helps with
+    show it small and soft, boxed as loosely as the detector boxes it there."""
+    from vision.locate import look_crops
+
+    assert reader.detector is not None
+    size = int(reader.classifier.meta["crop"])
+    pad = float(reader.classifier.meta["pad"])
+    source = source if source.ndim == 3 else cv2.cvtColor(source, cv2.COLOR_GRAY2BGR)
+    cuts = []
+    for _ in range(n):
+        frame, dst = table_frame(source, quad, rng)
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        for box in card_boxes(reader, frame, dst):
+            cuts.append(index_crop(frame, box, size, pad)[None])
+            cuts.append(look_crops(frame, reader.detector.refine(gray, box) or box, size, pad))
+    if not cuts:
+        return np.zeros((0, size, size, 3), np.uint8)
+    stack = np.concatenate(cuts)
+    return np.concatenate([np.rot90(stack, k, axes=(1, 2)) for k in range(4)])
+
+
 class Enroller:
     """Gathers index looks card by card, then makes the :class:`Deck`."""
 
-    def __init__(self, reader: CardReader, head: str = DEFAULT_HEAD, seed: int = 0) -> None:
+    def __init__(self, reader: CardReader, head: str = DEFAULT_HEAD, seed: int = 0,
+                 table_frames: int = TABLE_FRAMES_PER_CARD) -> None:
         if reader.detector is None:
             raise DeckError("enrolment needs the reader with the index detector (design B)")
         if head not in HEADS:
@@ -445,27 +654,37 @@ class Enroller:
                             model=self.classifier.model_path.name, output=FEATURES)
         self.head = head
         self.rng = np.random.default_rng(seed)
+        self.table_frames = table_frames
         self.patches: dict[str, list[np.ndarray]] = {}
+        # The looks from table frames (``table_looks``): the linear read learns from them
+        # too; they are not kept among the deck's looks (the cosine's cost grows with them).
+        self.table_patches: dict[str, list[np.ndarray]] = {}
         self.started = time.monotonic()
 
     @property
     def cards(self) -> list[str]:
         return [c for c in self.classifier.classes if c in self.patches]
 
-    def add(self, code: str, frame: np.ndarray, boxes: list[Box]) -> None:
-        """Learn ``code`` from its index ``boxes`` in ``frame`` (BGR)."""
+    def add(self, code: str, frame: np.ndarray, boxes: list[Box],
+            quad: np.ndarray | None = None) -> None:
+        """Learn ``code`` from its index ``boxes`` in ``frame`` (BGR); with the card's
+        outline ``quad``, also from the card laid in table frames (:func:`table_looks`)."""
         size = int(self.classifier.meta["crop"])
         pad = float(self.classifier.meta["pad"])
         source = frame if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
         for box in boxes:
             self.patches.setdefault(code, []).append(
                 index_looks(source, box, self.rng, size, pad))
+        if quad is not None and self.table_frames:
+            looks = table_looks(self.reader, source, quad, self.rng, self.table_frames)
+            if len(looks):
+                self.table_patches.setdefault(code, []).append(looks)
 
     def deck(self) -> Deck:
         if not self.patches:
             raise DeckError("no card learnt: nothing to write")
         classes = self.classifier.classes
-        labels, vectors = [], []
+        labels: list[np.ndarray] = []
         accept, margin, none_below, general = HEADS[self.head]
         empty = Deck(self.head, classes, np.zeros(0, np.int64), np.zeros((0, 1), np.float32),
                      "", accept, margin)
@@ -477,13 +696,25 @@ class Enroller:
             labels.append(np.full(len(patches), classes.index(code)))
         center = np.concatenate(raw).mean(axis=0) if self.head == "prototype" else None
         empty.center = center
-        vectors = [empty.unit(r) if self.head == "prototype" else r for r in raw]
-        return Deck(self.head, classes, np.concatenate(labels), np.concatenate(vectors),
+        vectors = np.concatenate([empty.unit(r) if self.head == "prototype" else r
+                                  for r in raw])
+        all_labels = np.concatenate(labels)
+        linear = None
+        if self.head == "prototype" and len(self.cards) >= LINEAR_MIN_CARDS:
+            table = [(code, np.concatenate(self.table_patches[code])) for code in self.cards
+                     if code in self.table_patches]
+            fit_x, fit_y = [vectors], [all_labels]
+            for code, patches in table:
+                fit_x.append(empty.unit(self.classifier.features(patches)))
+                fit_y.append(np.full(len(patches), classes.index(code)))
+            linear = fit_linear(np.concatenate(fit_x), np.concatenate(fit_y))
+        return Deck(self.head, classes, all_labels, vectors,
                     model_sha256(self.classifier.model_path), accept, margin,
                     {"model": self.classifier.model_path.name,
                      "enroll_seconds": round(time.monotonic() - self.started, 2),
                      "made": time.strftime("%Y-%m-%d")}, center, none_below, general,
-                    COURT_RULES[self.head])
+                    COURT_RULES[self.head], linear,
+                    dict(LINEAR_RULES) if linear is not None else None)
 
 
 # ------------------------------------------------------------------ a folder of card pictures
@@ -516,14 +747,15 @@ def folder_images(directory: str | Path) -> dict[str, list[Path]]:
 
 
 def enroll_folder(reader: CardReader, directory: str | Path, head: str = DEFAULT_HEAD,
-                  learnt: Callable[[str], None] = lambda _code: None, seed: int = 0) -> Deck:
+                  learnt: Callable[[str], None] = lambda _code: None, seed: int = 0,
+                  table_frames: int = TABLE_FRAMES_PER_CARD) -> Deck:
     """Learn a deck from ``DIR/<CARD>/*.jpg|png``. Every picture is checked (readable,
     its card found) before the deck is made; the first fault raises :class:`DeckError`
     naming the file. ``learnt`` is told each card's code once its pictures are learnt
     (the command says so in the organiser's language)."""
     from vision.reader import load_image
 
-    enroller = Enroller(reader, head, seed)
+    enroller = Enroller(reader, head, seed, table_frames)
     for code, paths in folder_images(directory).items():
         for path in paths:
             try:
@@ -531,11 +763,11 @@ def enroll_folder(reader: CardReader, directory: str | Path, head: str = DEFAULT
             except ValueError:
                 raise DeckError("%(path)s: not a readable picture (JPEG, PNG...)",
                                 path=path) from None
-            boxes = single_card_boxes(reader, frame)
+            boxes, quad = single_card(reader, frame)
             if not boxes:
                 raise DeckError("%(path)s: no card index found in this picture: "
                                 "photograph the whole card, flat, well lit", path=path)
-            enroller.add(code, frame, boxes)
+            enroller.add(code, frame, boxes, quad)
         learnt(code)
     return enroller.deck()
 

@@ -55,12 +55,14 @@ def test_enrolled_deck_is_a_small_file_with_version_model_hash_and_cards(deck_fi
     assert deck_file.stat().st_size < 200_000
     with np.load(deck_file) as data:
         meta = json.loads(str(data["meta"]))
-    assert meta["version"] == 3 and meta["general_at_least"] == deck.general
+    assert meta["version"] == 4 and meta["general_at_least"] == deck.general
     assert deck.courts is not None
     assert meta["courts"] == {"accept": deck.courts.accept, "margin": deck.courts.margin,
                               "general_at_least": deck.courts.general}
     # Each index: 8 cuts as the reader cuts it and 8 as the camera shows it, 4 turns each.
     assert len(deck.labels) % 64 == 0 and len(deck.labels) >= 64 * len(DECK_CARDS)
+    # Four cards are not a whole deck: no linear read (its rules were chosen on 32).
+    assert deck.linear is None and "linear" not in meta
 
 
 def test_a_deck_of_an_earlier_version_reads_by_its_one_rule_and_a_newer_one_is_refused(
@@ -69,7 +71,7 @@ def test_a_deck_of_an_earlier_version_reads_by_its_one_rule_and_a_newer_one_is_r
         arrays = {k: data[k] for k in data.files}
     meta = json.loads(str(arrays["meta"]))
     meta.pop("courts")  # versions 1 and 2 had one rule for every card
-    for version in (1, 2, 4):
+    for version in (1, 2, 5):
         meta["version"] = version
         if version == 1:
             meta.pop("general_at_least", None)  # version 1 had no floor
@@ -92,8 +94,8 @@ def test_a_deck_of_an_earlier_version_reads_by_its_one_rule_and_a_newer_one_is_r
         assert two.judge(probs, views)[0, code] == pytest.approx(0.88)
         probs[0, code] = 0.92
         assert two.judge(probs, views)[0, code] == pytest.approx(DECK_SURE)
-    with pytest.raises(DeckError, match="version 4.*enrol the deck again"):
-        Deck.load(tmp_path / "v4.npz")
+    with pytest.raises(DeckError, match="version 5.*enrol the deck again"):
+        Deck.load(tmp_path / "v5.npz")
 
 
 @pytest.mark.parametrize("spoil", ["accept", "general_at_least", "classes", "all", "courts",
@@ -117,6 +119,120 @@ def test_a_deck_with_a_bad_field_is_refused_as_no_deck_file(deck_file, tmp_path,
     np.savez_compressed(bad, **arrays)
     with pytest.raises(DeckError, match="not a deck file"):
         Deck.load(bad)
+
+
+@pytest.fixture(scope="module")
+def linear_deck_file(tmp_path_factory):
+    """The four cards' deck with a linear read: the whole-deck minimum lowered to four."""
+    from vision import deck as deck_module
+
+    root = tmp_path_factory.mktemp("enroll-linear")
+    pictures = _card_pictures(root / "pictures", DECK_STYLE, DECK_CARDS)
+    out = root / "club.npz"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(deck_module, "LINEAR_MIN_CARDS", len(DECK_CARDS))
+        assert vision_main(["enroll", str(pictures), "--out", str(out)]) == 0
+    return out
+
+
+def test_a_linear_read_is_fitted_saved_and_loaded_with_its_rules(linear_deck_file):
+    from vision.deck import LINEAR_RULES
+
+    deck = Deck.load(linear_deck_file)
+    assert deck.linear is not None and deck.linear_rules == LINEAR_RULES
+    assert sorted(deck.classes[k] for k in deck.linear.classes) == sorted(DECK_CARDS)
+    assert deck.linear.weights.shape == (deck.vectors.shape[1], len(DECK_CARDS))
+    # Each card's own looks are read as that card by it.
+    for code in DECK_CARDS:
+        k = deck.classes.index(code)
+        named, chance = deck.linear.read(deck.vectors[deck.labels == k][:, None])
+        assert (named == k).mean() > 0.9 and np.median(chance) > 0.5
+
+
+def test_fit_linear_learns_separate_groups_and_gives_the_same_fit_each_time():
+    from vision.deck import fit_linear, unit
+
+    rng = np.random.default_rng(5)
+    centres = unit(rng.normal(size=(3, 16)))
+    labels = np.repeat([4, 9, 20], 50)
+    x = unit(centres[np.searchsorted([4, 9, 20], labels)] + 0.3 * rng.normal(size=(150, 16)))
+    fit = fit_linear(x, labels)
+    named, chance = fit.read(x[:, None])
+    assert list(fit.classes) == [4, 9, 20]
+    assert (named == labels).mean() > 0.95 and chance.min() > 0.34
+    again = fit_linear(x, labels)
+    assert np.array_equal(fit.weights, again.weights) and np.array_equal(fit.bias, again.bias)
+
+
+@pytest.mark.parametrize("code", ["QH", "7S"])
+def test_the_linear_read_confirms_only_the_general_guess_at_its_kinds_floor(
+        linear_deck_file, code):
+    from vision.deck import Rule
+
+    deck = Deck.load(linear_deck_file)
+    assert deck.linear is not None
+    deck.accept = deck.margin = 2.0  # the cosine never names: the linear read alone
+    deck.courts = Rule(2.0, 2.0, deck.none_below, 0.0)
+    deck.linear_rules = {"numbers": Rule(0.3, 0.0, deck.none_below, 0.5),
+                         "courts": Rule(0.3, 0.0, deck.none_below, 0.7)}
+    floor = 0.7 if code[0] in "JQKA" else 0.5
+    k = deck.classes.index(code)
+    other = deck.classes.index("KC")
+    views = deck.vectors[deck.labels == k][:4][None]
+    none = deck.classes.index("none")
+
+    def judged(p_card, p_other=0.001, p_none=0.001):
+        probs = np.full((1, len(deck.classes)), 0.001, np.float32)
+        probs[0, k], probs[0, other], probs[0, none] = p_card, p_other, p_none
+        return deck.judge(probs, views)[0]
+
+    assert judged(floor + 0.02)[k] == pytest.approx(DECK_SURE)
+    assert judged(floor - 0.02)[k] == pytest.approx(floor - 0.02)
+    # The general model's best guess is another card: the deck names nothing.
+    assert judged(0.3, p_other=0.6)[other] == pytest.approx(0.6)
+    # The general model says 'no belote card' too often.
+    assert judged(floor + 0.02, p_none=0.25)[k] == pytest.approx(floor + 0.02)
+
+
+@pytest.mark.parametrize("spoil", ["weights", "classes", "rule"])
+def test_a_deck_with_a_bad_linear_read_is_refused(linear_deck_file, tmp_path, spoil):
+    with np.load(linear_deck_file) as data:
+        arrays = {k: data[k] for k in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    if spoil == "weights":
+        arrays["linear_weights"] = arrays["linear_weights"][:5]
+    elif spoil == "classes":
+        # Outputs for a class of which the deck has no look ('none').
+        arrays["linear_classes"] = np.full_like(arrays["linear_classes"],
+                                                meta["classes"].index("none"))
+    else:
+        meta["linear"]["courts"]["accept"] = "beaucoup"
+    arrays["meta"] = np.array(json.dumps(meta))
+    bad = tmp_path / "bad.npz"
+    np.savez_compressed(bad, **arrays)
+    with pytest.raises(DeckError, match="not a deck file"):
+        Deck.load(bad)
+
+
+def test_table_looks_cut_a_cards_indices_from_frames_as_the_reader_boxes_them(reader):
+    from vision.deck import TABLE_CARD_SHARE, single_card, table_frame, table_looks
+
+    picture = _table(4, DECK_STYLE, ["QH"], size=(480, 560), height=420.0)
+    boxes, quad = single_card(reader, picture)
+    assert len(boxes) == 2
+    frame, outline = table_frame(picture, quad, np.random.default_rng(2))
+    assert frame.shape == (720, 1280, 3)
+    long_side = max(np.linalg.norm(outline[i] - outline[(i + 1) % 4]) for i in range(4))
+    assert 0.8 * TABLE_CARD_SHARE[0] * 720 < long_side < 1.2 * TABLE_CARD_SHARE[1] * 720
+    looks = table_looks(reader, picture, quad, np.random.default_rng(2), 3)
+    # Up to two indices a frame, each cut once as the first read and 7 times as the
+    # second look, at 4 quarter turns.
+    assert len(looks) % 32 == 0 and 32 * 3 <= len(looks) <= 64 * 3
+    assert np.array_equal(looks, table_looks(reader, picture, quad,
+                                             np.random.default_rng(2), 3))
+    # They are the queen's indices: the general model reads them so, upright.
+    probs = reader.classifier.probabilities(looks[: len(looks) // 4 : 8])
+    assert (probs.argmax(axis=1) == reader.classifier.classes.index("QH")).mean() > 0.5
 
 
 def test_camera_looks_show_an_index_small_and_soft_and_repeat_with_their_seed():
@@ -457,6 +573,27 @@ def test_the_deck_rule_is_the_loosest_that_names_no_wrong_card():
     # The wrong box is named by the rule in use (no floor, margin 0.10).
     assert out["rule_in_use"] == {"general": 0.0, "accept": 0.85, "margin": 0.10, "right": 2,
                                   "wrong": 1}
+
+
+def test_the_linear_rule_is_the_loosest_that_names_no_wrong_card():
+    from vision.deck import Rule
+    from vision.lab.deck_rules import choose_linear
+
+    def box(lq, right, p, guess="QH", linear="QH", none=0.01, pmax=0.97):
+        return {"guess": guess, "linear": linear, "none": none, "pmax": pmax, "lq": lq,
+                "right": right, "p": p}
+
+    rows = [box(0.95, True, 0.95), box(0.80, True, 0.92), box(0.60, True, 0.75),
+            box(0.70, False, 0.60),  # a wrong card the general model is unsure of
+            box(0.99, False, 0.9, linear="KH"),  # the linear read disagrees: never named
+            box(0.99, False, 0.995, pmax=0.995)]  # the general model is sure already
+    out = choose_linear(rows, none_below=0.2, in_use=Rule(0.5, 0.0, 0.2, 0.0))
+    assert out["unsure_boxes"] == 4 and out["unsure_right"] == 3
+    # No floor: the accept must pass over the wrong box's 0.70, leaving two.
+    assert out["best_at_each_general"]["0.00"] == {"general": 0.0, "accept": 0.71,
+                                                   "right": 2, "wrong": 0}
+    assert out["chosen"] == {"general": 0.7, "accept": 0.3, "right": 3, "wrong": 0}
+    assert out["rule_in_use"] == {"general": 0.0, "accept": 0.5, "right": 3, "wrong": 1}
 
 
 def test_the_court_rule_is_chosen_at_the_number_rule_floor_on_court_boxes_only():

@@ -54,6 +54,7 @@ UNSURE = 0.99
 ACCEPTS = tuple(round(0.50 + 0.02 * k, 2) for k in range(25))  # 0.50 ... 0.98
 MARGINS = tuple(round(0.04 + 0.02 * k, 2) for k in range(24))  # 0.04 ... 0.50
 GENERALS = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95)
+LINEAR_ACCEPTS = tuple(round(0.30 + 0.01 * k, 2) for k in range(70))  # 0.30 ... 0.99
 
 
 def dev_designs(manifest: dict) -> list[str]:
@@ -135,14 +136,17 @@ def judged_boxes(reader, deck, frames) -> list[dict]:
         sims = deck.similarities(views)
         none = deck.classes.index("none")
         cards = [k for k in range(len(deck.classes)) if k != none]
-        for p, s in zip(probs, sims, strict=True):
+        named, chance = (deck.linear.read(views) if deck.linear is not None
+                         else (np.full(len(probs), -1), np.zeros(len(probs))))
+        for p, s, ln, lq in zip(probs, sims, named, chance, strict=True):
             guess = cards[int(p[cards].argmax())]
             order = np.argsort(-s)
             rows.append({"guess": deck.classes[guess], "p": float(p[guess]),
                          "pmax": float(p.max()), "none": float(p[none]),
                          "best": deck.classes[int(order[0])], "s1": float(s[order[0]]),
                          "s2": float(s[order[1]]),
-                         "right": deck.classes[guess] in present})
+                         "linear": deck.classes[int(ln)] if ln >= 0 else None,
+                         "lq": float(lq), "right": deck.classes[guess] in present})
         return judge(probs, views)
 
     deck.judge = recording  # this deck object only; the reader holds it for these frames
@@ -203,6 +207,41 @@ def choose(rows: list[dict], none_below: float, in_use: Rule,
             "best_at_each_general": per_general, "grid_right_wrong": grid}
 
 
+def choose_linear(rows: list[dict], none_below: float, in_use: Rule,
+                  generals: tuple[float, ...] = GENERALS) -> dict:
+    """The linear read's rule as :func:`choose` chooses the cosine's: the loosest (general,
+    accept) naming no wrong card among the boxes the general model leaves unsure, where
+    the linear read names the general model's guess."""
+    cand = [r for r in rows if r["guess"] == r["linear"] and r["none"] < none_below
+            and r["pmax"] < UNSURE]
+    chance = np.array([r["p"] for r in cand])
+    lq = np.array([r["lq"] for r in cand])
+    right = np.array([r["right"] for r in cand], bool)
+
+    def named(g: float, a: float) -> tuple[int, int]:
+        hit = (chance >= g) & (lq >= a)
+        return int(right[hit].sum()), int((~right[hit]).sum())
+
+    best: dict | None = None
+    per_general = {}
+    for g in generals:
+        here: dict | None = None
+        for a in LINEAR_ACCEPTS:
+            r, w = named(g, a)
+            if w == 0 and (here is None or r > here["right"]):
+                here = {"general": g, "accept": a, "right": r, "wrong": 0}
+        per_general[f"{g:.2f}"] = here
+        if here is not None and (best is None or here["right"] > best["right"]):
+            best = here
+    grid = {f"{a:.2f}": list(named(best["general"] if best else 0.0, a))
+            for a in LINEAR_ACCEPTS}
+    r, w = named(in_use.general, in_use.accept)
+    return {"unsure_boxes": len(cand), "unsure_right": int(right.sum()), "chosen": best,
+            "rule_in_use": {"general": in_use.general, "accept": in_use.accept,
+                            "right": r, "wrong": w},
+            "best_at_each_general": per_general, "grid_right_wrong": grid}
+
+
 def _boxes_of(job: tuple[list[str], int, int, str, str]) -> tuple[dict[str, list[dict]], float]:
     """Worker: enrol design ``k`` of ``designs`` (its deck saved into ``folder``), and judge
     the boxes of its frames and of the next design's; with the enrolment's seconds."""
@@ -224,22 +263,29 @@ def _boxes_of(job: tuple[list[str], int, int, str, str]) -> tuple[dict[str, list
     return rows, seconds
 
 
-def _cards_of(job: tuple[list[str], int, int, str, list[float], list[float]]
+def _cards_of(job: tuple[list[str], int, int, str, list[float], list[float],
+                         dict[str, list[float]] | None]
               ) -> dict[str, dict[str, list[int]]]:
     """Worker: read design ``start``'s frames and the next design's, without a deck and
     with the design's deck under the rules given (numbers, courts: accept, margin,
-    general): cards present, read and invented."""
+    general; the linear read's per kind: accept, general, or None to leave it out): cards
+    present, read and invented."""
     from vision.deck import Deck
     from vision.lab import render
     from vision.lab.evaluate import design_frames, design_styles
     from vision.reader import CardReader
 
-    designs, start, frames, folder, numbers, courts = job
+    designs, start, frames, folder, numbers, courts, linear = job
     render.art_styles(held_out=False)
     reader = CardReader()
     deck = Deck.load(Path(folder) / f"{designs[start]}.npz")
     deck.accept, deck.margin, deck.general = numbers
     deck.courts = Rule(courts[0], courts[1], deck.none_below, courts[2])
+    if linear is None:
+        deck.linear = deck.linear_rules = None
+    elif deck.linear is not None:
+        deck.linear_rules = {kind: Rule(a, 0.0, deck.none_below, g)
+                             for kind, (a, g) in linear.items()}
     out: dict[str, dict[str, list[int]]] = {}
     j = (start + 1) % len(designs)
     for kind, design, seed in (("own", designs[start], SEED + start),
@@ -262,7 +308,7 @@ def kind_of(code: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from vision.deck import COURT_RULES, HEADS
+    from vision.deck import COURT_RULES, HEADS, LINEAR_RULES
     from vision.lab import decks
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -296,8 +342,15 @@ def main(argv: list[str] | None = None) -> int:
                   if c["chosen"] else [rules[kind].accept, rules[kind].margin,
                                        rules[kind].general]
                   for kind, c in chosen.items()}
-        jobs2 = [(designs, k, args.frames, tmp, picked["numbers"], picked["courts"])
-                 for k in range(len(designs))]
+        # The linear read (whole decks, prototype head), each kind at any floor.
+        linear_chosen = {kind: choose_linear(of_kind[kind], none_below, LINEAR_RULES[kind])
+                         for kind in rules} if args.head == "prototype" else {}
+        linear_picked = {kind: [c["chosen"]["accept"], c["chosen"]["general"]]
+                         if c["chosen"] else [LINEAR_RULES[kind].accept,
+                                              LINEAR_RULES[kind].general]
+                         for kind, c in linear_chosen.items()} or None
+        jobs2 = [(designs, k, args.frames, tmp, picked["numbers"], picked["courts"],
+                  linear_picked) for k in range(len(designs))]
         cards = {kind: {way: [0, 0, 0] for way in ("general", "deck")}
                  for kind in ("own", "other")}
         for read in pool.map(_cards_of, jobs2):
@@ -315,6 +368,7 @@ def main(argv: list[str] | None = None) -> int:
               "cards": {kind: {way: dict(zip(("cards", "read", "invented"), t, strict=True))
                                for way, t in ways.items()} for kind, ways in cards.items()},
               "cards_rules": picked,
+              "linear_rules": linear_chosen, "cards_linear_rules": linear_picked,
               "enroll_seconds_max": max(enroll_seconds)}
     extra = sum(cards[k]["deck"][2] - cards[k]["general"][2] for k in cards)
     result["invented_more_than_general"] = extra
@@ -323,6 +377,9 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps({"rules": {k: {x: v[x] for x in ("unsure_boxes", "unsure_right",
                                                       "chosen", "rule_in_use")}
                                 for k, v in chosen.items()},
+                      "linear": {k: {x: v[x] for x in ("unsure_boxes", "unsure_right",
+                                                       "chosen", "rule_in_use")}
+                                 for k, v in linear_chosen.items()},
                       "cards": result["cards"], "invented_more": extra}))
     return 0
 
