@@ -654,7 +654,8 @@ class Enroller:
                             model=self.classifier.model_path.name, output=FEATURES)
         self.head = head
         self.rng = np.random.default_rng(seed)
-        self.table_frames = table_frames
+        # Table looks feed the linear read, which only the prototype head has.
+        self.table_frames = table_frames if head == "prototype" else 0
         self.patches: dict[str, list[np.ndarray]] = {}
         # The looks from table frames (``table_looks``): the linear read learns from them
         # too; they are not kept among the deck's looks (the cosine's cost grows with them).
