@@ -33,7 +33,7 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -169,6 +169,25 @@ def _frames(design: str, n: int, seed: int):
         yield frame, present
 
 
+def loosest(generals: tuple[float, ...],
+            rules_at: Callable[[float], Iterable[tuple[dict, int, int]]]
+            ) -> tuple[dict | None, dict[str, dict | None]]:
+    """At each floor ``g`` of ``generals``, the rule of ``rules_at(g)`` ((rule, right,
+    wrong)...) naming the most right boxes and none wrong (the first of equals); and the
+    best of those over all floors (the lowest floor of equals)."""
+    best: dict | None = None
+    per_general: dict[str, dict | None] = {}
+    for g in generals:
+        here: dict | None = None
+        for rule, right, wrong in rules_at(g):
+            if wrong == 0 and (here is None or right > here["right"]):
+                here = {**rule, "right": right, "wrong": 0}
+        per_general[f"{g:.2f}"] = here
+        if here is not None and (best is None or here["right"] > best["right"]):
+            best = here
+    return best, per_general
+
+
 def choose(rows: list[dict], none_below: float, in_use: Rule,
            generals: tuple[float, ...] = GENERALS) -> dict:
     """The loosest (general, accept, margin) naming no wrong card among the boxes the
@@ -186,18 +205,9 @@ def choose(rows: list[dict], none_below: float, in_use: Rule,
         hit = (chance >= g) & (s1 >= a) & (margin >= m)
         return int(right[hit].sum()), int((~right[hit]).sum())
 
-    best: dict | None = None
-    per_general = {}
-    for g in generals:
-        here: dict | None = None
-        for a in ACCEPTS:
-            for m in MARGINS:
-                r, w = named(g, a, m)
-                if w == 0 and (here is None or r > here["right"]):
-                    here = {"general": g, "accept": a, "margin": m, "right": r, "wrong": 0}
-        per_general[f"{g:.2f}"] = here
-        if here is not None and (best is None or here["right"] > best["right"]):
-            best = here
+    best, per_general = loosest(generals, lambda g: (
+        ({"general": g, "accept": a, "margin": m}, *named(g, a, m))
+        for a in ACCEPTS for m in MARGINS))
     grid = {f"{a:.2f}/{m:.2f}": list(named(best["general"] if best else 0.0, a, m))
             for a in ACCEPTS for m in MARGINS}
     r, w = named(in_use.general, in_use.accept, in_use.margin)
@@ -222,17 +232,8 @@ def choose_linear(rows: list[dict], none_below: float, in_use: Rule,
         hit = (chance >= g) & (lq >= a)
         return int(right[hit].sum()), int((~right[hit]).sum())
 
-    best: dict | None = None
-    per_general = {}
-    for g in generals:
-        here: dict | None = None
-        for a in LINEAR_ACCEPTS:
-            r, w = named(g, a)
-            if w == 0 and (here is None or r > here["right"]):
-                here = {"general": g, "accept": a, "right": r, "wrong": 0}
-        per_general[f"{g:.2f}"] = here
-        if here is not None and (best is None or here["right"] > best["right"]):
-            best = here
+    best, per_general = loosest(generals, lambda g: (
+        ({"general": g, "accept": a}, *named(g, a)) for a in LINEAR_ACCEPTS))
     grid = {f"{a:.2f}": list(named(best["general"] if best else 0.0, a))
             for a in LINEAR_ACCEPTS}
     r, w = named(in_use.general, in_use.accept)
