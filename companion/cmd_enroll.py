@@ -70,9 +70,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
-def cards_in_view(reader: Any, frame: Any) -> list[tuple[float, list[Any]]]:
-    """The cards lying apart in ``frame``: (centre x, index boxes) of each outline with
-    at least one index box inside, left to right."""
+def cards_in_view(reader: Any, frame: Any) -> list[tuple[float, list[Any], Any]]:
+    """The cards lying apart in ``frame``: (centre x, index boxes, outline) of each
+    outline with at least one index box inside, left to right."""
     import cv2
 
     from vision.deck import card_boxes
@@ -86,7 +86,7 @@ def cards_in_view(reader: Any, frame: Any) -> list[tuple[float, list[Any]]]:
             continue
         boxes = card_boxes(reader, frame, quad, found)
         if boxes:
-            out.append((float(quad[:, 0].mean()), boxes))
+            out.append((float(quad[:, 0].mean()), boxes, quad))
     return sorted(out, key=lambda c: c[0])
 
 
@@ -145,7 +145,7 @@ class TableEnrollment:
         self._seen += 1
         if self._seen < self.steady:
             return
-        wrong = self.misplaced(frame, group, [boxes for _x, boxes in cards])
+        wrong = self.misplaced(frame, group, [boxes for _x, boxes, _quad in cards])
         if wrong:
             self._seen = 0
             if wrong != self._last_wrong:
@@ -156,8 +156,10 @@ class TableEnrollment:
             self._last_wrong = wrong
             return
         self._last_wrong = []
-        for code, (_x, boxes) in zip(group, cards, strict=True):
-            self.enroller.add(code, frame, boxes)
+        for code, (_x, boxes, quad) in zip(group, cards, strict=True):
+            # The outline lets the deck also learn the card laid in other table frames
+            # (``vision.deck.table_looks``: nearer, farther, turned, softer).
+            self.enroller.add(code, frame, boxes, quad)
         self.groups.pop(0)
         self._seen = 0
         self.show()

@@ -420,6 +420,20 @@ def test_enroll_at_the_table_from_images(tmp_path, capsys):
     assert sorted(Deck.load(out).cards) == ["7H", "7S", "8H", "8S", "9H", "9S"]
 
 
+def test_enrolling_at_the_table_also_lays_each_card_in_other_table_frames(reader):
+    from companion.cmd_enroll import TableEnrollment
+
+    said: list[str] = []
+    table = TableEnrollment(reader, ["7S", "8S", "9S"], 3, 1, "prototype", said.append)
+    table.feed(_table(20, DECK_STYLE, ["7S", "8S", "9S"]))
+    assert table.done
+    # Each card's outline came with its boxes: its looks from table frames (for the linear
+    # read of a whole deck) beside those cut from the frame itself.
+    assert sorted(table.enroller.table_patches) == ["7S", "8S", "9S"]
+    assert all(sum(len(p) for p in looks) >= 32
+               for looks in table.enroller.table_patches.values())
+
+
 def test_table_enroll_with_nothing_learnt_writes_nothing(tmp_path, capsys):
     from companion.cmd_enroll import main as enroll_main
 
