@@ -49,7 +49,7 @@ import cv2
 import numpy as np
 
 from scorer.cards import RANK_INDEX_FR, SUIT_NAMES_FR, Card, InvalidCardError
-from vision.classify import FEATURES, NONE
+from vision.classify import FEATURES, NONE, softmax
 from vision.errors import ExplainedError
 from vision.locate import index_crop, moved_box
 
@@ -61,8 +61,8 @@ if TYPE_CHECKING:
 # chance (``Rule.general``). 3: a rule of its own for courts and aces (``COURT_RULES``).
 # A deck of an earlier version still reads as it did: by the one rule written in it (with
 # no floor for version 1).
-# 4: the card laid in table frames among the looks (``table_looks``), and a linear read
-# of the looks fitted per deck (``Linear``, ``LINEAR_RULES``).
+# 4: a linear read fitted per deck (``Linear``, ``LINEAR_RULES``) on the looks and on the
+# card laid in table frames (``table_looks``, not kept among the looks).
 VERSION = 4
 READABLE_VERSIONS = (1, 2, 3, 4)
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
@@ -169,13 +169,6 @@ def template_vectors(patches: np.ndarray) -> np.ndarray:
     return out
 
 
-def softmax_rows(z: np.ndarray) -> np.ndarray:
-    z = z - z.max(axis=-1, keepdims=True)
-    e = np.exp(z)
-    out: np.ndarray = e / e.sum(axis=-1, keepdims=True)
-    return out
-
-
 @dataclass
 class Linear:
     """A softmax regression over the enrolled cards on the deck's unit looks: the
@@ -189,7 +182,7 @@ class Linear:
         """Per box of ``views`` (N, K, D): the best enrolled card (class index) and its
         probability, the logits of the K views averaged."""
         z = (np.asarray(views, np.float32) @ self.weights + self.bias).mean(axis=1)
-        q = softmax_rows(z)
+        q = softmax(z)
         best = q.argmax(axis=1)
         return self.classes[best], q[np.arange(len(q)), best]
 
@@ -204,7 +197,7 @@ def fit_linear(vectors: np.ndarray, labels: np.ndarray, steps: int = LINEAR_STEP
     b = np.zeros(len(classes), np.float32)
     n = float(len(x))
     for _ in range(steps):
-        g = (softmax_rows(x @ w + b) - y) / n
+        g = (softmax(x @ w + b) - y) / n
         w -= step * (x.T @ g + decay * w)
         b -= step * g.sum(axis=0)
     return Linear(classes.astype(np.int64), w, b)
@@ -503,11 +496,6 @@ def single_card(reader: CardReader, frame: np.ndarray) -> tuple[list[Box], np.nd
     return boxes, np.asarray(quad, np.float32).reshape(4, 2)
 
 
-def single_card_boxes(reader: CardReader, frame: np.ndarray) -> list[Box]:
-    """The index boxes of a picture of one card (see :func:`single_card`)."""
-    return single_card(reader, frame)[0]
-
-
 # ------------------------------------------------------------------ cutting looks
 
 def index_looks(source: np.ndarray, box: Box, rng: np.random.Generator, size: int, pad: float,
@@ -575,12 +563,13 @@ def table_frame(source: np.ndarray, quad: np.ndarray, rng: np.random.Generator,
     # Brought down first by area (a warp alone would alias the print), then laid down.
     small = cv2.resize(source, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) \
         if scale < 1.0 else source
-    q_small = q * (small.shape[1] / source.shape[1])
+    shrunk = small.shape[1] / source.shape[1]  # what the resize did (``scale``, rounded)
+    q_small = q * shrunk
     turn = float(rng.uniform(0.0, 2.0 * np.pi))
     rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]], np.float32)
     centre = np.array([rng.uniform(0.3, 0.7) * w, rng.uniform(0.3, 0.7) * h], np.float32)
     card_h = float(long_side) * scale
-    dst = ((q_small - q_small.mean(axis=0)) * (scale / (small.shape[1] / source.shape[1]))
+    dst = ((q_small - q_small.mean(axis=0)) * (scale / shrunk)
            @ rot.T + centre + rng.normal(0.0, 0.02 * card_h, (4, 2))).astype(np.float32)
     colour = rng.uniform((20, 40, 20), (120, 150, 150)).astype(np.float32)
     table = np.empty((h, w, 3), np.float32)
@@ -702,10 +691,11 @@ class Enroller:
         all_labels = np.concatenate(labels)
         linear = None
         if self.head == "prototype" and len(self.cards) >= LINEAR_MIN_CARDS:
-            table = [(code, np.concatenate(self.table_patches[code])) for code in self.cards
-                     if code in self.table_patches]
             fit_x, fit_y = [vectors], [all_labels]
-            for code, patches in table:
+            for code in self.cards:
+                if code not in self.table_patches:
+                    continue
+                patches = np.concatenate(self.table_patches[code])
                 fit_x.append(empty.unit(self.classifier.features(patches)))
                 fit_y.append(np.full(len(patches), classes.index(code)))
             linear = fit_linear(np.concatenate(fit_x), np.concatenate(fit_y))
