@@ -133,6 +133,13 @@ class CardReader:
         reads colour; a grey-only picture is read as grey in three channels.
         """
         assert self.detector is not None
+        if frame is not None and frame.ndim == 3 and self.classifier.channels == 3:
+            # Under a warm or red lamp the white paper is tinted: the frame is brought back
+            # to white paper (``paper_balance``), as the reader was trained on it.
+            balanced = paper_balance(frame)
+            if balanced is not None:
+                frame = balanced
+                gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         boxes = [box for box, _ in self.detector.detect(gray)]
         if not boxes:
             return []
@@ -421,6 +428,42 @@ def is_grey(image: np.ndarray) -> bool:
     spread = cv2.max(cv2.max(b, g), r) - cv2.min(cv2.min(b, g), r)
     coloured = int(np.count_nonzero(spread >= GREY_SPREAD))
     return bool(coloured < GREY_SHARE * spread.size)
+
+
+#: The paper's colour: the mean of the brightest PAPER_SHARE of a sample of the frame's
+#: pixels (every 8th each way; at least PAPER_LEAST of them), the white of the cards. A
+#: frame whose paper's weakest channel is under PAPER_CAST of its strongest is lit by a
+#: coloured lamp: each channel is raised to the strongest's level there (at most
+#: PAPER_GAIN times). The real photos' paper (window light, a phone's white balance)
+#: sits at 0.84 or more, the renderer's at 0.98 or more: those frames are read as they
+#: are. A paper darker than PAPER_DARK (of 255) says nothing of the light.
+PAPER_SHARE = 0.005
+PAPER_LEAST = 20
+PAPER_CAST = 0.8
+PAPER_GAIN = 4.0
+PAPER_DARK = 80.0
+
+
+def paper_balance(image: np.ndarray) -> np.ndarray | None:
+    """``image`` (BGR) with its white paper made white again, or None when its light is
+    white enough (or too dark to tell): the grey-world idea, on the cards' paper only
+    (the table's felt is no white)."""
+    sample = np.ascontiguousarray(image[::8, ::8, :3]).reshape(-1, 3)
+    if len(sample) < PAPER_LEAST:
+        return None
+    lum = sample.astype(np.uint16).sum(axis=1)
+    k = max(int(PAPER_SHARE * len(sample)), PAPER_LEAST)
+    brightest = np.argpartition(-lum, k - 1)[:k]
+    paper = sample[brightest].astype(np.float32).mean(axis=0)
+    top = float(paper.max())
+    if top < PAPER_DARK or float(paper.min()) >= PAPER_CAST * top:
+        return None
+    gains = np.minimum(top / np.maximum(paper, 1.0), PAPER_GAIN)
+    # One look-up table per channel: each level times its channel's gain.
+    table = np.clip(np.arange(256, dtype=np.float32)[:, None] * gains + 0.5, 0, 255)
+    out: np.ndarray = cv2.LUT(np.ascontiguousarray(image[:, :, :3]),
+                              table.astype(np.uint8).reshape(256, 1, 3))
+    return out
 
 
 class PairCandidate(NamedTuple):

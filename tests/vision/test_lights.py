@@ -44,3 +44,66 @@ def test_a_benchmark_without_the_cached_designs_says_how_to_make_them(tmp_path, 
     assert "belote-table vision decks" in capsys.readouterr().err
     (tmp_path / "decks.json").write_text(json.dumps({"designs": {}, "held_out": []}))
     assert manifest_or_exit(parser, tmp_path) == {"designs": {}, "held_out": []}
+
+
+def _table_with_a_card(paper=(235, 240, 245)):
+    """Green felt with one white card (its paper ``paper``, BGR) and some black ink."""
+    frame = np.empty((720, 1280, 3), np.uint8)
+    frame[:] = (40, 110, 45)
+    frame[300:430, 600:690] = paper
+    frame[310:330, 605:620] = (20, 20, 20)
+    return frame
+
+
+def test_a_lamps_tint_is_taken_off_the_paper_and_white_light_is_left_alone():
+    from vision.reader import PAPER_CAST, paper_balance
+
+    white = _table_with_a_card()
+    assert paper_balance(white) is None
+    rng = np.random.default_rng(4)
+    for light in LIGHTS:
+        tinted = lit(white, light, rng)
+        out = paper_balance(tinted)
+        assert out is not None, light
+        paper = out[350, 640].astype(float)
+        # The paper white again (within the 8 bits the lamp left), the felt still green.
+        assert paper.max() - paper.min() <= 8, (light, paper)
+        assert abs(paper.max() - tinted[350, 640].max()) <= 1
+        felt = out[10, 10].astype(int)
+        assert felt[1] > felt[0] + 30 and felt[1] > felt[2] + 30, light
+    # A paper tinted less than PAPER_CAST is read as it is; a dark frame says nothing.
+    slight = _table_with_a_card((int(245 * (PAPER_CAST + 0.05)), 240, 245))
+    assert paper_balance(slight) is None
+    assert paper_balance((white // 4).astype(np.uint8)) is None
+
+
+def test_the_real_photos_are_read_as_they_were_taken(held_out_scenes):
+    """Their paper, in window light through a phone's white balance, is white enough."""
+    import cv2
+
+    from vision.reader import paper_balance
+
+    for path, _ in held_out_scenes:
+        assert paper_balance(cv2.imread(str(path))) is None, path.name
+
+
+def test_a_frame_under_a_red_lamp_reads_as_under_white_light(reader, monkeypatch):
+    import pytest
+
+    from vision.lab import decks, render
+    from vision.lab.evaluate import design_frames, design_styles
+
+    if decks.load_manifest() is None:
+        pytest.skip("no deck designs cached (make decks)")
+    render.art_styles(held_out=None, french_art=True)
+    frame, readable, present = next(design_frames(design_styles("kde-tigullio-international"),
+                                                  1, 500))
+    red = np.clip(frame * np.array([0.35, 0.5, 1.0], np.float32), 0, 255).astype(np.uint8)
+    white_light = {d.code for d in reader.read(frame) if d.code}
+    assert len(white_light) >= 5 and white_light <= present
+    assert {d.code for d in reader.read(red) if d.code} == white_light
+    # Read as the lamp shows it, the same frame loses cards.
+    import vision.reader
+
+    monkeypatch.setattr(vision.reader, "PAPER_CAST", 0.0)
+    assert len({d.code for d in reader.read(red) if d.code}) < len(white_light)
