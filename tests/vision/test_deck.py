@@ -633,3 +633,23 @@ def test_the_court_rule_is_chosen_at_the_number_rule_floor_on_court_boxes_only()
     assert anywhere["chosen"] == {"general": 0.9, "accept": 0.5, "margin": 0.04, "right": 2,
                                   "wrong": 0}
     assert anywhere["best_at_each_general"]["0.80"]["right"] == 0
+
+
+def test_a_card_pictured_under_a_warm_lamp_is_learnt_with_white_paper(reader):
+    from vision.deck import Enroller, single_card
+
+    picture = _table(7, DECK_STYLE, ["KC"], size=(480, 560), height=420.0)
+    warm = np.clip(picture * np.array([0.5, 0.75, 1.0], np.float32), 0, 255).astype(np.uint8)
+    boxes, _ = single_card(reader, picture)
+    firsts = []
+    for shown in (picture, warm):
+        enroller = Enroller(reader, seed=0, table_frames=0)
+        enroller.add("KC", shown, boxes)
+        firsts.append(enroller.patches["KC"][0][0].astype(float))  # the reader's own cut
+    assert np.abs(firsts[0] - firsts[1]).mean() < 6
+    # As the lamp showed it, the cut would be far from it.
+    from vision.locate import index_crop
+
+    size, pad = int(reader.classifier.meta["crop"]), float(reader.classifier.meta["pad"])
+    tinted = index_crop(warm, boxes[0], size, pad).astype(float)
+    assert np.abs(firsts[0] - tinted).mean() > 20
