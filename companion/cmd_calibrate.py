@@ -122,7 +122,7 @@ def main(argv: list[str]) -> int:
     import cv2
 
     from vision.calibration import Calibration, CalibrationError
-    from vision.card_size import check_card_size
+    from vision.card_size import check_card_size, check_light
 
     try:
         frame = _first_frame(args)
@@ -141,6 +141,9 @@ def main(argv: list[str]) -> int:
     print(_("table corners: %(corners)s") % {"corners": corners})
     print(_("saved %(file)s; look at %(preview)s to check the seats")
           % {"file": out, "preview": preview})
-    ok, message = check_card_size(frame)
-    print(message, file=sys.stdout if ok else sys.stderr)
+    ok, template, fields = check_card_size(frame)
+    print(_(template) % fields, file=sys.stdout if ok else sys.stderr)
+    light = check_light(frame)
+    if light is not None:
+        print(_(light[0]) % light[1], file=sys.stderr)
     return 0

@@ -15,7 +15,7 @@ terminal. After changing a message::
         -k ReaderCheckError --no-location --sort-output \
         -o companion/translations/companion.pot \
         companion vision/cli.py vision/deck.py vision/sources.py \
-        vision/calibration.py vision/imagefile.py vision/classify.py
+        vision/calibration.py vision/imagefile.py vision/classify.py vision/card_size.py
     pybabel update -D companion -d companion/translations -w 100 \
         -i companion/translations/companion.pot
     (translate the new entries of companion/translations/fr/LC_MESSAGES/companion.po)

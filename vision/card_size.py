@@ -22,34 +22,60 @@ GOOD_FROM = 0.23
 INDEX_PER_CARD = 0.25
 
 
-def check_card_size(frame: Any) -> tuple[bool, str]:
+def N_(message: str) -> str:
+    """Marks a message for the command line's catalog (``companion.i18n``, which the
+    reader's runtime cannot import): the command that prints it translates it."""
+    return message
+
+
+def check_card_size(frame: Any) -> tuple[bool, str, dict[str, Any]]:
     """Whether the cards in ``frame`` are of a size the card reader reads, and a line for
-    the organiser saying so (or what to do). False when none is seen, or too small or
-    too large."""
+    the organiser saying so (or what to do): an English template and its fields, which
+    the command translates (``_(template) % fields``). False when none is seen, or too
+    small or too large."""
     from vision.reader import CardReader
 
     sides, needed = CardReader().index_sizes(frame)
     low, high = CARD_SHARE
+    bounds = {"low": f"{100 * low:.0f}", "high": f"{100 * high:.0f}",
+              "good": f"{100 * GOOD_FROM:.0f}"}
     if not sides:
-        return False, ("cards: none seen. Put a card down in front of each seat and calibrate "
-                       f"again: the card reader needs each card to fill {100 * low:.0f} to "
-                       f"{100 * high:.0f} % of the frame's height (hardware/camera-mount.md)")
+        return False, N_("cards: none seen. Put a card down in front of each seat and "
+                         "calibrate again: the card reader needs each card to fill %(low)s to "
+                         "%(high)s %% of the frame's height (hardware/camera-mount.md)"), bounds
     card = sides[len(sides) // 2] / INDEX_PER_CARD
     unreadable = sum(s < needed for s in sides)
-    size = (f"cards: about {100 * card:.0f} % of the frame's height ({len(sides)} corner "
-            f"indices seen; the card reader reads cards best from {100 * GOOD_FROM:.0f} to "
-            f"{100 * high:.0f} %)")
+    fields = {**bounds, "card": f"{100 * card:.0f}", "n": len(sides), "unreadable": unreadable}
     if card < low:
-        return False, (f"{size}: TOO SMALL to be read. Bring the camera lower or zoom in "
-                       "(run --zoom, hardware/camera-mount.md)")
+        return False, N_("cards: about %(card)s %% of the frame's height (%(n)s corner indices "
+                         "seen): TOO SMALL to be read. Bring the camera lower or zoom in (run "
+                         "--zoom, hardware/camera-mount.md)"), fields
     if card < GOOD_FROM:
-        return False, (f"{size}: SMALL: a few cards in a hundred may wait unread. Zoom in "
-                       f"a little or bring the camera lower, to {100 * GOOD_FROM:.0f} % or more "
-                       "(run --zoom, hardware/camera-mount.md)")
+        return False, N_("cards: about %(card)s %% of the frame's height (%(n)s corner indices "
+                         "seen): SMALL: a few cards in a hundred may wait unread. Zoom in a "
+                         "little or bring the camera lower, to %(good)s %% or more (run --zoom, "
+                         "hardware/camera-mount.md)"), fields
     if card > high:
-        return False, (f"{size}: TOO LARGE: the played cards may leave the frame. Raise the "
-                       "camera or zoom out (hardware/camera-mount.md)")
+        return False, N_("cards: about %(card)s %% of the frame's height (%(n)s corner indices "
+                         "seen): TOO LARGE: the played cards may leave the frame. Raise the "
+                         "camera or zoom out (hardware/camera-mount.md)"), fields
     if unreadable:
-        return True, (f"{size}: good; {unreadable} of the indices are too small to read: "
-                      "cards at the edge of the frame or half hidden?")
-    return True, f"{size}: good"
+        return True, N_("cards: about %(card)s %% of the frame's height (%(n)s corner indices "
+                        "seen; the card reader reads cards best from %(good)s to %(high)s %%): "
+                        "good; %(unreadable)s of the indices are too small to read: cards at "
+                        "the edge of the frame or half hidden?"), fields
+    return True, N_("cards: about %(card)s %% of the frame's height (%(n)s corner indices seen; "
+                    "the card reader reads cards best from %(good)s to %(high)s %%): good"), fields
+
+
+def check_light(frame: Any) -> tuple[str, dict[str, Any]] | None:
+    """A line for the organiser when a coloured lamp tints the cards' paper in ``frame``
+    (``vision.reader.paper_balance``): such frames are read as a black-and-white camera's.
+    None under a white enough light."""
+    from vision.reader import paper_balance
+
+    if getattr(frame, "ndim", 0) != 3 or paper_balance(frame) is None:
+        return None
+    return N_("light: a coloured lamp tints the cards' white paper. The cards are read as "
+              "with a black-and-white camera: more of them wait a moment before they are "
+              "named. A white light over the table reads better."), {}

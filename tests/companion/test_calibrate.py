@@ -85,27 +85,56 @@ def _felt_with_cards(path, card_share, n=4, seed=8):
 
 
 @pytest.mark.parametrize(("share", "ok", "said"), [
-    (0.25, True, "good"),  # the recommended mount: a card a quarter of the frame's height
-    (0.08, False, "TOO SMALL"),  # the whole table in the frame: cards too small to read
-    (0.13, False, "TOO SMALL"),  # read, but many would wait unread
-    (0.19, False, "SMALL: a few cards"),  # read, but 1-2 in 100 wait
-    (0.45, False, "TOO LARGE"),  # a camera so low the played cards may leave the frame
+    (0.25, True, ") : bien"),  # the recommended mount: a card a quarter of the frame's height
+    (0.08, False, "TROP PETITES"),  # the whole table in the frame: cards too small to read
+    (0.13, False, "TROP PETITES"),  # read, but many would wait unread
+    (0.19, False, "PETITES : quelques cartes"),  # read, but 1-2 in 100 wait
+    (0.45, False, "TROP GRANDES"),  # a camera so low the played cards may leave the frame
 ])
-def test_calibrate_says_whether_the_cards_are_large_enough_to_read(tmp_path, capsys, share,
-                                                                   ok, said):
+def test_calibrate_says_in_french_whether_the_cards_are_large_enough_to_read(
+        tmp_path, capsys, share, ok, said):
     _felt_with_cards(tmp_path / "t.png", share)
     assert main(["--image", str(tmp_path / "t.png"), "--out", str(tmp_path / "cal.json")]) == 0
     assert (tmp_path / "cal.json").is_file()  # the seats are saved either way
     captured = capsys.readouterr()
-    line = [x for x in (captured.out + captured.err).splitlines() if "card" in x][-1]
-    assert said in line
+    line = [x for x in (captured.out + captured.err).splitlines()
+            if x.startswith("cartes : ")][-1]
+    assert said in line and "card" not in line
     assert (line in captured.out) is ok
+
+
+def test_calibrate_says_the_cards_size_in_english_on_request(tmp_path, capsys):
+    from companion import i18n
+
+    _felt_with_cards(tmp_path / "t.png", 0.19)
+    i18n.use("en")
+    try:
+        assert main(["--image", str(tmp_path / "t.png"),
+                     "--out", str(tmp_path / "cal.json")]) == 0
+    finally:
+        i18n.use("fr")
+    assert "SMALL: a few cards in a hundred may wait unread" in capsys.readouterr().err
 
 
 def test_calibrate_asks_for_cards_when_the_table_is_empty(tmp_path, capsys):
     _felt_with_cards(tmp_path / "t.png", 0.25, n=0)
     assert main(["--image", str(tmp_path / "t.png"), "--out", str(tmp_path / "cal.json")]) == 0
-    assert "Put a card down in front of each seat" in capsys.readouterr().err
+    assert "Posez une carte devant chaque place" in capsys.readouterr().err
+
+
+def test_calibrate_says_when_a_coloured_lamp_tints_the_cards(tmp_path, capsys):
+    _felt_with_cards(tmp_path / "t.png", 0.25)
+    frame = cv2.imread(str(tmp_path / "t.png"))
+    out = tmp_path / "cal.json"
+    assert main(["--image", str(tmp_path / "t.png"), "--out", str(out)]) == 0
+    assert "lampe colorée" not in capsys.readouterr().err  # white light: nothing said
+    warm = np.clip(frame * np.array([0.5, 0.75, 1.0]), 0, 255).astype(np.uint8)
+    cv2.imwrite(str(tmp_path / "warm.png"), warm)
+    # The felt is still found (told on the frame brought back to white paper), the same.
+    corners = json.loads(out.read_text())["corners"]
+    assert main(["--image", str(tmp_path / "warm.png"), "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["corners"] == corners
+    assert "une lampe colorée teinte le papier blanc des cartes" in capsys.readouterr().err
 
 
 def test_calibrate_reads_the_pi_camera_at_the_zoom_run_uses(tmp_path, monkeypatch, capsys):
@@ -155,7 +184,7 @@ def test_calibrate_reads_the_pi_camera_at_the_zoom_run_uses(tmp_path, monkeypatc
     assert camera.controls["ScalerCrop"] == (1152, 648, 2304, 1296)
     assert camera.shots > 1 and camera.closed  # it let the exposure settle, then let go
     assert Calibration.load(out).width == 1280
-    assert "good" in capsys.readouterr().out
+    assert ") : bien" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("args", [["--image", "x.png", "--zoom", "2"],
