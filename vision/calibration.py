@@ -96,12 +96,11 @@ class Calibration:
 
         if frame is None or frame.ndim != 3 or frame.shape[2] != 3:
             raise CalibrationError("frame: expected a colour (BGR) image")
-        from vision.reader import paper_balance
+        from vision.reader import white_paper
 
         # Under a warm or red lamp the felt's colour is told on the frame brought back to
         # white paper, as the reader reads it.
-        balanced = paper_balance(frame)
-        frame = balanced if balanced is not None else frame
+        frame = white_paper(frame)
         h, w = frame.shape[:2]
         hsv = cv2.cvtColor(cv2.GaussianBlur(frame, (7, 7), 0), cv2.COLOR_BGR2HSV)
         # The camera looks down at the table: the felt's colour is the one most

@@ -70,11 +70,11 @@ def check_card_size(frame: Any) -> tuple[bool, str, dict[str, Any]]:
 
 def check_light(frame: Any) -> tuple[str, dict[str, Any]] | None:
     """A line for the organiser when a coloured lamp tints the cards' paper in ``frame``
-    (``vision.reader.paper_balance``): such frames are read as a black-and-white camera's.
-    None under a white enough light."""
-    from vision.reader import paper_balance
+    (``vision.reader.paper_gains``): such frames are read as a black-and-white camera's.
+    None under a white enough light, or on a grey frame."""
+    from vision.reader import paper_gains
 
-    if getattr(frame, "ndim", 0) != 3 or paper_balance(frame) is None:
+    if frame.ndim != 3 or paper_gains(frame) is None:
         return None
     return N_("light: a coloured lamp tints the cards' white paper. The cards are read as "
               "with a black-and-white camera: more of them wait a moment before they are "

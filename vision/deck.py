@@ -659,15 +659,14 @@ class Enroller:
             quad: np.ndarray | None = None) -> None:
         """Learn ``code`` from its index ``boxes`` in ``frame`` (BGR); with the card's
         outline ``quad``, also from the card laid in table frames (:func:`table_looks`)."""
-        from vision.reader import paper_balance
+        from vision.reader import white_paper
 
         size = int(self.classifier.meta["crop"])
         pad = float(self.classifier.meta["pad"])
         source = frame if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
         # A picture taken under a warm or red lamp: its paper made white again, as the
         # reader makes a frame's (the deck reads frames with white paper).
-        balanced = paper_balance(source)
-        source = balanced if balanced is not None else source
+        source = white_paper(source)
         for box in boxes:
             self.patches.setdefault(code, []).append(
                 index_looks(source, box, self.rng, size, pad))

@@ -147,6 +147,8 @@ class CardReader:
                 frame, lamp = balanced, True
                 gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         boxes = [box for box, _ in self.detector.detect(gray)]
+        if not boxes:
+            return []
         # A deck printed on black paper (its signs in gold, silver or white ink): when
         # the frame shows several indices on dark paper, those are read on the frame made
         # negative, where they are dark on light as the reader learnt indices, in grey
@@ -155,8 +157,6 @@ class CardReader:
         negative: list[Detection] = []
         if dark >= max(DARK_LEAST, DARK_SHARE * len(boxes)):
             negative = [d for d in self._read_negative(gray) if d.code is not None]
-        if not boxes:
-            return negative
         source = self._crop_source(gray, frame)
         grey = lamp or is_grey(source)
         # An enrolled deck learnt its cards in colour: on a grey picture, where the suits
@@ -484,10 +484,10 @@ PAPER_GAIN = 4.0
 PAPER_DARK = 80.0
 
 
-def paper_balance(image: np.ndarray) -> np.ndarray | None:
-    """``image`` (BGR) with its white paper made white again, or None when its light is
-    white enough (or too dark to tell): the grey-world idea, on the cards' paper only
-    (the table's felt is no white)."""
+def paper_gains(image: np.ndarray) -> np.ndarray | None:
+    """The gain of each channel (B, G, R) that makes the white paper of ``image`` white
+    again, or None when its light is white enough (or too dark to tell): the grey-world
+    idea, on the cards' paper only (the table's felt is no white)."""
     sample = np.ascontiguousarray(image[::8, ::8, :3]).reshape(-1, 3)
     if len(sample) < PAPER_LEAST:
         return None
@@ -498,12 +498,27 @@ def paper_balance(image: np.ndarray) -> np.ndarray | None:
     top = float(paper.max())
     if top < PAPER_DARK or float(paper.min()) >= PAPER_CAST * top:
         return None
-    gains = np.minimum(top / np.maximum(paper, 1.0), PAPER_GAIN)
+    gains: np.ndarray = np.minimum(top / np.maximum(paper, 1.0), PAPER_GAIN)
+    return gains
+
+
+def paper_balance(image: np.ndarray) -> np.ndarray | None:
+    """``image`` (BGR) with its white paper made white again (:func:`paper_gains`), or
+    None when its light is white enough."""
+    gains = paper_gains(image)
+    if gains is None:
+        return None
     # One look-up table per channel: each level times its channel's gain.
     table = np.clip(np.arange(256, dtype=np.float32)[:, None] * gains + 0.5, 0, 255)
     out: np.ndarray = cv2.LUT(np.ascontiguousarray(image[:, :, :3]),
                               table.astype(np.uint8).reshape(256, 1, 3))
     return out
+
+
+def white_paper(image: np.ndarray) -> np.ndarray:
+    """``image`` (BGR) brought back to white paper where a lamp tints it, else itself."""
+    balanced = paper_balance(image)
+    return balanced if balanced is not None else image
 
 
 #: Where an index box's mean grey level lies between its darkest and lightest (5th and 95th
