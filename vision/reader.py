@@ -153,16 +153,23 @@ class CardReader:
         # the frame shows several indices on dark paper, those are read on the frame made
         # negative, where they are dark on light as the reader learnt indices, in grey
         # (the inks say nothing of the suit), boxed there by the detector again.
-        dark = sum(paper_level(gray, box) < DARK_INK for box in boxes)
+        levels = [paper_level(gray, box) for box in boxes]
+        dark = sum(level < DARK_INK for level in levels)
         negative: list[Detection] = []
         if dark >= max(DARK_LEAST, DARK_SHARE * len(boxes)):
-            negative = [d for d in self._read_negative(gray) if d.code is not None]
+            read, seen = self._read_negative(gray)
+            negative = [d for d in read if d.code is not None]
+            # An index on dark paper that the negative boxed too is read there alone:
+            # read as it is, light ink on dark paper, it is unlike every index the model
+            # learnt, and a read of it can be sure and wrong.
+            boxes = [box for box, level in zip(boxes, levels, strict=True)
+                     if level >= DARK_INK or not any(_overlaps(box, n) for n in seen)]
         source = self._crop_source(gray, frame)
         grey = lamp or is_grey(source)
         # An enrolled deck learnt its cards in colour: on a grey picture, where the suits
         # are told by their shape alone, the general model reads at its grey thresholds.
         with self.classifier.general_only(grey):
-            found = self._read_boxes(gray, source, boxes, grey)
+            found = self._read_boxes(gray, source, boxes, grey) if boxes else []
         if not negative:
             return found
         # The cards named on the negative, and the frame's reads as it is, less its doubts
@@ -171,20 +178,20 @@ class CardReader:
                        or not any(_within(d.center, n.quad) for n in negative)]
         return _one_per_code(doubts_left + negative)
 
-    def _read_negative(self, gray: np.ndarray) -> list[Detection]:
+    def _read_negative(self, gray: np.ndarray) -> tuple[list[Detection], list[Box]]:
         """The cards printed on dark paper in ``gray``, read on its negative: boxed there
         by the detector (only boxes not on light paper), read as a grey frame at the
         strictest threshold the model has, by the general model alone (an enrolled deck
-        learnt its cards as they are)."""
+        learnt its cards as they are); and the boxes read there."""
         assert self.detector is not None
         negative = cv2.bitwise_not(gray)
         boxes = [box for box, _ in self.detector.detect(negative)
                  if paper_level(gray, box) < LIGHT_PAPER]
         if not boxes:
-            return []
+            return [], []
         with self.classifier.general_only(True):
             return self._read_boxes(negative, self._crop_source(negative, None), boxes, True,
-                                    strictest=True)
+                                    strictest=True), boxes
 
     def _read_boxes(self, gray: np.ndarray, source: np.ndarray, boxes: list[Box],
                     grey: bool, strictest: bool = False) -> list[Detection]:
@@ -657,6 +664,12 @@ def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
         out.append(Detection(None, conf, quad, ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2),
                              guess=code))
     return sorted(out, key=lambda d: -d.confidence)
+
+
+def _overlaps(a: Box, b: Box) -> bool:
+    """Whether the centre of box ``a`` lies in box ``b`` (x1, y1, x2, y2)."""
+    cx, cy = (a[0] + a[2]) / 2, (a[1] + a[3]) / 2
+    return b[0] <= cx <= b[2] and b[1] <= cy <= b[3]
 
 
 def _within(point: tuple[float, float], quad: list[list[float]]) -> bool:
