@@ -207,10 +207,8 @@ def first_styles(reader: CardReader, n: int) -> dict[str, Any]:
     return out
 
 
-def choose(reader: CardReader, manifest: dict, trained: set[str],
-           args: argparse.Namespace) -> int:
-    """``--choose``: the held-out designs on frames of other seeds, colour and grey."""
-    held = [d for d in decks.BENCH_DESIGNS if d in manifest["held_out"] and d not in trained]
+def choose(reader: CardReader, held: list[str], args: argparse.Namespace) -> int:
+    """``--choose``: the ``held`` designs on frames of other seeds, colour and grey."""
     colour, grey = Tally(), Tally()
     result: dict[str, Any] = {
         "benchmark": "held-out designs on frames not reported, to choose a model on",
@@ -265,8 +263,9 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     reader = CardReader(args.model)
     render.art_styles(held_out=None, french_art=True)
+    held = [d for d in decks.BENCH_DESIGNS if d in manifest["held_out"] and d not in trained]
     if args.choose:
-        return choose(reader, manifest, trained, args)
+        return choose(reader, held, args)
     args.out = args.out or str(OUT)
     result: dict[str, Any] = {
         "benchmark": "the reader on real photos and on deck designs it never saw",
@@ -274,7 +273,6 @@ def main(argv: list[str] | None = None) -> int:
         "model": args.model or "shipped",
         "real_photos": real_photos(reader), "held_out_designs": {}, "trained_designs": {}}
     print(f"real photos: {json.dumps(result['real_photos']['figures']['all'])}")
-    held = [d for d in decks.BENCH_DESIGNS if d in manifest["held_out"] and d not in trained]
     seen = [d for d in decks.BENCH_DESIGNS if d in manifest["designs"] and d not in held]
     for key, designs in (("held_out_designs", held), ("trained_designs", seen)):
         for design in designs:

@@ -668,8 +668,7 @@ def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
 
 def _overlaps(a: Box, b: Box) -> bool:
     """Whether the centre of box ``a`` lies in box ``b`` (x1, y1, x2, y2)."""
-    cx, cy = (a[0] + a[2]) / 2, (a[1] + a[3]) / 2
-    return b[0] <= cx <= b[2] and b[1] <= cy <= b[3]
+    return _within(((a[0] + a[2]) / 2, (a[1] + a[3]) / 2), [[b[0], b[1]], [b[2], b[3]]])
 
 
 def _within(point: tuple[float, float], quad: list[list[float]]) -> bool:
