@@ -11,7 +11,9 @@ than the general model does.
 The real photos (``../shared/data/real-cards``, one phone session, labels corrected by
 ``vision/lab/real_label_fixes.json``): the deck is enrolled from the first picture in
 ``cards/<CARD>/`` of each card (crops of scene photos), and read on the ``scenes/``
-photos none of those came from.
+photos none of those came from, and on the other ``cards/`` photos (``cards_others``: each
+a card alone, warped flat, read by ``read_face`` as ``vision eval DIR --deck DECK`` reads
+it: accuracy, and what each wrong or missed picture was read as).
 
 Prints the figures and writes ``benchmarks/enroll.json``: precision, recall,
 cards invented and missed, enrollment seconds (one thread), and the read
@@ -69,11 +71,15 @@ def real_photos(reader: CardReader, heads: list[str], cache: Path) -> dict:
     def keep(name: str) -> bool:
         return name not in used
 
+    def other_card(name: str) -> bool:
+        return name.replace("IMG_IMG_", "IMG_", 1) not in used
+
     reader.use_deck(None)
     out: dict = {"enrolled_from": "cards/<CARD>/ first picture (32)",
                  "labels": "corrected by vision/lab/real_label_fixes.json",
                  "scenes_left_out": len(used), "general": _timed_eval(reader, REAL / "scenes",
-                                                                      keep)}
+                                                                      keep),
+                 "cards_others": {"general": evaluate(reader, REAL / "cards", other_card)}}
     for head in heads:
         t0 = time.perf_counter()
         deck = enroll_folder(reader, pictures, head)
@@ -83,6 +89,7 @@ def real_photos(reader: CardReader, heads: list[str], cache: Path) -> dict:
         reader.use_deck(path)
         out[head] = {"enroll_seconds": round(seconds, 2), "deck_kib": path.stat().st_size // 1024,
                      **_timed_eval(reader, REAL / "scenes", keep)}
+        out["cards_others"][head] = evaluate(reader, REAL / "cards", other_card)
         reader.use_deck(None)
     return out
 

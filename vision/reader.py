@@ -351,8 +351,9 @@ class CardReader:
             sure = [d for d in reads if d.code is not None]
             if sure:
                 return sure[0]
-        # Design A's corner model knows nothing of an enrolled deck: with one, B alone reads.
-        corner = self._corner_reader() if self.classifier.deck is None else None
+        # Design A's corner model knows nothing of an enrolled deck, but a picture B leaves
+        # unsure is still read by it as without one: a deck never reads a picture worse.
+        corner = self._corner_reader()
         if corner is None:
             return reads[0] if reads else None
         h, w = image.shape[:2]
