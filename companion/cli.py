@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import signal
 import sys
 
 from companion.i18n import N_, _, take_language
@@ -37,6 +38,21 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+# The commands that run until stopped: a service manager's stop (SIGTERM, as systemd
+# sends it) ends them as Ctrl-C does, through their own clean-up (camera, score display,
+# web server and event store closed), not by the signal's default, which ends the process
+# where it stands.
+SERVICES = ("run", "club", "enroll")
+
+
+class Stopped(KeyboardInterrupt):
+    """A stop asked by SIGTERM, handled where Ctrl-C is."""
+
+
+def _stop_on_sigterm(signum: int, _frame: object) -> None:
+    raise Stopped(signum)
+
+
 def usage() -> str:
     lines = [_("usage: belote-table [--lang fr|en] COMMAND [ARGS...]"), "", _("commands:")]
     lines += [f"  {name:<17} {_(help_)}" for name, (_module, help_) in COMMANDS.items()]
@@ -57,8 +73,14 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     module = importlib.import_module(COMMANDS[name][0])
+    if name in SERVICES:
+        signal.signal(signal.SIGTERM, _stop_on_sigterm)
     try:
         rc: int = module.main(rest)
+    except Stopped:
+        return 128 + signal.SIGTERM  # stopped before it was serving: as a shell reports it
+    except KeyboardInterrupt:
+        return 128 + signal.SIGINT
     except BrokenPipeError:
         # Whoever read the output stopped early (``| head``): not our error.
         # Point stdout at nothing so that Python's exit flush stays quiet.

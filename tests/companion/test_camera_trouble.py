@@ -142,7 +142,7 @@ def test_run_camera_7_without_a_camera_serves_the_table(tmp_path: Path) -> None:
         assert words["status_values"]["lost"].startswith("perdue : la saisie à la main marche")
         assert proc.poll() is None  # still serving
     finally:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGTERM)  # as systemd stops it
         out, _ = proc.communicate(timeout=30)
     assert proc.returncode == 0, out
     assert "Traceback" not in out

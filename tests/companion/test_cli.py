@@ -63,3 +63,42 @@ def test_output_piped_into_head_ends_quietly(tmp_path):
                           shell=True, capture_output=True, text=True, timeout=120)
     assert len(proc.stdout) == 10
     assert "Traceback" not in proc.stderr
+
+
+def test_a_service_stopped_by_sigterm_ends_through_its_own_clean_up(monkeypatch):
+    """SIGTERM (systemd's stop) reaches a running command as Ctrl-C does, so that its
+    ``finally`` closes what it opened; a stop that comes before it serves exits 143."""
+    import os
+    import signal
+    import time
+    import types
+
+    from companion import cli
+
+    previous = signal.getsignal(signal.SIGTERM)
+    closed: list[str] = []
+
+    def serving(argv):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+            return 1  # not reached: the stop interrupts it
+        except KeyboardInterrupt:
+            return 0
+        finally:
+            closed.append("store")
+
+    def starting(argv):
+        os.kill(os.getpid(), signal.SIGTERM)
+        return 1  # not reached
+
+    try:
+        for name, body, rc in (("run", serving, 0), ("club", starting, 143)):
+            fake = types.ModuleType(f"fake_{name}")
+            fake.main = body  # type: ignore[attr-defined]
+            monkeypatch.setitem(sys.modules, fake.__name__, fake)
+            monkeypatch.setitem(COMMANDS, name, (fake.__name__, "test"))
+            assert cli.main([name]) == rc
+        assert closed == ["store"]
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -269,7 +269,7 @@ def test_the_club_server_command_serves_the_tables_from_its_broker(
         html = urllib.request.urlopen(url.group(1) + "/", timeout=10).read().decode()
         assert html.count('class="club-table') == 3 and "Toutes les tables" in html
     finally:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGTERM)  # as systemd stops it
         proc.wait(timeout=20)
         if proc.stdout:
             proc.stdout.close()
