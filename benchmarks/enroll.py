@@ -56,6 +56,11 @@ def _timed_eval(reader: CardReader, scenes_dir: Path, keep) -> dict:
     return out
 
 
+def _scene_of(card_picture: str) -> str:
+    """cards/<C>/IMG_IMG_x.jpg is a crop of scenes/IMG_x.jpg."""
+    return card_picture.replace("IMG_IMG_", "IMG_", 1)
+
+
 def real_photos(reader: CardReader, heads: list[str], cache: Path) -> dict:
     """Enrol from one crop of each card, read the scene photos none of them came from."""
     used: set[str] = set()
@@ -65,14 +70,13 @@ def real_photos(reader: CardReader, heads: list[str], cache: Path) -> dict:
         first = sorted(card.iterdir())[0]
         (pictures / card.name).mkdir(parents=True)
         shutil.copy(first, pictures / card.name / first.name)
-        # cards/<C>/IMG_IMG_x.jpg is a crop of scenes/IMG_x.jpg
-        used.add(first.name.replace("IMG_IMG_", "IMG_", 1))
+        used.add(_scene_of(first.name))
 
     def keep(name: str) -> bool:
         return name not in used
 
     def other_card(name: str) -> bool:
-        return name.replace("IMG_IMG_", "IMG_", 1) not in used
+        return _scene_of(name) not in used
 
     reader.use_deck(None)
     out: dict = {"enrolled_from": "cards/<CARD>/ first picture (32)",

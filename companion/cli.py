@@ -73,8 +73,8 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     module = importlib.import_module(COMMANDS[name][0])
-    if name in SERVICES:
-        signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    # Only while the command runs: whoever called ``main`` keeps its own handler after.
+    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm) if name in SERVICES else None
     try:
         rc: int = module.main(rest)
     except Stopped:
@@ -86,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
         # Point stdout at nothing so that Python's exit flush stays quiet.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # as a shell reports a command ended by SIGPIPE
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     return rc
 
 

@@ -169,7 +169,7 @@ class CardReader:
         # An enrolled deck learnt its cards in colour: on a grey picture, where the suits
         # are told by their shape alone, the general model reads at its grey thresholds.
         with self.classifier.general_only(grey):
-            found = self._read_boxes(gray, source, boxes, grey) if boxes else []
+            found = self._read_boxes(gray, source, boxes, grey)
         if not negative:
             return found
         # The cards named on the negative, and the frame's reads as it is, less its doubts
@@ -196,6 +196,8 @@ class CardReader:
     def _read_boxes(self, gray: np.ndarray, source: np.ndarray, boxes: list[Box],
                     grey: bool, strictest: bool = False) -> list[Detection]:
         assert self.detector is not None
+        if not boxes:  # all of a frame's boxes left to its negative, say
+            return []
         size = int(self.classifier.meta["crop"])
         pad = float(self.classifier.meta["pad"])
         crops = np.stack([index_crop(source, b, size, pad) for b in boxes])

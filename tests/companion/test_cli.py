@@ -99,6 +99,7 @@ def test_a_service_stopped_by_sigterm_ends_through_its_own_clean_up(monkeypatch)
             monkeypatch.setitem(sys.modules, fake.__name__, fake)
             monkeypatch.setitem(COMMANDS, name, (fake.__name__, "test"))
             assert cli.main([name]) == rc
+            assert signal.getsignal(signal.SIGTERM) is previous  # the caller's again
         assert closed == ["store"]
     finally:
         signal.signal(signal.SIGTERM, previous)
