@@ -117,8 +117,9 @@ def _parser() -> argparse.ArgumentParser:
                           "one in the output folder, and calibrates it; 'calibrate' calibrates "
                           "it alone"))
     t.add_argument("--max-error", type=float,
-                   help=_("the thresholds' rule: at most this share of the calibration's sure "
-                          "reads wrong (default 0.0001)"))
+                   help=_("the colour thresholds' rule: at most this share of the "
+                          "calibration's sure reads wrong (default 0.0001; grey frames: at "
+                          "most 0.001)"))
     return p
 
 

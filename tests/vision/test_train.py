@@ -140,6 +140,49 @@ def test_calibration_writes_stricter_thresholds_for_grey_frames(detector_boxes, 
         assert meta["grey"]["look_threshold"] >= meta["second_look"]["threshold"]
 
 
+def test_a_looser_colour_rule_leaves_the_grey_thresholds_as_strict(detector_boxes, tmp_path,
+                                                                   monkeypatch):
+    """``--max-error`` loosens the colour thresholds only: a grey frame keeps the rule of
+    ``GREY_MAX_ERROR``, its thresholds the same whatever the colour rule."""
+    import json
+    import shutil
+
+    from vision.classify import MODELS
+    from vision.lab import dataset as ds
+    from vision.lab import train
+
+    crops, labels, looks, look_labels = detector_boxes
+    # A few boxes of cards labelled as the next card: reads the rules must weigh as wrong.
+    labels = labels.copy()
+    cards = np.nonzero(ds.taught(labels) != ds.NONE_INDEX)[0][::3]
+    labels[cards] = (ds.taught(labels[cards]) + 1) % ds.NONE_INDEX
+    shutil.copy(MODELS / "index_classifier.onnx", tmp_path / "index_classifier.onnx")
+    metas = []
+    for rule in (train.GREY_MAX_ERROR, 0.3):
+        monkeypatch.setattr(train, "INDEX_MAX_ERROR", rule)
+        train.calibrate_index_classifier(tmp_path, crops, labels, 0, log=lambda m: None,
+                                         looks=(crops, looks, look_labels))
+        metas.append(json.loads((tmp_path / "index_classifier.json").read_text()))
+    strict, loose = metas
+    assert loose["threshold"] < strict["threshold"]  # the colour rule did loosen
+    assert loose["grey"]["threshold"] == strict["grey"]["threshold"]
+    # The grey second look is fitted at the grey rule too, whatever the colour one.
+    from vision.classify import CardClassifier
+
+    clf = CardClassifier()
+    wrong_looks = look_labels.copy()
+    seen = np.nonzero((ds.taught(look_labels) != ds.NONE_INDEX)
+                      & (look_labels != ds.AMBIGUOUS))[0][::5]
+    wrong_looks[seen] = (ds.taught(look_labels[seen]) + 1) % ds.NONE_INDEX
+    looked = []
+    for rule, given in ((train.GREY_MAX_ERROR, None), (0.3, train.GREY_MAX_ERROR), (0.3, None)):
+        monkeypatch.setattr(train, "INDEX_MAX_ERROR", rule)
+        looked.append(train.calibrate_second_look(clf, looks, wrong_looks, clf.temperature,
+                                                  1.01, first=crops, look_temperature=1.0,
+                                                  max_error=given)["threshold"])
+    assert looked[0] == looked[1] > looked[2]
+
+
 def test_an_index_too_hidden_to_name_is_taught_as_none():
     from vision.lab import dataset as ds
 

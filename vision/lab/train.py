@@ -50,6 +50,10 @@ LOOK_TURNS = 2  # the second look reads each of its patches upright and at a qua
 # crops. A card read wrong at the table is a wrong score; one left unknown only waits for
 # the next frame (or the organiser), so the reader leans to "unknown".
 INDEX_MAX_ERROR = 0.0001
+# Grey frames (a black-and-white camera, a lamp's light brought back to white, a black
+# deck's negative) keep a rule of their own whatever ``INDEX_MAX_ERROR`` a run takes: their
+# suits are told by shape alone, and a grey frame is never to be misread.
+GREY_MAX_ERROR = 0.001
 DET_PATCH = 256
 # The index classifier as trained (float); the reader runs its 8-bit version,
 # ``index_classifier.onnx``, made from it with QUANT_SAMPLES training patches.
@@ -870,6 +874,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
                     "more_scenes": more_scenes, "printed_scenes": printed_scenes,
                     "french_art": bool(decks),
                     "max_error": INDEX_MAX_ERROR,
+                    "grey_max_error": min(INDEX_MAX_ERROR, GREY_MAX_ERROR),
                     "real_split": "bursts (vision.lab.dataset.BURST_SPLITS)"})
     looks = (np.concatenate(look_f), np.concatenate(look_x), np.concatenate(look_y)) \
         if look_x else None
@@ -1032,8 +1037,9 @@ def calibrate_index_classifier(out: Path, cal_x: np.ndarray, cal_y: np.ndarray, 
     # patches turned grey, at the same temperature, give the stricter threshold its reads
     # need (``vision.reader.is_grey``).
     grey_probs = softmax(clf.logits(grey_patches(cal_x)) / temperature)
+    grey_error = min(INDEX_MAX_ERROR, GREY_MAX_ERROR)
     grey = {"threshold": max(threshold, pick_threshold(grey_probs, cal_y, ds.NONE_INDEX,
-                                                       INDEX_MAX_ERROR, also))}
+                                                       grey_error, also))}
     result["grey"] = {"threshold": grey["threshold"],
                       "calib_accuracy": float((grey_probs.argmax(1) == cal_y).mean())}
     log(f"grey frames: threshold={grey['threshold']:.4f} "
@@ -1050,7 +1056,8 @@ def calibrate_index_classifier(out: Path, cal_x: np.ndarray, cal_y: np.ndarray, 
                 f"none under {look['floor']:.4f} ({look['skipped']:.2f} of them)")
             grey_look = calibrate_second_look(
                 clf, grey_patches(looks[1]), looks[2], temperature, grey["threshold"],
-                first=grey_patches(looks[0]), look_temperature=look["temperature"])
+                first=grey_patches(looks[0]), look_temperature=look["temperature"],
+                max_error=grey_error)
             grey["look_threshold"] = max(look["threshold"], grey_look["threshold"]) \
                 if grey_look is not None else 1.0
             result["grey"]["look"] = grey_look
@@ -1074,11 +1081,13 @@ def grey_patches(x: np.ndarray) -> np.ndarray:
 def calibrate_second_look(clf, look_x: np.ndarray, look_y: np.ndarray, temperature: float,
                           threshold: float, turns: int = LOOK_TURNS,
                           first: np.ndarray | None = None,
-                          look_temperature: float | None = None) -> dict | None:
+                          look_temperature: float | None = None,
+                          max_error: float | None = None) -> dict | None:
     """Temperature and threshold of the second look, fitted on the held-out boxes whose
     first read (one patch ``first``, ``TTA_TURNS`` turns; by default the first of the
     looks) is unsure: the boxes it will be used on.
-    The threshold follows the same rule as the first read's (``INDEX_MAX_ERROR``).
+    The threshold follows the same rule as the first read's (``INDEX_MAX_ERROR``, or
+    ``max_error`` when given: the grey frames' rule).
     ``look_temperature`` keeps the look's temperature as given (the grey frames' threshold
     is fitted at the colour one's). None when too few boxes are unsure to fit anything."""
     first_read = softmax(clf.logits(look_x[:, 0] if first is None else first) / temperature)
@@ -1091,7 +1100,8 @@ def calibrate_second_look(clf, look_x: np.ndarray, look_y: np.ndarray, temperatu
     also, y = ds.shown(look_y[unsure]), ds.taught(look_y[unsure])
     t2 = fit_temperature(z, y) if look_temperature is None else look_temperature
     probs = softmax(z / t2)
-    th2 = pick_threshold(probs, y, ds.NONE_INDEX, INDEX_MAX_ERROR, also)
+    th2 = pick_threshold(probs, y, ds.NONE_INDEX,
+                         INDEX_MAX_ERROR if max_error is None else max_error, also)
     pred, conf = probs.argmax(1), probs.max(1)
     sure = (pred != ds.NONE_INDEX) & (conf >= th2)
     right = (pred == y) | (pred == also)
