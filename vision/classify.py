@@ -294,16 +294,22 @@ class CardClassifier:
         pooled: np.ndarray = out.reshape(turns, n, k, -1).mean(axis=(0, 2))
         return pooled
 
-    def look_probabilities(self, looks: np.ndarray) -> np.ndarray:
-        """Calibrated probabilities of the second look (see :meth:`look_logits`)."""
+    def look_probabilities(self, looks: np.ndarray, grey: bool = False) -> np.ndarray:
+        """Calibrated probabilities of the second look (see :meth:`look_logits`); on a
+        grey picture at the grey frames' look temperature, where the model has one (fitted
+        at their rule, :func:`vision.lab.train.calibrate_index_classifier`)."""
         look = self.second_look
         if look is None:
             raise ValueError(f"{self.model_path.name}: this model has no second-look calibration")
+        temperature = float(look["temperature"])
+        extra = self.meta.get("grey")
+        if grey and isinstance(extra, dict) and "look_temperature" in extra:
+            temperature = float(extra["look_temperature"])
         if self.deck is not None and len(looks):
             n, k = looks.shape[:2]
             return self._deck_probabilities(looks.reshape(n * k, *looks.shape[2:]),
-                                            int(look["turns"]), float(look["temperature"]), k)
-        return softmax(self.look_logits(looks, int(look["turns"])) / float(look["temperature"]))
+                                            int(look["turns"]), temperature, k)
+        return softmax(self.look_logits(looks, int(look["turns"])) / temperature)
 
     def read_pairs(self, crops: np.ndarray) -> list[CardRead]:
         """Read cards from their corner pairs: crops of shape (N, 2, H, W)."""

@@ -156,7 +156,8 @@ class CardReader:
         levels = [paper_level(gray, box) for box in boxes]
         dark = sum(level < DARK_INK for level in levels)
         negative: list[Detection] = []
-        if dark >= max(DARK_LEAST, DARK_SHARE * len(boxes)):
+        black = dark >= max(DARK_LEAST, DARK_SHARE * len(boxes))
+        if black:
             read, seen = self._read_negative(gray)
             negative = [d for d in read if d.code is not None]
             # An index on dark paper that the negative boxed too is read there alone:
@@ -165,7 +166,10 @@ class CardReader:
             boxes = [box for box, level in zip(boxes, levels, strict=True)
                      if level >= DARK_INK or not any(_overlaps(box, n) for n in seen)]
         source = self._crop_source(gray, frame)
-        grey = lamp or is_grey(source)
+        # The colour thresholds were calibrated on cards printed on white paper: a frame
+        # showing a black deck (its boxes on light paper included) is read at the grey
+        # thresholds, as the negative is.
+        grey = lamp or black or is_grey(source)
         # An enrolled deck learnt its cards in colour: on a grey picture, where the suits
         # are told by their shape alone, the general model reads at its grey thresholds.
         with self.classifier.general_only(grey):
@@ -224,7 +228,7 @@ class CardReader:
             unsure = np.nonzero((probs.max(axis=1) < first_threshold)
                                 & (top_card >= float(look.get("floor", 0.0))))[0]
             if len(unsure):
-                probs[unsure] = self._look(gray, source, [boxes[i] for i in unsure])
+                probs[unsure] = self._look(gray, source, [boxes[i] for i in unsure], grey)
                 thresholds[unsure] = look_threshold
             # A sure read the frame contradicts (``rival_reads``) gets a closer look
             # too. The look decides when it is sure, or when it gives another card a
@@ -234,7 +238,7 @@ class CardReader:
             rivals = [i for i in rival_reads(boxes, probs, thresholds, self.classifier.classes,
                                              self.classifier.none_index) if i not in looked]
             if rivals:
-                second = self._look(gray, source, [boxes[i] for i in rivals])
+                second = self._look(gray, source, [boxes[i] for i in rivals], grey)
                 none = self.classifier.none_index
                 for i, p in zip(rivals, second, strict=True):
                     other = p.copy()
@@ -249,15 +253,17 @@ class CardReader:
         return join_reads(boxes, probs, thresholds, self.classifier.classes,
                           self.classifier.none_index, self.classifier.pair_exponent(grey))
 
-    def _look(self, gray: np.ndarray, source: np.ndarray, boxes: list[Box]) -> np.ndarray:
+    def _look(self, gray: np.ndarray, source: np.ndarray, boxes: list[Box],
+              grey: bool = False) -> np.ndarray:
         """The second look's probabilities for each box: boxed again closer up by the
-        detector, cut there smaller, larger and shifted, read every way up."""
+        detector, cut there smaller, larger and shifted, read every way up (at the grey
+        frames' calibration when ``grey``)."""
         assert self.detector is not None
         size = int(self.classifier.meta["crop"])
         pad = float(self.classifier.meta["pad"])
         looks = np.stack([look_crops(source, self.detector.refine(gray, box) or box, size, pad)
                           for box in boxes])
-        return self.classifier.look_probabilities(looks)
+        return self.classifier.look_probabilities(looks, grey)
 
     def _crop_source(self, gray: np.ndarray, frame: np.ndarray | None) -> np.ndarray:
         """The picture index boxes are cut from: ``frame`` (BGR) when the classifier

@@ -191,3 +191,49 @@ def test_an_index_on_black_paper_boxed_on_the_negative_is_read_there_only(
         monkeypatch.setattr(vision.reader, "_overlaps", lambda a, b: False)
         assert wrong in {d.code for d in reader.read(frame) if d.code}
         monkeypatch.undo()
+
+
+def test_a_black_deck_frame_is_read_at_the_grey_thresholds(reader, monkeypatch):
+    """The colour thresholds were calibrated on white paper: every box of a frame showing
+    a black deck, those on light paper too, needs the grey thresholds, and its second
+    looks are read at the grey frames' look temperature."""
+    from vision.lab.evaluate import design_frames
+    from vision.lab.render import render_scene
+
+    frames = list(design_frames([black_style("fr-grimaud", "silver")], 2, 701))
+    white, _ = render_scene(np.random.default_rng(5), n_cards=6, style="fr-grimaud")
+    assert sum(len({d.code for d in reader.read(f) if d.code}) for f, _, _ in frames) >= 4
+    temperatures = []
+    classify = type(reader.classifier)
+    real_look = classify.look_probabilities
+
+    def look(self, looks, grey=False):
+        temperatures.append(grey)
+        return real_look(self, looks, grey)
+
+    monkeypatch.setattr(classify, "look_probabilities", look)
+    monkeypatch.setitem(reader.classifier.meta, "grey", {"threshold": 1.01,
+                                                         "look_threshold": 1.01})
+    for frame, _, _ in frames:
+        assert not [d for d in reader.read(frame) if d.code]
+    assert temperatures and all(temperatures)
+    assert len({d.code for d in reader.read(white) if d.code}) >= 3
+
+
+def test_a_grey_look_is_read_at_the_grey_look_temperature(reader, monkeypatch):
+    """A model calibrated at a looser colour rule keeps the grey frames' own look
+    temperature; one without it reads grey looks at the colour one."""
+    from vision.lab.render import render_scene as scene
+    from vision.locate import look_crops
+
+    frame, things = scene(np.random.default_rng(3), n_cards=3)
+    box = things[0]["index_boxes"][0]
+    looks = look_crops(frame, tuple(box), 32, 1.3)[None]
+    clf = reader.classifier
+    monkeypatch.setitem(clf.meta, "grey", {"threshold": 0.99, "look_threshold": 0.99})
+    colour = clf.look_probabilities(looks)
+    assert np.allclose(clf.look_probabilities(looks, grey=True), colour)
+    monkeypatch.setitem(clf.meta["grey"], "look_temperature",
+                        float(clf.second_look["temperature"]) * 4)
+    softer = clf.look_probabilities(looks, grey=True)
+    assert softer.max() < colour.max()

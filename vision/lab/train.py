@@ -1054,12 +1054,22 @@ def calibrate_index_classifier(out: Path, cal_x: np.ndarray, cal_y: np.ndarray, 
             log(f"second look: T={look['temperature']:.3f} threshold={look['threshold']:.3f} "
                 f"on {look['unsure']} unsure boxes, {look['recovered']} read surely; "
                 f"none under {look['floor']:.4f} ({look['skipped']:.2f} of them)")
+            # The grey frames' look as the grey rule fits it on colour boxes (the same look
+            # when the two rules are one): its temperature, and a threshold the grey one
+            # is never under, owe nothing to a looser colour rule.
+            strict = look
+            if grey_error < INDEX_MAX_ERROR:
+                strict_first = pick_threshold(probs, cal_y, ds.NONE_INDEX, grey_error, also)
+                strict = calibrate_second_look(clf, looks[1], looks[2], temperature,
+                                               max(threshold, strict_first), first=looks[0],
+                                               max_error=grey_error) or look
             grey_look = calibrate_second_look(
                 clf, grey_patches(looks[1]), looks[2], temperature, grey["threshold"],
-                first=grey_patches(looks[0]), look_temperature=look["temperature"],
+                first=grey_patches(looks[0]), look_temperature=strict["temperature"],
                 max_error=grey_error)
-            grey["look_threshold"] = max(look["threshold"], grey_look["threshold"]) \
+            grey["look_threshold"] = max(strict["threshold"], grey_look["threshold"]) \
                 if grey_look is not None else 1.0
+            grey["look_temperature"] = strict["temperature"]
             result["grey"]["look"] = grey_look
             log(f"grey frames: second look threshold={grey['look_threshold']:.4f}")
     meta["grey"] = grey
