@@ -621,6 +621,26 @@ def test_the_deck_rule_is_the_loosest_that_names_no_wrong_card():
                                   "wrong": 1}
 
 
+def test_the_rules_are_chosen_on_boxes_under_the_threshold_their_read_needs():
+    """A box the general model reads surely at its own threshold (a first read's, lower
+    than a second look's) needs no deck: it is no candidate, right or wrong."""
+    from vision.deck import Rule
+    from vision.lab.deck_rules import choose, choose_linear
+
+    def box(p, right, needs):
+        return {"guess": "QH", "best": "QH", "linear": "QH", "none": 0.01, "pmax": p,
+                "s1": 0.95, "s2": 0.5, "lq": 0.9, "right": right, "p": p,
+                "unsure_below": needs}
+
+    rows = [box(0.93, False, 0.92),  # sure at the first read's 0.92: not the deck's
+            box(0.93, True, 0.98),  # a second look's box under its 0.98: the deck's
+            box(0.85, True, 0.92)]
+    for out in (choose(rows, 0.2, Rule(0.9, 0.1, 0.2, 0.0)),
+                choose_linear(rows, 0.2, Rule(0.5, 0.0, 0.2, 0.0))):
+        assert out["unsure_boxes"] == 2 and out["unsure_right"] == 2
+        assert out["chosen"]["right"] == 2 and out["chosen"]["general"] == 0.0
+
+
 def test_the_linear_rule_is_the_loosest_that_names_no_wrong_card():
     from vision.deck import Rule
     from vision.lab.deck_rules import choose_linear

@@ -49,7 +49,9 @@ OUT = ROOT / "benchmarks" / "deck_rules.json"
 # Reported by benchmarks/enroll.py (as bellot.svgz, guyenne-classic.svgz): not chosen on.
 REPORTED = ("bellot", "guyenne-classic")
 SEED = 9801
-# The first read's threshold sits at about 0.99: a box under it is one the deck may help.
+# A box the deck may help is one under the threshold its read needs (the first read's or
+# the second look's, recorded with each box by ``judged_boxes``); a row recorded without it
+# is taken as unsure under this.
 UNSURE = 0.99
 ACCEPTS = tuple(round(0.50 + 0.02 * k, 2) for k in range(25))  # 0.50 ... 0.98
 MARGINS = tuple(round(0.04 + 0.02 * k, 2) for k in range(24))  # 0.04 ... 0.50
@@ -131,9 +133,14 @@ def judged_boxes(reader, deck, frames) -> list[dict]:
     rows: list[dict] = []
     judge = deck.judge
     present: set[str] = set()
+    # A first read judges a box's ``tta`` turns, a second look its looks' turns too: each
+    # box is recorded with the threshold its read needs without the deck.
+    first_threshold, look_threshold = reader.classifier.thresholds(False)
+    first_views = int(reader.classifier.meta.get("tta", 1))
 
     def recording(probs: np.ndarray, views: np.ndarray) -> np.ndarray:
         sims = deck.similarities(views)
+        needs = first_threshold if views.shape[1] <= first_views else look_threshold
         none = deck.classes.index("none")
         cards = [k for k in range(len(deck.classes)) if k != none]
         named, chance = (deck.linear.read(views) if deck.linear is not None
@@ -146,7 +153,8 @@ def judged_boxes(reader, deck, frames) -> list[dict]:
                          "best": deck.classes[int(order[0])], "s1": float(s[order[0]]),
                          "s2": float(s[order[1]]),
                          "linear": deck.classes[int(ln)] if ln >= 0 else None,
-                         "lq": float(lq), "right": deck.classes[guess] in present})
+                         "lq": float(lq), "right": deck.classes[guess] in present,
+                         "unsure_below": float(needs)})
         return judge(probs, views)
 
     deck.judge = recording  # this deck object only; the reader holds it for these frames
@@ -195,7 +203,7 @@ def choose(rows: list[dict], none_below: float, in_use: Rule,
     wrong cards named at each (accept, margin) at the chosen ``general``, and at
     ``in_use``."""
     cand = [r for r in rows if r["guess"] == r["best"] and r["none"] < none_below
-            and r["pmax"] < UNSURE]
+            and r["pmax"] < r.get("unsure_below", UNSURE)]
     s1 = np.array([r["s1"] for r in cand])
     margin = np.array([r["s1"] - r["s2"] for r in cand])
     chance = np.array([r["p"] for r in cand])
@@ -223,7 +231,7 @@ def choose_linear(rows: list[dict], none_below: float, in_use: Rule,
     accept) naming no wrong card among the boxes the general model leaves unsure, where
     the linear read names the general model's guess."""
     cand = [r for r in rows if r["guess"] == r["linear"] and r["none"] < none_below
-            and r["pmax"] < UNSURE]
+            and r["pmax"] < r.get("unsure_below", UNSURE)]
     chance = np.array([r["p"] for r in cand])
     lq = np.array([r["lq"] for r in cand])
     right = np.array([r["right"] for r in cand], bool)
