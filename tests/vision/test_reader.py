@@ -314,9 +314,9 @@ def test_an_unsure_box_whose_card_is_under_the_floor_gets_no_second_look(table_f
     looked: list[int] = []
     first_look = reader._look
 
-    def counting(gray, source, boxes):
+    def counting(gray, source, boxes, grey=False):
         looked.append(len(boxes))
-        return first_look(gray, source, boxes)
+        return first_look(gray, source, boxes, grey)
 
     monkeypatch.setattr(reader, "_look", counting)
     look = reader.classifier.meta["second_look"]
@@ -651,7 +651,7 @@ def test_the_closer_look_decides_a_contradicted_read(reader, monkeypatch, look, 
                         lambda crops: np.stack([_probs("KS", 0.99), _probs("KC", 0.99)]))
     looked: list = []
 
-    def second_look(gray, source, boxes):
+    def second_look(gray, source, boxes, grey=False):
         looked.extend(boxes)
         return np.stack([look_probs({"KS": 0.99, "none": 0.01}) if box == ks else
                          look_probs(look) for box in boxes])
