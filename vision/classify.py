@@ -269,8 +269,8 @@ class CardClassifier:
         look = self.second_look
         first = self.threshold
         second = float(look["threshold"]) if look is not None else float("inf")
-        extra = self.meta.get("grey")
-        if grey and isinstance(extra, dict):
+        extra = self._grey_entry() if grey else None
+        if extra is not None:
             first = max(first, float(extra["threshold"]))
             second = max(second, float(extra.get("look_threshold", second)))
         return first, second
@@ -280,9 +280,14 @@ class CardClassifier:
         1 as two independent readings, less where the model's calibration says their
         errors go together (``pair_exponent`` of its ``grey`` entry on a grey picture,
         ``python -m vision.lab.pair_rule``)."""
-        entry = self.meta.get("grey") if grey else self.meta
-        value = entry.get("pair_exponent", 1.0) if isinstance(entry, dict) else 1.0
+        entry = self._grey_entry() if grey else self.meta
+        value = entry.get("pair_exponent", 1.0) if entry is not None else 1.0
         return float(value)
+
+    def _grey_entry(self) -> dict[str, Any] | None:
+        """The model's calibration for grey pictures (its ``grey`` entry), if it has one."""
+        extra = self.meta.get("grey")
+        return extra if isinstance(extra, dict) else None
 
     def look_logits(self, looks: np.ndarray, turns: int) -> np.ndarray:
         """Pooled logits of second-look patches (N, K, H, W, 3) uint8: the mean of the
@@ -301,10 +306,8 @@ class CardClassifier:
         look = self.second_look
         if look is None:
             raise ValueError(f"{self.model_path.name}: this model has no second-look calibration")
-        temperature = float(look["temperature"])
-        extra = self.meta.get("grey")
-        if grey and isinstance(extra, dict) and "look_temperature" in extra:
-            temperature = float(extra["look_temperature"])
+        extra = (self._grey_entry() if grey else None) or {}
+        temperature = float(extra.get("look_temperature", look["temperature"]))
         if self.deck is not None and len(looks):
             n, k = looks.shape[:2]
             return self._deck_probabilities(looks.reshape(n * k, *looks.shape[2:]),

@@ -50,8 +50,8 @@ LOOK_TURNS = 2  # the second look reads each of its patches upright and at a qua
 # crops. A card read wrong at the table is a wrong score; one left unknown only waits for
 # the next frame (or the organiser), so the reader leans to "unknown".
 INDEX_MAX_ERROR = 0.0001
-# Grey frames (a black-and-white camera, a lamp's light brought back to white, a black
-# deck's negative) keep a rule of their own whatever ``INDEX_MAX_ERROR`` a run takes: their
+# Grey frames (a black-and-white camera, a lamp's light brought back to white, a frame
+# showing a black deck) keep a rule of their own whatever ``INDEX_MAX_ERROR`` a run takes: their
 # suits are told by shape alone, and a grey frame is never to be misread.
 GREY_MAX_ERROR = 0.001
 DET_PATCH = 256
@@ -874,7 +874,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
                     "more_scenes": more_scenes, "printed_scenes": printed_scenes,
                     "french_art": bool(decks),
                     "max_error": INDEX_MAX_ERROR,
-                    "grey_max_error": min(INDEX_MAX_ERROR, GREY_MAX_ERROR),
+                    "grey_max_error": grey_max_error(),
                     "real_split": "bursts (vision.lab.dataset.BURST_SPLITS)"})
     looks = (np.concatenate(look_f), np.concatenate(look_x), np.concatenate(look_y)) \
         if look_x else None
@@ -996,6 +996,12 @@ def quantize_classifier(float_path: Path, out_path: Path, sample: np.ndarray,
     return float(same.mean())
 
 
+def grey_max_error() -> float:
+    """The grey frames' rule in this process: ``GREY_MAX_ERROR``, or the colour rule where
+    that is stricter."""
+    return min(INDEX_MAX_ERROR, GREY_MAX_ERROR)
+
+
 def calibrate_index_classifier(out: Path, cal_x: np.ndarray, cal_y: np.ndarray, seed: int,
                                log=print,
                                looks: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -1037,7 +1043,7 @@ def calibrate_index_classifier(out: Path, cal_x: np.ndarray, cal_y: np.ndarray, 
     # patches turned grey, at the same temperature, give the stricter threshold its reads
     # need (``vision.reader.is_grey``).
     grey_probs = softmax(clf.logits(grey_patches(cal_x)) / temperature)
-    grey_error = min(INDEX_MAX_ERROR, GREY_MAX_ERROR)
+    grey_error = grey_max_error()
     grey = {"threshold": max(threshold, pick_threshold(grey_probs, cal_y, ds.NONE_INDEX,
                                                        grey_error, also))}
     result["grey"] = {"threshold": grey["threshold"],
