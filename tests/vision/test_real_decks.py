@@ -241,6 +241,36 @@ def test_french_indices_are_printed_over_a_designs_own_and_nowhere_else(tmp_path
 
 
 @needs_decks
+def test_a_french_index_is_printed_on_the_paper_not_on_a_figure_reaching_the_edge(
+        tmp_path, monkeypatch):
+    # The Paris king of diamonds' blue sleeve runs along the face's left edge, below its
+    # index: the index printed again in French sits on the white paper all the same.
+    monkeypatch.setattr(decks, "DESIGNS", {"paris": "english"})
+    monkeypatch.setattr(decks, "KDE_DESIGNS", {})
+    monkeypatch.setattr(decks, "DATA", tmp_path)
+    render._art_face.cache_clear()
+    try:
+        decks.build(tmp_path, log=lambda m: None)
+        styles = {s.name: s for s in render.art_styles(tmp_path, held_out=None,
+                                                       french_art=True)}
+        plain, french = styles["art-paris"], styles["art-paris-fr"]
+        art = render.render_card("KD", plain, np.random.default_rng(1))[..., :3].astype(int)
+        ax1, ay1, ax2, ay2 = plain.box
+        sleeve = art[ay2 + 4:ay2 + 64, 3:10]
+        assert (sleeve[..., 0] - sleeve[..., 2] > 60).mean() > 0.2  # blue along the edge
+        face = render.render_card("KD", french, np.random.default_rng(1))[..., :3]
+        nx1, ny1, nx2, ny2 = french.index_box()
+        x1, y1 = max(min(ax1, nx1) - 2, 2), max(min(ay1, ny1) - 2, 2)
+        x2, y2 = max(ax2, nx2) + 2, max(ay2, ny2) + 2
+        for corner in (face[y1:y2, x1:x2], face[::-1, ::-1][y1:y2, x1:x2]):
+            paper = np.median(corner.reshape(-1, 3), axis=0)
+            assert paper.min() >= 235, paper  # white, not the sleeve's blue
+            assert (corner.max(axis=2).astype(int) - corner.min(axis=2) > 80).sum() > 30
+    finally:
+        render._art_face.cache_clear()
+
+
+@needs_decks
 def test_art_mix_draws_french_indices_on_other_trained_courts_only(tmp_path, monkeypatch):
     monkeypatch.setattr(decks, "DESIGNS", {"tigullio": "english", "anglo": "english",
                                            "bellot": "english"})

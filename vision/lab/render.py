@@ -760,17 +760,34 @@ def _restamp(img: np.ndarray, st: DeckStyle, code: str, rng: np.random.Generator
     with the card's paper, and print ``st``'s French index there: R/D/V, the ace "1" (a
     share ``st.ace_one``) or "A"."""
     assert st.art_box is not None
-    # The paper: the brightest half of the face's left margin below the index.
     ax1, ay1, ax2, ay2 = st.art_box
-    strip = img[ay2 + 4:CARD_H - ay2 - 4, 3:10].reshape(-1, 3)
-    bright = strip[strip.sum(axis=1) >= np.median(strip.sum(axis=1))]
-    paper = tuple(int(v) for v in np.median(bright, axis=0)) if len(bright) else st.paper
+    paper = _paper_of(img, st.art_box, st.paper)
     nx1, ny1, nx2, ny2 = st.index_box()
     x1, y1 = max(min(ax1, nx1) - 2, 2), max(min(ay1, ny1) - 2, 2)
     x2, y2 = max(ax2, nx2) + 2, max(ay2, ny2) + 2
     for view in (img, img[::-1, ::-1]):
         view[y1:y2, x1:x2] = paper
     _corner_index(img, st, _index_label(st, code[0], rng), code[1])
+
+
+def _paper_of(img: np.ndarray, box: tuple[int, int, int, int], default: tuple[int, int, int]
+              ) -> tuple[int, int, int]:
+    """The paper around a design's top-left corner index ``box``: the brightest half of
+    the face's left margin just below it and of its top margin just right of it.
+
+    Not the left margin alone: on a Paris king of diamonds the figure's sleeve runs along
+    the left edge, and a French index printed on that blue would be like no real deck.
+    Near the corner only: some designs' paper is shaded across the face."""
+    x1, y1, x2, y2 = box
+    near = 60
+    strips = np.concatenate([img[y2 + 4:y2 + 4 + near, 3:10].reshape(-1, 3),
+                             img[3:10, x2 + 4:x2 + 4 + near].reshape(-1, 3)])
+    if not len(strips):
+        return default
+    light = strips.astype(int).sum(axis=1)
+    bright = strips[light >= np.median(light)]
+    return (int(np.median(bright[:, 0])), int(np.median(bright[:, 1])),
+            int(np.median(bright[:, 2])))
 
 
 def _index_label(st: DeckStyle, rank: str, rng: np.random.Generator) -> str:
