@@ -284,15 +284,6 @@ class CardClassifier:
         value = entry.get("pair_exponent", 1.0) if entry is not None else 1.0
         return float(value)
 
-    def look_exponent(self, grey: bool = False) -> float | None:
-        """How much a box's first read counts beside its second look (``fuse_look``):
-        ``look_exponent`` of the second look's calibration (of its ``grey`` entry on a
-        grey picture), chosen by ``python -m vision.lab.look_rule``; None: the look
-        alone decides, as before the rule."""
-        entry = self._grey_entry() if grey else self.second_look
-        value = entry.get("look_exponent") if entry is not None else None
-        return float(value) if value is not None else None
-
     def _grey_entry(self) -> dict[str, Any] | None:
         """The model's calibration for grey pictures (its ``grey`` entry), if it has one."""
         extra = self.meta.get("grey")

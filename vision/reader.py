@@ -228,9 +228,7 @@ class CardReader:
             unsure = np.nonzero((probs.max(axis=1) < first_threshold)
                                 & (top_card >= float(look.get("floor", 0.0))))[0]
             if len(unsure):
-                looked_probs = self._look(gray, source, [boxes[i] for i in unsure], grey)
-                probs[unsure] = fuse_look(probs[unsure], looked_probs, self.classifier.none_index,
-                                          self.classifier.look_exponent(grey))
+                probs[unsure] = self._look(gray, source, [boxes[i] for i in unsure], grey)
                 thresholds[unsure] = look_threshold
             # A sure read the frame contradicts (``rival_reads``) gets a closer look
             # too. The look decides when it is sure, or when it gives another card a
@@ -450,28 +448,6 @@ def rival_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
                     or _overlap(a, b) >= OVERLAP:
                 out.append(i)
                 break
-    return out
-
-
-def fuse_look(first: np.ndarray, looked: np.ndarray, none_index: int,
-              exponent: float | None) -> np.ndarray:
-    """The reads of boxes given a second look: the look's probabilities (N, classes),
-    where the box's first read ``first`` guessed the same card, that card's chance
-    raised to ``1 - ((1 - p_first) * (1 - p_look)) ** exponent`` (never lowered).
-
-    The first read and the look read one index, cut two ways: their errors go together,
-    and the exponent (under 1, chosen per model on the training designs' frames,
-    ``python -m vision.lab.look_rule``) counts them as less than two readings, as
-    ``join_reads`` counts a card's two indices. ``exponent`` None: the look alone."""
-    out = np.array(looked, copy=True)
-    if exponent is None or len(out) == 0:
-        return out
-    guess = out.argmax(axis=1)
-    rows = np.nonzero((guess == first.argmax(axis=1)) & (guess != none_index))[0]
-    if len(rows):
-        k = guess[rows]
-        joint = 1.0 - ((1.0 - first[rows, k]) * (1.0 - out[rows, k])) ** exponent
-        out[rows, k] = np.maximum(out[rows, k], joint)
     return out
 
 
