@@ -206,24 +206,35 @@ def test_a_kde_theme_is_rendered_card_by_card_with_its_index_boxed(tmp_path, mon
     assert manifest["designs"]["kde-standard"]["indices"] == "english"
 
 
-@needs_decks
-def test_french_indices_are_printed_over_a_designs_own_and_nowhere_else(tmp_path, monkeypatch):
-    monkeypatch.setattr(decks, "DESIGNS", {"tigullio": "english", "anglo": "english"})
+def _french_art(tmp_path, monkeypatch, designs: list[str]) -> dict:
+    """The cache of ``designs`` (GNOME themes) built into ``tmp_path`` and used by the
+    renderer; their styles by name, French-printed art included."""
+    monkeypatch.setattr(decks, "DESIGNS", {d: "english" for d in designs})
     monkeypatch.setattr(decks, "KDE_DESIGNS", {})
     monkeypatch.setattr(decks, "DATA", tmp_path)
     render._art_face.cache_clear()
+    decks.build(tmp_path, log=lambda m: None)
+    return {s.name: s for s in render.art_styles(tmp_path, held_out=None, french_art=True)}
+
+
+def _blanked(plain, french) -> tuple[int, int, int, int]:
+    """The top-left corner ``render._restamp`` blanks to print ``french``'s index over the
+    design's own (``plain``'s box)."""
+    ax1, ay1, ax2, ay2 = plain.box
+    nx1, ny1, nx2, ny2 = french.index_box()
+    return (max(min(ax1, nx1) - 2, 2), max(min(ay1, ny1) - 2, 2), max(ax2, nx2) + 2,
+            max(ay2, ny2) + 2)
+
+
+@needs_decks
+def test_french_indices_are_printed_over_a_designs_own_and_nowhere_else(tmp_path, monkeypatch):
     try:
-        decks.build(tmp_path, log=lambda m: None)
-        styles = {s.name: s for s in render.art_styles(tmp_path, held_out=None,
-                                                       french_art=True)}
+        styles = _french_art(tmp_path, monkeypatch, ["tigullio", "anglo"])
         plain, french = styles["art-anglo"], styles["art-anglo-fr"]
         assert french.indices == "french" and french.art == "anglo" and french.box is None
         a = render.render_card("KH", plain, np.random.default_rng(3))
         b = render.render_card("KH", french, np.random.default_rng(3))
-        ax1, ay1, ax2, ay2 = plain.box
-        nx1, ny1, nx2, ny2 = french.index_box()
-        x1, y1 = max(min(ax1, nx1) - 2, 2), max(min(ay1, ny1) - 2, 2)
-        x2, y2 = max(ax2, nx2) + 2, max(ay2, ny2) + 2
+        x1, y1, x2, y2 = _blanked(plain, french)
         changed = np.abs(a.astype(int) - b.astype(int)).max(axis=2) > 0
         corners = np.zeros_like(changed)
         corners[y1:y2, x1:x2] = True
@@ -245,23 +256,14 @@ def test_a_french_index_is_printed_on_the_paper_not_on_a_figure_reaching_the_edg
         tmp_path, monkeypatch):
     # The Paris king of diamonds' blue sleeve runs along the face's left edge, below its
     # index: the index printed again in French sits on the white paper all the same.
-    monkeypatch.setattr(decks, "DESIGNS", {"paris": "english"})
-    monkeypatch.setattr(decks, "KDE_DESIGNS", {})
-    monkeypatch.setattr(decks, "DATA", tmp_path)
-    render._art_face.cache_clear()
     try:
-        decks.build(tmp_path, log=lambda m: None)
-        styles = {s.name: s for s in render.art_styles(tmp_path, held_out=None,
-                                                       french_art=True)}
+        styles = _french_art(tmp_path, monkeypatch, ["paris"])
         plain, french = styles["art-paris"], styles["art-paris-fr"]
         art = render.render_card("KD", plain, np.random.default_rng(1))[..., :3].astype(int)
-        ax1, ay1, ax2, ay2 = plain.box
-        sleeve = art[ay2 + 4:ay2 + 64, 3:10]
+        sleeve = art[plain.box[3] + 4:plain.box[3] + 64, 3:10]
         assert (sleeve[..., 0] - sleeve[..., 2] > 60).mean() > 0.2  # blue along the edge
         face = render.render_card("KD", french, np.random.default_rng(1))[..., :3]
-        nx1, ny1, nx2, ny2 = french.index_box()
-        x1, y1 = max(min(ax1, nx1) - 2, 2), max(min(ay1, ny1) - 2, 2)
-        x2, y2 = max(ax2, nx2) + 2, max(ay2, ny2) + 2
+        x1, y1, x2, y2 = _blanked(plain, french)
         for corner in (face[y1:y2, x1:x2], face[::-1, ::-1][y1:y2, x1:x2]):
             paper = np.median(corner.reshape(-1, 3), axis=0)
             assert paper.min() >= 235, paper  # white, not the sleeve's blue
