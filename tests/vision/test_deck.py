@@ -599,7 +599,7 @@ def test_the_deck_rule_is_the_loosest_that_names_no_wrong_card():
 
     def box(s1, s2, right, p, guess="QH", best="QH", none=0.01, pmax=0.97):
         return {"guess": guess, "best": best, "none": none, "pmax": pmax, "s1": s1, "s2": s2,
-                "right": right, "p": p}
+                "right": right, "p": p, "unsure_below": 0.99}
 
     rows = [box(0.95, 0.60, True, 0.95), box(0.90, 0.62, True, 0.92),
             box(0.80, 0.70, True, 0.97),  # close to another card's look, general model fair
@@ -647,7 +647,7 @@ def test_the_linear_rule_is_the_loosest_that_names_no_wrong_card():
 
     def box(lq, right, p, guess="QH", linear="QH", none=0.01, pmax=0.97):
         return {"guess": guess, "linear": linear, "none": none, "pmax": pmax, "lq": lq,
-                "right": right, "p": p}
+                "right": right, "p": p, "unsure_below": 0.99}
 
     rows = [box(0.95, True, 0.95), box(0.80, True, 0.92), box(0.60, True, 0.75),
             box(0.70, False, 0.60),  # a wrong card the general model is unsure of
@@ -671,7 +671,7 @@ def test_the_court_rule_is_chosen_at_the_number_rule_floor_on_court_boxes_only()
 
     def box(s1, s2, right, p):
         return {"guess": "KH", "best": "KH", "none": 0.01, "pmax": p, "s1": s1, "s2": s2,
-                "right": right, "p": p}
+                "right": right, "p": p, "unsure_below": 0.99}
 
     # A king of the wrong suit the general model gives 0.85: a floor of 0.8 would name it.
     rows = [box(0.90, 0.70, True, 0.96), box(0.88, 0.72, True, 0.97),

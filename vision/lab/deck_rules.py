@@ -49,10 +49,6 @@ OUT = ROOT / "benchmarks" / "deck_rules.json"
 # Reported by benchmarks/enroll.py (as bellot.svgz, guyenne-classic.svgz): not chosen on.
 REPORTED = ("bellot", "guyenne-classic")
 SEED = 9801
-# A box the deck may help is one under the threshold its read needs (the first read's or
-# the second look's, recorded with each box by ``judged_boxes``); a row recorded without it
-# is taken as unsure under this.
-UNSURE = 0.99
 ACCEPTS = tuple(round(0.50 + 0.02 * k, 2) for k in range(25))  # 0.50 ... 0.98
 MARGINS = tuple(round(0.04 + 0.02 * k, 2) for k in range(24))  # 0.04 ... 0.50
 GENERALS = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95)
@@ -199,11 +195,12 @@ def loosest(generals: tuple[float, ...],
 def choose(rows: list[dict], none_below: float, in_use: Rule,
            generals: tuple[float, ...] = GENERALS) -> dict:
     """The loosest (general, accept, margin) naming no wrong card among the boxes the
-    general model leaves unsure; the best such rule at each ``general``, the right and
+    general model leaves unsure (under the threshold each one's read needs, its row's
+    ``unsure_below``); the best such rule at each ``general``, the right and
     wrong cards named at each (accept, margin) at the chosen ``general``, and at
     ``in_use``."""
     cand = [r for r in rows if r["guess"] == r["best"] and r["none"] < none_below
-            and r["pmax"] < r.get("unsure_below", UNSURE)]
+            and r["pmax"] < r["unsure_below"]]
     s1 = np.array([r["s1"] for r in cand])
     margin = np.array([r["s1"] - r["s2"] for r in cand])
     chance = np.array([r["p"] for r in cand])
@@ -231,7 +228,7 @@ def choose_linear(rows: list[dict], none_below: float, in_use: Rule,
     accept) naming no wrong card among the boxes the general model leaves unsure, where
     the linear read names the general model's guess."""
     cand = [r for r in rows if r["guess"] == r["linear"] and r["none"] < none_below
-            and r["pmax"] < r.get("unsure_below", UNSURE)]
+            and r["pmax"] < r["unsure_below"]]
     chance = np.array([r["p"] for r in cand])
     lq = np.array([r["lq"] for r in cand])
     right = np.array([r["right"] for r in cand], bool)
