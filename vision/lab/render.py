@@ -778,16 +778,15 @@ def _paper_of(img: np.ndarray, box: tuple[int, int, int, int], default: tuple[in
     Not the left margin alone: on a Paris king of diamonds the figure's sleeve runs along
     the left edge, and a French index printed on that blue would be like no real deck.
     Near the corner only: some designs' paper is shaded across the face."""
-    x1, y1, x2, y2 = box
+    x2, y2 = box[2], box[3]
     near = 60
     strips = np.concatenate([img[y2 + 4:y2 + 4 + near, 3:10].reshape(-1, 3),
                              img[3:10, x2 + 4:x2 + 4 + near].reshape(-1, 3)])
     if not len(strips):
         return default
     light = strips.astype(int).sum(axis=1)
-    bright = strips[light >= np.median(light)]
-    return (int(np.median(bright[:, 0])), int(np.median(bright[:, 1])),
-            int(np.median(bright[:, 2])))
+    b, g, r = (int(v) for v in np.median(strips[light >= np.median(light)], axis=0))
+    return b, g, r
 
 
 def _index_label(st: DeckStyle, rank: str, rng: np.random.Generator) -> str:
