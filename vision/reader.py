@@ -149,31 +149,47 @@ class CardReader:
         boxes = [box for box, _ in self.detector.detect(gray)]
         if not boxes:
             return []
+        source = self._crop_source(gray, frame)
+        grey = lamp or is_grey(source)
+        # Every box's first read, once: it tells the frame's card indices from the rest.
+        # An enrolled deck learnt its cards in colour: on a grey picture, where the suits
+        # are told by their shape alone, the general model reads at its grey thresholds.
+        with self.classifier.general_only(grey):
+            probs = self._first_reads(source, boxes)
         # A deck printed on black paper (its signs in gold, silver or white ink): when
         # the frame shows several indices on dark paper, those are read on the frame made
         # negative, where they are dark on light as the reader learnt indices, in grey
-        # (the inks say nothing of the suit), boxed there by the detector again.
-        levels = [paper_level(gray, box) for box in boxes]
-        dark = sum(level < DARK_INK for level in levels)
+        # (the inks say nothing of the suit), boxed there by the detector again. Several
+        # boxes on dark paper say so; so do several of the boxes read as a card lying low
+        # between their darkest and lightest, mostly: a checked cloth's many boxes, and
+        # the cloth seen in a box of a card lying askew, would hide it from the first.
+        levels = np.array([paper_level(gray, box) for box in boxes])
+        dark = int((levels < DARK_INK).sum())
+        named = probs.argmax(axis=1) != self.classifier.none_index
+        named_dark = int((named & (levels < LIGHT_PAPER)).sum())
+        black = (dark >= max(DARK_LEAST, DARK_SHARE * len(boxes))
+                 or named_dark >= max(DARK_LEAST, NAMED_DARK_SHARE * int(named.sum())))
         negative: list[Detection] = []
-        black = dark >= max(DARK_LEAST, DARK_SHARE * len(boxes))
         if black:
             read, seen = self._read_negative(gray)
             negative = [d for d in read if d.code is not None]
             # An index on dark paper that the negative boxed too is read there alone:
             # read as it is, light ink on dark paper, it is unlike every index the model
             # learnt, and a read of it can be sure and wrong.
-            boxes = [box for box, level in zip(boxes, levels, strict=True)
-                     if level >= DARK_INK or not any(_overlaps(box, n) for n in seen)]
-        source = self._crop_source(gray, frame)
+            keep = [i for i, (box, level) in enumerate(zip(boxes, levels, strict=True))
+                    if level >= DARK_INK or not any(_overlaps(box, n) for n in seen)]
+            boxes = [boxes[i] for i in keep]
+            if grey or self.classifier.deck is None:
+                probs = probs[keep]
+            else:  # read through the deck: the general model reads them again
+                with self.classifier.general_only(True):
+                    probs = self._first_reads(source, boxes)
         # The colour thresholds were calibrated on cards printed on white paper: a frame
         # showing a black deck (its boxes on light paper included) is read at the grey
         # thresholds, as the negative is.
-        grey = lamp or black or is_grey(source)
-        # An enrolled deck learnt its cards in colour: on a grey picture, where the suits
-        # are told by their shape alone, the general model reads at its grey thresholds.
+        grey = grey or black
         with self.classifier.general_only(grey):
-            found = self._read_boxes(gray, source, boxes, grey)
+            found = self._read_boxes(gray, source, boxes, grey, probs=probs)
         if not negative:
             return found
         # The cards named on the negative, and the frame's reads as it is, less its doubts
@@ -197,17 +213,24 @@ class CardReader:
             return self._read_boxes(negative, self._crop_source(negative, None), boxes, True,
                                     strictest=True), boxes
 
-    def _read_boxes(self, gray: np.ndarray, source: np.ndarray, boxes: list[Box],
-                    grey: bool, strictest: bool = False) -> list[Detection]:
-        assert self.detector is not None
-        if not boxes:  # all of a frame's boxes left to its negative, say
-            return []
+    def _first_reads(self, source: np.ndarray, boxes: list[Box]) -> np.ndarray:
+        """The first read of each box of ``source``: its calibrated probabilities."""
         size = int(self.classifier.meta["crop"])
         pad = float(self.classifier.meta["pad"])
         crops = np.stack([index_crop(source, b, size, pad) for b in boxes])
         # Pips, pictures and the table, ruled out by their upright read, are not turned:
         # the full read drops them too (``CardClassifier.first_probabilities``).
-        probs = self.classifier.first_probabilities(crops)
+        return self.classifier.first_probabilities(crops)
+
+    def _read_boxes(self, gray: np.ndarray, source: np.ndarray, boxes: list[Box],
+                    grey: bool, strictest: bool = False, probs: np.ndarray | None = None
+                    ) -> list[Detection]:
+        """Read ``boxes`` (their first reads ``probs`` when already made, in the same
+        mode), with the second look and the pair rule: one detection per card."""
+        assert self.detector is not None
+        if not boxes:  # all of a frame's boxes left to its negative, say
+            return []
+        probs = self._first_reads(source, boxes) if probs is None else probs.copy()
         # A grey frame (a black-and-white camera) gets stricter thresholds: its suits
         # are told by their shape alone.
         first_threshold, look_threshold = self.classifier.thresholds(grey)
@@ -549,6 +572,9 @@ DARK_INK = 0.35
 LIGHT_PAPER = 0.5
 DARK_LEAST = 3
 DARK_SHARE = 0.1
+#: Or when of the boxes read as a card (sure or not), DARK_LEAST or more and NAMED_DARK_SHARE
+#: or more lie under LIGHT_PAPER.
+NAMED_DARK_SHARE = 0.5
 
 
 def paper_level(gray: np.ndarray, box: Box) -> float:

@@ -193,6 +193,26 @@ def test_an_index_on_black_paper_boxed_on_the_negative_is_read_there_only(
         monkeypatch.undo()
 
 
+def test_a_black_deck_on_a_checked_cloth_is_told_by_its_boxes_read_as_cards(
+        reader, monkeypatch):
+    """Black Hershey cards in gold lying askew on a red-and-white checked cloth
+    (``lights.py --other-seed 29851``): the cloth gives 50 boxes, only 2 of them under
+    DARK_INK, and the cloth in each askew card's box lifts its level. Read as it was, a
+    ten of spades was named a ten of diamonds. Its boxes read as a card lie mostly under
+    LIGHT_PAPER: the frame is a black deck's, and nothing in it is misread."""
+    import vision.reader
+    from vision.lab.evaluate import design_frames
+
+    *_, (frame, readable, present) = design_frames([black_style("fr-hershey", "gold")], 4,
+                                                   29853)
+    assert "TD" not in present
+    got = {d.code for d in reader.read(frame) if d.code}
+    assert got <= present and len(got & readable) >= 3
+    # Told by its dark boxes' count alone, the frame is read as it is, and misread.
+    monkeypatch.setattr(vision.reader, "NAMED_DARK_SHARE", 10.0)
+    assert "TD" in {d.code for d in reader.read(frame) if d.code}
+
+
 def test_a_black_deck_frame_is_read_at_the_grey_thresholds(reader, monkeypatch):
     """The colour thresholds were calibrated on white paper: every box of a frame showing
     a black deck, those on light paper too, needs the grey thresholds, and its second
