@@ -452,6 +452,21 @@ def test_the_pair_exponent_counts_two_doubtful_reads_as_less_than_two(exponent, 
         assert [(d.code, d.guess) for d in found] == [(None, "KC"), (None, "KC")]
 
 
+@pytest.mark.parametrize(("code", "named"), [("KS", False), ("KC", True), ("KH", True)])
+def test_a_suit_exponent_replaces_the_pair_exponent_for_that_suit_only(code, named):
+    """The same two doubtful reads (0.97 and 0.88, threshold 0.985) name a king at the
+    exponent 0.8, but not a spade given 0.7 of its own."""
+    from vision.lab.dataset import CLASSES
+    from vision.reader import join_reads
+
+    a = (100.0, 100.0, 124.0, 130.0)
+    b = (220.0, 100.0, 244.0, 130.0)
+    probs = np.stack([_probs(code, 0.97), _probs(code, 0.88)])
+    found = join_reads([a, b], probs, np.array([0.985, 0.985]), list(CLASSES),
+                       len(CLASSES) - 1, pair_exponent=0.8, suit_exponents={"S": 0.7})
+    assert [d.code for d in found] == ([code] if named else [None, None])
+
+
 def test_the_classifier_gives_its_grey_pair_exponent_on_grey_pictures_only(reader,
                                                                             monkeypatch):
     meta = reader.classifier.meta
