@@ -97,6 +97,9 @@ def _parser() -> argparse.ArgumentParser:
                    help=_("more frames cut at the detector's boxes (3/4 train, 1/4 calibrate)"))
     t.add_argument("--printed-scenes", type=int, default=0,
                    help=_("as --more-scenes, the printed-French styles as the only extra ones"))
+    t.add_argument("--spread-scenes", type=int, default=0,
+                   help=_("frames of cards spread overlapping (a fan or a row) beside the "
+                          "others"))
     t.add_argument("--det-init", metavar="ONNX",
                    help=_("train this exported index detector further instead of a fresh one"))
     t.add_argument("--recolour", type=float, default=0.0,
@@ -266,7 +269,8 @@ def _train(args: argparse.Namespace) -> int:
               label_fixes=Path(args.fixes) if args.fixes else None, aspect=args.aspect,
               decks=args.decks, det_init=Path(args.det_init) if args.det_init else None,
               recolour=args.recolour, more_scenes=args.more_scenes,
-              printed_scenes=args.printed_scenes, max_error=args.max_error)
+              printed_scenes=args.printed_scenes, max_error=args.max_error,
+              spread_scenes=args.spread_scenes)
     return 0
 
 

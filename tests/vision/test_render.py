@@ -354,3 +354,40 @@ def test_every_glyph_atlas_holds_every_glyph():
         assert atlas.shape[1] == cell * len(meta["glyphs"])
         for i, name in enumerate(meta["glyphs"]):
             assert atlas[:, i * cell:(i + 1) * cell].max() > 128, f"{font}: {name} is blank"
+
+
+def test_spread_cards_overlap_and_show_one_index_each_close_together():
+    """A fan or a row: each card but the last hides the next one's far corner, so most
+    show one index only, and neighbouring indices lie closer than a card's two indices."""
+    rng = np.random.default_rng(11)
+    closest, one_index = [], 0
+    for _ in range(6):
+        frame, things = render.render_spread_scene(rng, style="fr-grimaud", loose=0)
+        assert frame.shape == (720, 1280, 3)
+        cards = [t for t in things if t["belote"]]
+        assert 3 <= len(cards) <= 7 and all(t["style"] == "fr-grimaud" for t in cards)
+        one_index += sum(len(t["index_boxes"]) == 1 for t in cards[:-1])
+        assert len(cards[-1]["index_boxes"]) == 2  # the top card shows both
+        centres = np.array([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
+                            for t in cards for b in t["index_boxes"]])
+        d = np.hypot(*(centres[:, None] - centres[None]).transpose(2, 0, 1))
+        d[np.eye(len(d), dtype=bool)] = np.inf
+        side = max(max(b[2] - b[0], b[3] - b[1]) for t in cards for b in t["index_boxes"])
+        closest.append(float(d.min()) / side)
+    assert one_index >= 6
+    assert max(closest) < 2.5  # a card's own two indices lie further apart (PAIR_SPAN)
+
+
+def test_spread_scene_is_seeded():
+    a = render.render_spread_scene(np.random.default_rng(3))
+    b = render.render_spread_scene(np.random.default_rng(3))
+    assert np.array_equal(a[0], b[0]) and a[1] == b[1]
+
+
+def test_training_draws_spread_frames_with_a_box_for_each_index_seen():
+    from vision.lab import dataset as ds
+
+    frames, boxes, crops, labels = ds.synthetic_scenes(5, 2, spread=True)
+    assert frames.shape == (2, ds.DET_H, ds.DET_W)
+    assert all(len(b) >= 4 for b in boxes)  # 3-7 cards, the top one with two indices
+    assert len(crops) == len(labels) and (labels != ds.NONE_INDEX).sum() >= 3 * 8

@@ -335,8 +335,18 @@ def _training_scene(rng: np.random.Generator):
                         overlap=float(rng.uniform(0.0, 0.8)), hands=int(rng.integers(0, 3)))
 
 
-def synthetic_scenes(seed: int, n: int, crops_per_box: int = 3, negatives: int = 8):
-    """Render ``n`` table frames; return detector frames, their boxes, and index crops.
+def _spread_scene(rng: np.random.Generator):
+    """One rendered frame of cards spread overlapping (a fan or a row), and 0-2 apart."""
+    from vision.lab.render import render_spread_scene
+
+    return render_spread_scene(rng)
+
+
+def synthetic_scenes(seed: int, n: int, crops_per_box: int = 3, negatives: int = 8,
+                     spread: bool = False):
+    """Render ``n`` table frames (``spread``: of cards spread overlapping, see
+    :func:`vision.lab.render.render_spread_scene`); return detector frames, their boxes,
+    and index crops.
 
     Returns ``(frames (n, DET_H, DET_W) uint8, boxes list of (k, 4) float32 arrays in
     detector pixels, crops (m, INDEX_CROP, INDEX_CROP, 3) uint8 BGR, labels (m,) int64)``.
@@ -346,7 +356,7 @@ def synthetic_scenes(seed: int, n: int, crops_per_box: int = 3, negatives: int =
     rng = np.random.default_rng(seed)
     frames, all_boxes, crops, labels = [], [], [], []
     for _ in range(n):
-        frame, annotations = _training_scene(rng)
+        frame, annotations = (_spread_scene if spread else _training_scene)(rng)
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         h, w = gray.shape
         boxes = []
@@ -488,9 +498,9 @@ def cache_detector_samples(seed: int, n: int, detector: Path, out: Path) -> Path
     return out
 
 
-def cache_synthetic(seed: int, n: int, out: Path) -> Path:
+def cache_synthetic(seed: int, n: int, out: Path, spread: bool = False) -> Path:
     """Render and save a shard of synthetic scenes (rendering is the slow part of training)."""
-    frames, boxes, crops, labels = synthetic_scenes(seed, n)
+    frames, boxes, crops, labels = synthetic_scenes(seed, n, spread=spread)
     out.parent.mkdir(parents=True, exist_ok=True)
     offsets = np.cumsum([0] + [len(b) for b in boxes])
     np.savez_compressed(out, frames=frames, boxes=np.concatenate(boxes), offsets=offsets,

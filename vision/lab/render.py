@@ -1565,6 +1565,64 @@ def render_scene(rng: np.random.Generator, n_cards: int = 8,
     return frame, scene.annotations(occ)
 
 
+def place_spread(scene: TableScene, rng: np.random.Generator, codes: list[str],
+                 style: DeckStyle | str | None = None) -> None:
+    """Lay ``codes`` overlapping as a player spreads them face up: in a fan (turned about a
+    point below them) or in a row (each shifted along the last one's width), left to
+    right, each on the one before, so that only a strip of each card shows its index."""
+    w, h = scene.size
+    height = scene.card_height
+    n = len(codes)
+    base = float(rng.uniform(0, 360))
+    if rng.random() < 0.6:  # a fan
+        step = float(rng.uniform(6, 16))
+        radius = height * float(rng.uniform(0.5, 0.85))
+        reach = radius + height * 0.6
+        px = float(rng.uniform(min(reach, w / 2), max(w - reach, w / 2)))
+        py = float(rng.uniform(min(reach, h / 2), max(h - reach, h / 2)))
+        for j, code in enumerate(codes):
+            a = base + (j - (n - 1) / 2) * step
+            t = math.radians(a)
+            scene.place(code, (px + radius * math.sin(t), py - radius * math.cos(t)), a, style)
+    else:  # a row
+        shift = height * float(rng.uniform(0.12, 0.3))
+        t = math.radians(base)
+        ux, uy = math.cos(t), math.sin(t)  # the card's width, turned clockwise by base
+        half = shift * (n - 1) / 2
+        reach = half + height * 0.6
+        cx = float(rng.uniform(min(reach, w / 2), max(w - reach, w / 2)))
+        cy = float(rng.uniform(min(reach, h / 2), max(h - reach, h / 2)))
+        for j, code in enumerate(codes):
+            d = j * shift - half
+            scene.place(code, (cx + d * ux, cy + d * uy), base + float(rng.normal(0, 1.5)),
+                        style)
+
+
+def render_spread_scene(rng: np.random.Generator, style: DeckStyle | str | None = None,
+                        size: tuple[int, int] = (1280, 720), n_cards: int | None = None,
+                        loose: int | None = None, degrade_strength: float = 1.0,
+                        ) -> tuple[np.ndarray, list[dict[str, Any]]]:
+    """A frame with 3-7 belote cards spread overlapping (:func:`place_spread`) and 0-2 cards
+    lying apart; returns ``(frame_bgr, annotations)`` as :func:`render_scene` does."""
+    n = int(rng.integers(3, 8)) if n_cards is None else n_cards
+    extra = int(rng.integers(0, 3)) if loose is None else loose
+    picked = rng.choice(len(BELOTE_CODES), size=min(n + extra, 32), replace=False)
+    codes = [BELOTE_CODES[int(i)] for i in picked]
+    scene = TableScene(rng, size, background=None, light=float(rng.uniform(0.3, 1.3)),
+                       tilt=float(rng.uniform(0.0, 0.06)),
+                       card_height=float(rng.uniform(0.17, 0.36) * size[1]), style=style)
+    if extra:
+        at = _spread_positions(rng, len(codes) - n, size, scene.card_height * 0.45,
+                               scene.card_height * 0.9)
+        for code, centre in zip(codes[n:], at, strict=True):
+            scene.place(code, centre, float(rng.uniform(0, 360)))
+    place_spread(scene, rng, codes[:n])
+    frame = scene.draw([])
+    if rng.random() < 0.3:
+        frame = _glare(frame, rng)
+    return degrade(frame, rng, degrade_strength), scene.annotations()
+
+
 def with_style(style: DeckStyle, **changes: Any) -> DeckStyle:
     """A variant of a deck style (e.g. another font), for experiments."""
     return replace(style, **changes)

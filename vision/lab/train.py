@@ -685,7 +685,8 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
         look_scenes: int = 0, init: Path | None = None,
         label_fixes: Path | None = None, aspect: float = 1.0, decks: bool = False,
         det_init: Path | None = None, recolour: float = 0.0, more_scenes: int = 0,
-        printed_scenes: int = 0, max_error: float | None = None) -> dict:
+        printed_scenes: int = 0, max_error: float | None = None,
+        spread_scenes: int = 0) -> dict:
     """Train, export and calibrate the models; returns a summary (also written as JSON).
 
     ``parts`` picks which of the three models to (re)train; the data are drawn
@@ -701,7 +702,9 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
     :func:`_desaturate`); ``max_error`` the thresholds' rule (``INDEX_MAX_ERROR``);
     ``more_scenes`` and ``printed_scenes`` frames more, cut at the
     detector's boxes (the latter with the French styles as the only extra ones: printed-French
-    and the designs with French indices).
+    and the designs with French indices); ``spread_scenes`` frames of cards spread
+    overlapping (a fan or a row: :func:`vision.lab.render.render_spread_scene`), their
+    indices close together, drawn beside the others for the detector and the classifier.
     """
     global INDEX_MAX_ERROR
     if max_error is not None:
@@ -756,6 +759,14 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
             log(f"rendering {n} synthetic frames -> {path}")
             ds.cache_synthetic(seed * 100 + k + 1, n, path)
         shards.append(ds.load_synthetic(path))
+    for k in range(math.ceil(spread_scenes / per_shard)):
+        n = min(per_shard, spread_scenes - k * per_shard)
+        path = (cache or DATA) / f"spread{prefix}_{seed * 100 + 71 + k}_{n}.npz"
+        if not path.is_file():
+            log(f"rendering {n} frames of spread cards -> {path}")
+            ds.cache_synthetic(seed * 100 + 71 + k, n, path, spread=True)
+        # Before the last shard of the first frames: its last tenth still calibrates.
+        shards.insert(len(shards) - 1, ds.load_synthetic(path))
     frames = [f for s in shards for f in s[0]]
     boxes = [b for s in shards for b in s[1]]
     crops = np.concatenate([s[2] for s in shards])
@@ -872,6 +883,7 @@ def run(seed: int = 0, steps: int = 3000, out: Path | None = None, scenes: int =
                     "classes": list(ds.CLASSES),
                     "decks": summary_decks if decks else None, "recolour": recolour,
                     "more_scenes": more_scenes, "printed_scenes": printed_scenes,
+                    "spread_scenes": spread_scenes,
                     "french_art": bool(decks),
                     "max_error": INDEX_MAX_ERROR,
                     "grey_max_error": grey_max_error(),

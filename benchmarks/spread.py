@@ -1,0 +1,121 @@
+"""Benchmark of the card reader on cards spread overlapping: a fan, or a row.
+
+A player shows cards spread face up (a fan turned about a point below them, or a
+row, each card shifted along the last one's width); a photo of a hand laid down
+looks the same. Only a strip of each card shows, with one of its corner indices:
+the indices lie close together, each beside the next card's edge.
+``vision.lab.render.render_spread_scene`` draws 3-7 such cards, and 0-2 lying apart,
+with the renderer's camera faults; the frames are saved and read back as JPEG.
+
+Sets (seeds never used by training; 40 frames each by default):
+
+* ``first_styles``: the ten drawn styles, in turn (seed 9951);
+* ``held_out_designs``: the four deck designs never trained on
+  (``vision.lab.decks.HELD_OUT``), bridge and piquet size in turn (seeds 9961...);
+* ``paris_french``: the Paris-pattern art printed as a French deck (seed 9971).
+
+A card counts when a person could name it (the renderer's ``readable``); a card
+named that is not in the frame is invented. Prints the figures and writes them to
+``benchmarks/spread.json``.
+
+    .venv/bin/python benchmarks/spread.py [--frames 40] [--model PATH] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from vision.lab import decks, render  # noqa: E402
+from vision.lab.evaluate import SAVED_QUALITY, cards_in_sight  # noqa: E402
+from vision.reader import CardReader  # noqa: E402
+
+OUT = ROOT / "benchmarks" / "spread.json"
+
+
+def spread_frames(styles: list[Any], n: int, seed: int):
+    """``n`` spread frames of ``styles`` in turn, saved and read back as JPEG; yields
+    ``(frame, readable, present)`` (see ``cards_in_sight``)."""
+    rng = np.random.default_rng(seed)
+    for i in range(n):
+        frame, things = render.render_spread_scene(rng, style=styles[i % len(styles)])
+        ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, SAVED_QUALITY])
+        if not ok:
+            raise RuntimeError("cannot encode a frame")
+        yield (cv2.imdecode(buf, cv2.IMREAD_COLOR), *cards_in_sight(things))
+
+
+def measure(reader: CardReader, styles: list[Any], n: int, seed: int) -> dict[str, Any]:
+    cards = read = invented = 0
+    for frame, readable, present in spread_frames(styles, n, seed):
+        named = {d.code for d in reader.read(frame) if d.code is not None}
+        cards += len(readable)
+        read += len(named & readable)
+        invented += len(named - present)
+    return {"frames": n, "seed": seed, "cards": cards, "read": read, "invented": invented,
+            "recall": round(read / cards, 4) if cards else None,
+            "precision": round(read / (read + invented), 4) if read + invented else None}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--frames", type=int, default=40, help="frames per set (%(default)s)")
+    p.add_argument("--model", help="classifier .onnx (default: the shipped model)")
+    p.add_argument("--detector", help="index detector .onnx (default: the model's own)")
+    p.add_argument("--out", default=str(OUT))
+    args = p.parse_args(argv)
+    if args.frames < 1:
+        p.error("--frames: expected a whole number from 1")
+    manifest = decks.manifest_or_exit(p)
+    t0 = time.time()
+    reader = CardReader(args.model)
+    if args.detector:
+        from vision.classify import IndexDetector
+
+        meta = reader.classifier.meta
+        reader.detector = IndexDetector(Path(args.detector),
+                                        heat_threshold=float(meta["heat_threshold"]),
+                                        stride=int(meta["stride"]))
+    render.art_styles(held_out=None, french_art=True)
+    result: dict[str, Any] = {
+        "benchmark": "cards spread overlapping (a fan or a row), one index of each showing",
+        "measured": time.strftime("%Y-%m-%d", time.gmtime()),
+        "model": args.model or "shipped", "detector": args.detector or "shipped"}
+    result["first_styles"] = measure(reader, list(render.STYLES), args.frames, 9951)
+    print(f"first styles: {json.dumps(result['first_styles'])}", flush=True)
+    held = [d for d in decks.HELD_OUT if d in manifest["held_out"]]
+    result["held_out_designs"] = {}
+    for k, design in enumerate(held):
+        styles = [f"art-{design}", f"art-{design}-piquet"]
+        result["held_out_designs"][design] = measure(reader, styles, args.frames, 9961 + k)
+        print(f"{design}: {json.dumps(result['held_out_designs'][design])}", flush=True)
+    styles = [f"art-{d}-fr" for d in decks.PARIS_ART if d in manifest["designs"]]
+    result["paris_french"] = measure(reader, styles, args.frames, 9971)
+    print(f"Paris art, French indices: {json.dumps(result['paris_french'])}", flush=True)
+    sets = [result["first_styles"], *result["held_out_designs"].values(),
+            result["paris_french"]]
+    cards = sum(s["cards"] for s in sets)
+    read = sum(s["read"] for s in sets)
+    invented = sum(s["invented"] for s in sets)
+    result["total"] = {"cards": cards, "read": read, "invented": invented,
+                       "recall": round(read / cards, 4) if cards else None,
+                       "precision": round(read / (read + invented), 4)
+                       if read + invented else None}
+    result["seconds"] = round(time.time() - t0, 1)
+    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    print(f"all: {json.dumps(result['total'])}; written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
