@@ -55,6 +55,13 @@ def spread_frames(styles: list[Any], n: int, seed: int):
         yield (cv2.imdecode(buf, cv2.IMREAD_COLOR), *cards_in_sight(things))
 
 
+def figures(cards: int, read: int, invented: int) -> dict[str, Any]:
+    """Cards a person could name, read right and invented, with recall and precision."""
+    return {"cards": cards, "read": read, "invented": invented,
+            "recall": round(read / cards, 4) if cards else None,
+            "precision": round(read / (read + invented), 4) if read + invented else None}
+
+
 def measure(reader: CardReader, styles: list[Any], n: int, seed: int) -> dict[str, Any]:
     cards = read = invented = 0
     for frame, readable, present in spread_frames(styles, n, seed):
@@ -62,9 +69,7 @@ def measure(reader: CardReader, styles: list[Any], n: int, seed: int) -> dict[st
         cards += len(readable)
         read += len(named & readable)
         invented += len(named - present)
-    return {"frames": n, "seed": seed, "cards": cards, "read": read, "invented": invented,
-            "recall": round(read / cards, 4) if cards else None,
-            "precision": round(read / (read + invented), 4) if read + invented else None}
+    return {"frames": n, "seed": seed, **figures(cards, read, invented)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,13 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Paris art, French indices: {json.dumps(result['paris_french'])}", flush=True)
     sets = [result["first_styles"], *result["held_out_designs"].values(),
             result["paris_french"]]
-    cards = sum(s["cards"] for s in sets)
-    read = sum(s["read"] for s in sets)
-    invented = sum(s["invented"] for s in sets)
-    result["total"] = {"cards": cards, "read": read, "invented": invented,
-                       "recall": round(read / cards, 4) if cards else None,
-                       "precision": round(read / (read + invented), 4)
-                       if read + invented else None}
+    result["total"] = figures(*(sum(s[k] for s in sets) for k in ("cards", "read", "invented")))
     result["seconds"] = round(time.time() - t0, 1)
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     print(f"all: {json.dumps(result['total'])}; written to {args.out}")
