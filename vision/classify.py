@@ -390,35 +390,61 @@ class IndexDetector:
 
     def detect(self, gray: np.ndarray) -> list[tuple[tuple[float, float, float, float], float]]:
         """``[(box (x1, y1, x2, y2) in frame pixels, score), ...]``, best first, overlaps merged."""
-        import cv2
-
         h, w = gray.shape
         scale = self.work_scale(w, h)
         found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         for level in range(self.levels):
-            s = scale / (2 ** level)
-            lw, lh = max(int(round(w * s)), 16), max(int(round(h * s)), 16)
-            # The grid needs sides that are multiples of the stride.
-            lw8, lh8 = -(-lw // self.stride) * self.stride, -(-lh // self.stride) * self.stride
-            small = cv2.resize(gray, (lw, lh), interpolation=cv2.INTER_AREA)
-            if (lw8, lh8) != (lw, lh):
-                small = cv2.copyMakeBorder(small, 0, lh8 - lh, 0, lw8 - lw, cv2.BORDER_REPLICATE)
-            out = self.session.run(None, {"image": _unit_float(small)[None, None]})[0][0]
-            heat = 1.0 / (1.0 + np.exp(-out[0]))
-            peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & \
-                (heat > self.heat_threshold)
-            iy, ix = np.nonzero(peaks)
-            cx, cy, bw, bh = self._cell_boxes(out, iy, ix)
-            side = np.maximum(bw, bh)
-            ok = (side >= self.MIN_SIDE) & (side <= self.MAX_SIDE)
-            cx, cy, bw, bh, side = cx[ok], cy[ok], bw[ok], bh[ok], side[ok]
-            boxes = np.stack([(cx - bw / 2) / s, (cy - bh / 2) / s,
-                              (cx + bw / 2) / s, (cy + bh / 2) / s], axis=1)
-            found.append((boxes, heat[iy[ok], ix[ok]].astype(np.float64),
-                          (side < self.FINE_SIDE) & (level > 0)))
+            boxes, scores, side = self._boxes_at(gray, scale / (2 ** level))
+            found.append((boxes, scores, (side < self.FINE_SIDE) & (level > 0)))
         return _merge_boxes(np.concatenate([f[0] for f in found]),
                              np.concatenate([f[1] for f in found]),
                              np.concatenate([f[2] for f in found]))
+
+    def detect_closer(self, gray: np.ndarray, region: Box, scale: float
+                      ) -> list[tuple[Box, float]]:
+        """The boxes of the indices in ``region`` (x1, y1, x2, y2, frame pixels) of ``gray``,
+        the detector run on that part alone, brought to ``scale`` (its pixels per frame
+        pixel): indices lying so close together that the whole frame's heat map marks one
+        peak for two are told apart there. Boxes in frame pixels whose centre lies inside
+        the region, best first, overlaps merged."""
+        h, w = gray.shape
+        x1, y1 = max(int(np.floor(region[0])), 0), max(int(np.floor(region[1])), 0)
+        x2, y2 = min(int(np.ceil(region[2])), w), min(int(np.ceil(region[3])), h)
+        if x2 - x1 < 2 or y2 - y1 < 2:
+            return []
+        boxes, scores, _ = self._boxes_at(gray[y1:y2, x1:x2], scale)
+        boxes = boxes + np.array([x1, y1, x1, y1], np.float64)
+        cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+        inside = (cx >= x1) & (cx < x2) & (cy >= y1) & (cy < y2)
+        return _merge_boxes(boxes[inside], scores[inside], np.zeros(int(inside.sum()), bool))
+
+    def _boxes_at(self, gray: np.ndarray, s: float
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The net run once on ``gray`` brought to ``s`` times its size: the boxes of its
+        heat map's peaks (N, 4) in ``gray``'s pixels, their scores, and their longer sides
+        at that size (only sides the detector answers for, MIN_SIDE to MAX_SIDE)."""
+        import cv2
+
+        h, w = gray.shape
+        lw, lh = max(int(round(w * s)), 16), max(int(round(h * s)), 16)
+        # The grid needs sides that are multiples of the stride.
+        lw8, lh8 = -(-lw // self.stride) * self.stride, -(-lh // self.stride) * self.stride
+        small = cv2.resize(gray, (lw, lh),
+                           interpolation=cv2.INTER_AREA if s <= 1.0 else cv2.INTER_LINEAR)
+        if (lw8, lh8) != (lw, lh):
+            small = cv2.copyMakeBorder(small, 0, lh8 - lh, 0, lw8 - lw, cv2.BORDER_REPLICATE)
+        out = self.session.run(None, {"image": _unit_float(small)[None, None]})[0][0]
+        heat = 1.0 / (1.0 + np.exp(-out[0]))
+        peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & \
+            (heat > self.heat_threshold)
+        iy, ix = np.nonzero(peaks)
+        cx, cy, bw, bh = self._cell_boxes(out, iy, ix)
+        side = np.maximum(bw, bh)
+        ok = (side >= self.MIN_SIDE) & (side <= self.MAX_SIDE)
+        cx, cy, bw, bh, side = cx[ok], cy[ok], bw[ok], bh[ok], side[ok]
+        boxes = np.stack([(cx - bw / 2) / s, (cy - bh / 2) / s,
+                          (cx + bw / 2) / s, (cy + bh / 2) / s], axis=1)
+        return boxes, heat[iy[ok], ix[ok]].astype(np.float64), side
 
     def work_scale(self, width: int, height: int) -> float:
         """The first level's size over the frame's: its long side at most ``work_width``

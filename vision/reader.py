@@ -38,6 +38,7 @@ from vision.classify import (
     IndexDetector,
     box_intersection,
     check_reads,
+    iou,
 )
 from vision.imagefile import load_image as load_image  # its place before: re-exported
 from vision.locate import corner_crops, find_cards, index_crop, look_crops, quad_center
@@ -149,6 +150,7 @@ class CardReader:
         boxes = [box for box, _ in self.detector.detect(gray)]
         if not boxes:
             return []
+        boxes += self._crowded_boxes(gray, boxes)
         source = self._crop_source(gray, frame)
         grey = lamp or is_grey(source)
         # Every box's first read, once: it tells the frame's card indices from the rest.
@@ -197,6 +199,55 @@ class CardReader:
         doubts_left = [d for d in found if d.code is not None
                        or not any(_within(d.center, n.quad) for n in negative)]
         return _one_per_code(doubts_left + negative)
+
+    def _crowded_boxes(self, gray: np.ndarray, boxes: list[Box]) -> list[Box]:
+        """The index boxes the detector finds again closer up where ``boxes`` crowd, and
+        that ``boxes`` lack.
+
+        Cards spread overlapping (a fan, a row) show one index each, side by side: two
+        indices under two of the detector's cells apart make one peak of its heat map,
+        and one of them goes unboxed. Where boxes lie within CROWD_SPAN box sides of
+        one another, the part of the frame around them (CROWD_MARGIN sides more on every
+        side) is boxed again at CROWD_ZOOM times the first level's scale; a box found
+        there that overlaps none of ``boxes`` (the detector's own test) is added. Boxes
+        already large at the first level (over CROWD_LARGEST pixels there) are told
+        apart without it.
+        """
+        assert self.detector is not None
+        if len(boxes) < 2:
+            return []
+        h, w = gray.shape
+        first = self.detector.work_scale(w, h)
+        scale = first * CROWD_ZOOM
+        b = np.array(boxes, np.float64)
+        side = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
+        small = side * scale <= CROWD_LARGEST
+        cx, cy = (b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2
+        apart = np.hypot(cx[:, None] - cx[None, :], cy[:, None] - cy[None, :]) \
+            / np.maximum(side[:, None], side[None, :])
+        near = (apart <= CROWD_SPAN) & small[:, None] & small[None, :]
+        np.fill_diagonal(near, False)
+        # Groups of boxes near one another (connected), each boxed again as one region.
+        group = np.full(len(b), -1)
+        regions: list[Box] = []
+        for i in np.nonzero(near.any(axis=1))[0]:
+            if group[i] >= 0:
+                continue
+            group[i], todo, members = len(regions), [int(i)], [int(i)]
+            while todo:
+                for j in np.nonzero(near[todo.pop()] & (group < 0))[0]:
+                    group[j] = group[i]
+                    todo.append(int(j))
+                    members.append(int(j))
+            m = float(np.median(side[members])) * CROWD_MARGIN
+            regions.append((float(b[members, 0].min() - m), float(b[members, 1].min() - m),
+                            float(b[members, 2].max() + m), float(b[members, 3].max() + m)))
+        added: list[Box] = []
+        for region in regions:
+            for box, _ in self.detector.detect_closer(gray, region, scale):
+                if all(iou(box, other) < CROWD_OVERLAP for other in boxes + added):
+                    added.append(box)
+        return added
 
     def _read_negative(self, gray: np.ndarray) -> tuple[list[Detection], list[Box]]:
         """The cards printed on dark paper in ``gray``, read on its negative: boxed there
@@ -422,6 +473,16 @@ class CardReader:
 PAIR_SPAN = (2.5, 6.5)
 # Two sure boxes sharing half the smaller one's area are one index read twice.
 OVERLAP = 0.5
+# Crowded indices (``CardReader._crowded_boxes``): boxes whose centres lie within
+# CROWD_SPAN box sides of each other are boxed again, with CROWD_MARGIN sides around
+# them, at CROWD_ZOOM times the first level's scale, when their sides come to at most
+# CROWD_LARGEST pixels there; a box found there joins the frame's when it overlaps none of
+# them by CROWD_OVERLAP (intersection over union) or more.
+CROWD_SPAN = 2.0
+CROWD_MARGIN = 1.5
+CROWD_ZOOM = 2.0
+CROWD_LARGEST = 64.0
+CROWD_OVERLAP = 0.4
 # A closer look that gives another card this chance contradicts a sure read.
 RIVAL_DOUBT = 0.1
 

@@ -360,6 +360,90 @@ def test_a_closer_look_finds_nothing_on_bare_felt(reader):
     assert reader.detector.refine(felt, (120.0, 120.0, 150.0, 165.0)) is None
 
 
+def _centre_in(box, boxes) -> bool:
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in boxes)
+
+
+def test_spread_indices_the_detector_merges_are_boxed_again_closer(reader):
+    """Cards spread overlapping show their indices side by side; two under two detector
+    cells apart make one peak of the whole frame's heat map. Boxed again closer up, most
+    of the indices the first pass left unboxed get a box, and no box is added on top of
+    one the frame already has."""
+    import cv2
+
+    from vision.classify import iou
+    from vision.lab.render import STYLES, render_spread_scene
+    from vision.reader import CROWD_OVERLAP
+
+    missed = found = 0
+    for seed in range(20, 32):
+        rng = np.random.default_rng(seed)
+        frame, annotations = render_spread_scene(rng, style=list(STYLES)[seed % len(STYLES)])
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        first = [box for box, _ in reader.detector.detect(gray)]
+        added = reader._crowded_boxes(gray, first)
+        for box in added:
+            assert all(iou(box, other) < CROWD_OVERLAP for other in first)
+        for a in annotations:
+            for index, readable in zip(a["index_boxes"], a["index_readable"], strict=True):
+                if readable and not _centre_in(index, first):
+                    missed += 1
+                    found += _centre_in(index, added)
+    assert missed >= 4, "the frames must hold indices the first pass merged"
+    assert found >= missed / 2
+
+
+def test_the_closer_boxes_make_a_spread_frame_read_more_cards(reader, monkeypatch):
+    """The same spread frames read with and without the crowded pass: more cards named
+    with it, none of them a card the frame does not hold."""
+    from vision.lab.render import STYLES, render_spread_scene
+
+    frames = [render_spread_scene(np.random.default_rng(seed),
+                                  style=list(STYLES)[seed % len(STYLES)])
+              for seed in range(20, 32)]
+
+    def named():
+        read = invented = 0
+        for frame, notes in frames:
+            codes = {d.code for d in reader.read(frame) if d.code is not None}
+            read += len(codes & {a["code"] for a in notes if a["readable"]})
+            invented += len(codes - {a["code"] for a in notes})
+        return read, invented
+
+    with_pass, invented = named()
+    monkeypatch.setattr(reader, "_crowded_boxes", lambda gray, boxes: [])
+    without, _ = named()
+    assert with_pass > without
+    assert invented == 0
+
+
+def test_detect_closer_boxes_the_indices_of_a_region_in_frame_pixels(reader):
+    """``detect_closer`` runs the detector on one part of the frame, enlarged: its boxes
+    come back in frame pixels, on the indices of that part only."""
+    import cv2
+
+    from vision.classify import iou
+    from vision.lab.render import render_scene
+
+    frame, annotations = render_scene(np.random.default_rng(4242), n_cards=6,
+                                      negatives=False, hands=0, overlap=0.0)
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    index = annotations[0]["index_boxes"][0]
+    side = max(index[2] - index[0], index[3] - index[1])
+    region = (index[0] - side, index[1] - side, index[2] + side, index[3] + side)
+    boxes = reader.detector.detect_closer(gray, region, 1.0)
+    assert boxes
+    assert max(iou(box, tuple(index)) for box, _ in boxes) >= 0.5
+    for box, score in boxes:
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        assert region[0] <= cx <= region[2] and region[1] <= cy <= region[3]
+        assert 0.0 < score <= 1.0
+    felt = np.full((300, 300), 90, np.uint8)
+    assert reader.detector.detect_closer(felt, (50.0, 50.0, 250.0, 250.0), 1.0) == []
+    assert reader.detector.detect_closer(gray, (5.0, 5.0, 5.5, 5.5), 1.0) == []
+
+
 def test_the_shipped_classifier_is_8_bit_and_answers_as_its_float_model(reader, table_frame):
     """The reader runs the 8-bit classifier made from the float one shipped beside it; on
     the index patches of a rendered frame both give the same answers."""
