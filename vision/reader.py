@@ -159,13 +159,6 @@ class CardReader:
         # are told by their shape alone, the general model reads at its grey thresholds.
         with self.classifier.general_only(grey):
             probs = self._first_reads(source, boxes)
-            # Card indices crowding one another (cards spread overlapping): boxed again
-            # closer up, the boxes found there read too.
-            cards = self._card_like(probs)
-            extra = self._crowded_boxes(gray, boxes, cards)
-            if extra:
-                probs = np.concatenate([probs, self._first_reads(source, extra)])
-                boxes = boxes + extra
         # A deck printed on black paper (its signs in gold, silver or white ink): when
         # the frame shows several indices on dark paper, those are read on the frame made
         # negative, where they are dark on light as the reader learnt indices, in grey
@@ -180,7 +173,17 @@ class CardReader:
         black = (dark >= max(DARK_LEAST, DARK_SHARE * len(boxes))
                  or named_dark >= max(DARK_LEAST, NAMED_DARK_SHARE * int(named.sum())))
         negative: list[Detection] = []
-        if black:
+        extra: list[Box] = []
+        if not black:
+            # Card indices crowding one another (cards spread overlapping): boxed again
+            # closer up, the boxes found there read too. (A black deck's indices are
+            # boxed on its negative, where the strictest threshold reads them.)
+            extra = self._crowded_boxes(gray, boxes, self._card_like(probs))
+            if extra:
+                with self.classifier.general_only(grey):
+                    probs = np.concatenate([probs, self._first_reads(source, extra)])
+                boxes = boxes + extra
+        else:
             read, seen = self._read_negative(gray)
             negative = [d for d in read if d.code is not None]
             # An index on dark paper that the negative boxed too is read there alone:
@@ -199,7 +202,8 @@ class CardReader:
         # thresholds, as the negative is.
         grey = grey or black
         with self.classifier.general_only(grey):
-            found = self._read_boxes(gray, source, boxes, grey, probs=probs)
+            found = self._read_boxes(gray, source, boxes, grey, probs=probs,
+                                     closer=len(boxes) - len(extra))
         if not negative:
             return found
         # The cards named on the negative, and the frame's reads as it is, less its doubts
@@ -294,10 +298,14 @@ class CardReader:
         return self.classifier.first_probabilities(crops)
 
     def _read_boxes(self, gray: np.ndarray, source: np.ndarray, boxes: list[Box],
-                    grey: bool, strictest: bool = False, probs: np.ndarray | None = None
-                    ) -> list[Detection]:
+                    grey: bool, strictest: bool = False, probs: np.ndarray | None = None,
+                    closer: int | None = None) -> list[Detection]:
         """Read ``boxes`` (their first reads ``probs`` when already made, in the same
-        mode), with the second look and the pair rule: one detection per card."""
+        mode), with the second look and the pair rule: one detection per card. The boxes
+        from ``closer`` on were found only closer up (``_crowded_boxes``), at a scale the
+        thresholds were not calibrated on, and such a box may hold part of an index
+        its neighbour's box holds: a first read of one is sure only at the look's
+        threshold, and under it the box gets the second look."""
         assert self.detector is not None
         if not boxes:  # all of a frame's boxes left to its negative, say
             return []
@@ -319,8 +327,10 @@ class CardReader:
             # Not a box whose likeliest card is under the look's floor: pips and
             # pictures the first read all but rules out (``vision.lab.train.look_floor``).
             top_card = np.delete(probs, self.classifier.none_index, axis=1).max(axis=1)
-            unsure = np.nonzero((probs.max(axis=1) < first_threshold)
-                                & (top_card >= float(look.get("floor", 0.0))))[0]
+            doubted = probs.max(axis=1) < first_threshold
+            if closer is not None:
+                doubted[closer:] = probs[closer:].max(axis=1) < look_threshold
+            unsure = np.nonzero(doubted & (top_card >= float(look.get("floor", 0.0))))[0]
             if len(unsure):
                 probs[unsure] = self._look(gray, source, [boxes[i] for i in unsure], grey)
                 thresholds[unsure] = look_threshold

@@ -764,6 +764,51 @@ def test_the_closer_look_decides_a_contradicted_read(reader, monkeypatch, look, 
     assert sorted(d.code or "" for d in found) == sorted(c or "" for c in codes)
 
 
+@pytest.mark.parametrize(("between", "looked_at"), [
+    (True, True),    # sure at the first threshold, not at the look's: looked at
+    (False, False),  # sure at the look's threshold: named as it is
+])
+def test_a_box_found_only_closer_up_is_sure_at_the_look_threshold(reader, monkeypatch,
+                                                                  between, looked_at):
+    """A box the crowded pass adds may cut part of a neighbour's index: its first read
+    counts as sure only at the second look's threshold, else the box is looked at (here
+    the look doubts it). A box of the frame's own pass, read the same, is named."""
+    import vision.reader
+    from vision.lab.dataset import CLASSES
+
+    # The frame is read as grey (the thresholds of that mode), with no lamp to take off.
+    monkeypatch.setattr(vision.reader, "is_grey", lambda image: True)
+    monkeypatch.setattr(vision.reader, "paper_balance", lambda image: None)
+    first, look = reader.classifier.thresholds(True)
+    p = (first + look) / 2 if between else (1.0 + look) / 2
+    kept, extra = _box_at(100, 100), _box_at(100 + 6 * 30, 100)
+    monkeypatch.setattr(reader.detector, "detect", lambda gray: [(kept, 0.9)])
+    monkeypatch.setattr(reader, "_crowded_boxes", lambda gray, boxes, cards=None: [extra])
+    reads = {kept: _probs("KS", 0.9999), extra: _probs("9C", p)}
+    monkeypatch.setattr(reader, "_first_reads",
+                        lambda source, boxes: np.stack([reads[b] for b in boxes]))
+    looked: list = []
+
+    def second_look(gray, source, boxes, grey=False):
+        looked.extend(boxes)
+        out = np.zeros((len(boxes), len(CLASSES)))
+        out[:, CLASSES.index("9C")], out[:, -1] = 0.6, 0.4
+        return out
+
+    monkeypatch.setattr(reader, "_look", second_look)
+    green = np.full((720, 1280, 3), (40, 110, 50), np.uint8)
+    found = {d.code for d in reader.read(green)}
+    assert (extra in looked) == looked_at
+    assert kept not in looked
+    assert "KS" in found and ("9C" in found) != looked_at
+    # Found by the frame's own pass, the same read names the card unlooked at.
+    monkeypatch.setattr(reader.detector, "detect", lambda gray: [(kept, 0.9), (extra, 0.9)])
+    monkeypatch.setattr(reader, "_crowded_boxes", lambda gray, boxes, cards=None: [])
+    looked.clear()
+    assert "9C" in {d.code for d in reader.read(green)}
+    assert looked == []
+
+
 def test_many_crops_are_read_in_batches_with_the_same_answers(reader, monkeypatch):
     """Calibration reads tens of thousands of patches; they go through the model a
     batch at a time (one run over them all held every layer's output for all: it was
