@@ -228,12 +228,13 @@ class CardReader:
 
         Cards spread overlapping (a fan, a row) show one index each, side by side: two
         indices under two of the detector's cells apart make one peak of its heat map,
-        and one of them goes unboxed. Where boxes that may be a card's index (``cards``,
-        all when None) lie within CROWD_SPAN box sides of one another, the part of the
-        frame around them (CROWD_MARGIN sides more on every side) is boxed again at
-        CROWD_ZOOM times the first level's scale; a box found there that overlaps none
-        of ``boxes`` by CROWD_OVERLAP or more is added. Boxes already large at the first
-        level (over CROWD_LARGEST pixels at the zoomed scale) are told apart without it.
+        and one of them goes unboxed. Where CROWD_LEAST boxes or more that may be a
+        card's index (``cards``, all when None) lie within CROWD_SPAN box sides of one
+        another, one to the next, the part of the frame around them (CROWD_MARGIN sides
+        more on every side) is boxed again at CROWD_ZOOM times the first level's scale;
+        a box found there that overlaps none of ``boxes`` by CROWD_OVERLAP or more is
+        added. Boxes already large at the first level (over CROWD_LARGEST pixels at the
+        zoomed scale) are told apart without it.
         """
         assert self.detector is not None
         if len(boxes) < 2:
@@ -251,18 +252,21 @@ class CardReader:
             / np.maximum(side[:, None], side[None, :])
         near = (apart <= CROWD_SPAN) & small[:, None] & small[None, :]
         np.fill_diagonal(near, False)
-        # Groups of boxes near one another (connected), each boxed again as one region.
-        group = np.full(len(b), -1)
+        # Groups of CROWD_LEAST boxes or more near one another (connected), each boxed
+        # again as one region.
+        grouped = np.zeros(len(b), bool)
         regions: list[Box] = []
         for i in np.nonzero(near.any(axis=1))[0]:
-            if group[i] >= 0:
+            if grouped[i]:
                 continue
-            group[i], todo, members = len(regions), [int(i)], [int(i)]
+            grouped[i], todo, members = True, [int(i)], [int(i)]
             while todo:
-                for j in np.nonzero(near[todo.pop()] & (group < 0))[0]:
-                    group[j] = group[i]
+                for j in np.nonzero(near[todo.pop()] & ~grouped)[0]:
+                    grouped[j] = True
                     todo.append(int(j))
                     members.append(int(j))
+            if len(members) < CROWD_LEAST:
+                continue
             m = float(np.median(side[members])) * CROWD_MARGIN
             regions.append((float(b[members, 0].min() - m), float(b[members, 1].min() - m),
                             float(b[members, 2].max() + m), float(b[members, 3].max() + m)))
@@ -503,18 +507,21 @@ class CardReader:
 PAIR_SPAN = (2.5, 6.5)
 # Two sure boxes sharing half the smaller one's area are one index read twice.
 OVERLAP = 0.5
-# Crowded indices (``CardReader._crowded_boxes``): boxes whose centres lie within
-# CROWD_SPAN box sides of each other are boxed again, with CROWD_MARGIN sides around
-# them, at CROWD_ZOOM times the first level's scale, when their sides come to at most
-# CROWD_LARGEST pixels there; a box found there joins the frame's when it overlaps none of
-# them by CROWD_OVERLAP (intersection over union) or more. Only boxes whose first read
-# may be a card take part (``CardReader._card_like``). All chosen on spread frames never
-# reported (seeds 19951-19952, drawn styles and training designs).
+# Crowded indices (``CardReader._crowded_boxes``): CROWD_LEAST boxes or more whose
+# centres lie within CROWD_SPAN box sides of one another (a fan shows several; two
+# overlapping cards of a game show two, and pairs would run the pass on most game frames
+# for nothing) are boxed again, with CROWD_MARGIN sides around them, at CROWD_ZOOM times
+# the first level's scale, when their sides come to at most CROWD_LARGEST pixels there;
+# a box found there joins the frame's when it overlaps none of them by CROWD_OVERLAP
+# (intersection over union) or more. Only boxes whose first read may be a card take
+# part (``CardReader._card_like``). Chosen on spread frames never reported (seeds 19951
+# and 19952: drawn styles, training designs) and the speed benchmark's game frames.
 CROWD_SPAN = 2.0
 CROWD_MARGIN = 1.5
 CROWD_ZOOM = 2.0
 CROWD_LARGEST = 64.0
 CROWD_OVERLAP = 0.4
+CROWD_LEAST = 3
 # A closer look that gives another card this chance contradicts a sure read.
 RIVAL_DOUBT = 0.1
 

@@ -396,6 +396,31 @@ def test_spread_indices_the_detector_merges_are_boxed_again_closer(reader):
     assert found >= missed / 2
 
 
+def test_only_three_crowding_indices_or_more_are_boxed_again(reader, monkeypatch):
+    """Two indices side by side are common in a game (two cards overlapping) and are boxed
+    apart well enough: the pass runs where three or more crowd, as in a fan, over the
+    region around them, and not over boxes too far apart or ruled out as cards."""
+    regions: list = []
+
+    def closer(gray, region, scale):
+        regions.append((region, scale))
+        return []
+
+    monkeypatch.setattr(reader.detector, "detect_closer", closer)
+    gray = np.full((720, 1280), 90, np.uint8)
+    row = [_box_at(100 + 20 * k, 100, 20.0) for k in range(3)]  # one index size apart
+    far = _box_at(900, 500, 20.0)
+    assert reader._crowded_boxes(gray, row[:2] + [far]) == [] and regions == []
+    reader._crowded_boxes(gray, row + [far])
+    assert len(regions) == 1
+    (x1, y1, x2, y2), scale = regions[0]
+    assert x1 < 100 and y1 < 100 and x2 > row[2][2] and y2 > row[2][3] and x2 < 900
+    assert scale == pytest.approx(2 * reader.detector.work_scale(1280, 720))
+    regions.clear()
+    reader._crowded_boxes(gray, row + [far], np.array([True, False, True, True]))
+    assert regions == []  # the middle one is no card: the other two are a pair only
+
+
 def test_the_closer_boxes_make_a_spread_frame_read_more_cards(reader, monkeypatch):
     """The same spread frames read with and without the crowded pass: more cards named
     with it, none of them a card the frame does not hold."""
