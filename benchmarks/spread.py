@@ -18,7 +18,14 @@ A card counts when a person could name it (the renderer's ``readable``); a card
 named that is not in the frame is invented. Prints the figures and writes them to
 ``benchmarks/spread.json``.
 
+``--dev`` reads instead the frames the reader's rules for crowded indices were chosen
+on (``vision.reader.CROWD_SPAN`` and the rest), never a figure of merit: the drawn
+styles (seed 19951) and the designs trained on (seed 19952, no held-out design, no
+Paris art), 120 frames each by default, with the crowded pass and without it; written to
+``benchmarks/spread-dev.json``.
+
     .venv/bin/python benchmarks/spread.py [--frames 40] [--model PATH] [--out FILE]
+    .venv/bin/python benchmarks/spread.py --dev [--frames 120]
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from vision.lab.evaluate import SAVED_QUALITY, cards_in_sight  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "spread.json"
+DEV_OUT = ROOT / "benchmarks" / "spread-dev.json"
 
 
 def spread_frames(styles: list[Any], n: int, seed: int):
@@ -72,15 +80,45 @@ def measure(reader: CardReader, styles: list[Any], n: int, seed: int) -> dict[st
     return {"frames": n, "seed": seed, **figures(cards, read, invented)}
 
 
+def dev(reader: CardReader, manifest: dict[str, Any], n: int, out: Path, t0: float) -> int:
+    """The dev frames (see the module's text), read with the crowded pass and without."""
+    trained = [d for d in manifest["designs"] if d not in decks.BENCH_DESIGNS]
+    sets = {"first_styles": (list(render.STYLES), 19951),
+            "trained_designs": ([f"art-{d}" for d in trained], 19952)}
+    result: dict[str, Any] = {
+        "benchmark": "cards spread overlapping: the dev frames the crowded pass was chosen on",
+        "measured": time.strftime("%Y-%m-%d", time.gmtime()), "frames_per_set": n}
+    crowded = reader._crowded_boxes
+    for mode in ("crowded_pass", "without"):
+        if mode == "without":
+            reader._crowded_boxes = lambda gray, boxes, cards=None: []  # type: ignore[method-assign]
+        result[mode] = {name: measure(reader, styles, n, seed)
+                        for name, (styles, seed) in sets.items()}
+        result[mode]["total"] = figures(*(sum(s[k] for s in result[mode].values())
+                                          for k in ("cards", "read", "invented")))
+        print(f"{mode}: {json.dumps(result[mode]['total'])}", flush=True)
+    reader._crowded_boxes = crowded  # type: ignore[method-assign]
+    result["seconds"] = round(time.time() - t0, 1)
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"written to {out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--frames", type=int, default=40, help="frames per set (%(default)s)")
+    p.add_argument("--frames", type=int, help="frames per set (40; --dev: 120)")
     p.add_argument("--model", help="classifier .onnx (default: the shipped model)")
     p.add_argument("--detector", help="index detector .onnx (default: the model's own)")
-    p.add_argument("--out", default=str(OUT))
+    p.add_argument("--dev", action="store_true",
+                   help="the frames the crowded pass was chosen on, with it and without")
+    p.add_argument("--out", help="where to write the JSON (benchmarks/spread.json; "
+                                 "--dev: benchmarks/spread-dev.json)")
     args = p.parse_args(argv)
+    if args.frames is None:
+        args.frames = 120 if args.dev else 40
     if args.frames < 1:
         p.error("--frames: expected a whole number from 1")
+    args.out = args.out or str(DEV_OUT if args.dev else OUT)
     manifest = decks.manifest_or_exit(p)
     t0 = time.time()
     reader = CardReader(args.model)
@@ -92,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
                                         heat_threshold=float(meta["heat_threshold"]),
                                         stride=int(meta["stride"]))
     render.art_styles(held_out=None, french_art=True)
+    if args.dev:
+        return dev(reader, manifest, args.frames, Path(args.out), t0)
     result: dict[str, Any] = {
         "benchmark": "cards spread overlapping (a fan or a row), one index of each showing",
         "measured": time.strftime("%Y-%m-%d", time.gmtime()),
