@@ -330,11 +330,10 @@ class CardReader:
             # smaller, larger and shifted, and read every way up.
             # Not a box whose likeliest card is under the look's floor: pips and
             # pictures the first read all but rules out (``vision.lab.train.look_floor``).
-            top_card = np.delete(probs, self.classifier.none_index, axis=1).max(axis=1)
             doubted = probs.max(axis=1) < first_threshold
             if closer is not None:
                 doubted[closer:] = probs[closer:].max(axis=1) < look_threshold
-            unsure = np.nonzero(doubted & (top_card >= float(look.get("floor", 0.0))))[0]
+            unsure = np.nonzero(doubted & self._card_like(probs))[0]
             if len(unsure):
                 probs[unsure] = self._look(gray, source, [boxes[i] for i in unsure], grey)
                 thresholds[unsure] = look_threshold
