@@ -63,10 +63,8 @@ if TYPE_CHECKING:
 # no floor for version 1).
 # 4: a linear read fitted per deck (``Linear``, ``LINEAR_RULES``) on the looks and on the
 # card laid in table frames (``table_looks``, not kept among the looks).
-# 5: the joint read (``Joint``, ``JOINT_RULES``): the general model's chances and the linear
-# read's taken together, for courts and aces.
-VERSION = 5
-READABLE_VERSIONS = (1, 2, 3, 4, 5)
+VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in frame pixels
 
@@ -111,28 +109,6 @@ COURT_RULES: dict[str, Rule] = {
 LINEAR_RULES: dict[str, Rule] = {
     "numbers": Rule(0.63, 0.0, 0.20, 0.9),
     "courts": Rule(0.56, 0.0, 0.20, 0.0),
-}
-
-
-class Joint(NamedTuple):
-    """When the joint read names a box (see ``Deck.joint_sure``): over the belote cards,
-    the general model's chances times the linear read's to the power ``weight``, made to
-    sum to 1, give the general model's best card guess at least ``accept``; the general
-    model gives that card at least ``general``, and 'none' less than the deck's
-    ``none_below``."""
-
-    weight: float
-    accept: float
-    general: float = 0.0
-
-
-# The joint read (prototype head, whole decks), per kind; a kind left out is not read so.
-# Two signs that each doubt a court can together be sure of it: the general model tells
-# the suit, the deck's linear read the rank of its own figures. Chosen as ``HEADS`` is
-# (``vision.lab.deck_rules``); number cards have none (on the training designs every rule
-# named a wrong card: a 2-6 of the deck, which no enrollment shows, read as a 7-10).
-JOINT_RULES: dict[str, Joint] = {
-    "courts": Joint(1.0, 0.97, 0.0),
 }
 # The fit: full-batch gradient descent on the unit looks, this many steps of this size,
 # weight decay as below (seeded by nothing: it starts from zero and is deterministic).
@@ -259,8 +235,6 @@ class Deck:
     # The linear read and its rules ({"numbers": Rule, "courts": Rule}); None: none.
     linear: Linear | None = None
     linear_rules: dict[str, Rule] | None = None
-    # The joint read's rules per kind (``JOINT_RULES``; with the linear read only).
-    joint: dict[str, Joint] | None = None
 
     @property
     def cards(self) -> list[str]:
@@ -281,8 +255,6 @@ class Deck:
         if self.linear is not None and self.linear_rules is not None:
             meta["linear"] = {kind: {"accept": r.accept, "general_at_least": r.general}
                               for kind, r in self.linear_rules.items()}
-            if self.joint is not None:
-                meta["joint"] = {kind: r._asdict() for kind, r in self.joint.items()}
             linear = {"linear_classes": self.linear.classes.astype(np.int16),
                       "linear_weights": self.linear.weights.astype(np.float32),
                       "linear_bias": self.linear.bias.astype(np.float32)}
@@ -326,7 +298,7 @@ class Deck:
         info = {k: v for k, v in meta.items()
                 if k not in ("version", "head", "classes", "cards", "model_sha256",
                              "accept", "margin", "none_below", "general_at_least", "courts",
-                             "linear", "joint")}
+                             "linear")}
         try:
             none_below = float(meta["none_below"])
             courts = None
@@ -335,18 +307,11 @@ class Deck:
                 courts = Rule(float(c["accept"]), float(c["margin"]), none_below,
                               float(c["general_at_least"]))
             linear_rules = None
-            joint = None
             if linear is not None:
                 linear_rules = {kind: Rule(float(meta["linear"][kind]["accept"]), 0.0,
                                            none_below,
                                            float(meta["linear"][kind]["general_at_least"]))
                                 for kind in ("numbers", "courts")}
-                if meta["version"] >= 5 and "joint" in meta:
-                    joint = {str(kind): Joint(float(r["weight"]), float(r["accept"]),
-                                              float(r["general"]))
-                             for kind, r in meta["joint"].items()}
-                    if not set(joint) <= {"numbers", "courts"}:
-                        raise ValueError(f"joint read for unknown kinds {sorted(joint)}")
                 d, k = linear.weights.shape
                 if (linear.bias.shape != (k,) or linear.classes.shape != (k,)
                         or d != vectors.shape[1] or not np.isin(linear.classes, labels).all()):
@@ -354,8 +319,7 @@ class Deck:
             return cls(meta["head"], list(meta["classes"]), labels, vectors,
                        str(meta["model_sha256"]), float(meta["accept"]), float(meta["margin"]),
                        info, center if center.size else None, none_below,
-                       float(meta.get("general_at_least", 0.0)), courts, linear, linear_rules,
-                       joint)
+                       float(meta.get("general_at_least", 0.0)), courts, linear, linear_rules)
         except (KeyError, TypeError, ValueError) as e:  # a field missing or not a number
             raise DeckError("%(path)s: not a deck file (%(error)s)", path=path,
                             error=repr(e)) from e
@@ -424,8 +388,6 @@ class Deck:
         sure &= probs[rows, best] >= floor
         if self.linear is not None and self.linear_rules is not None:
             sure |= self.linear_sure(probs, views, guess)
-            if self.joint:
-                sure |= self.joint_sure(probs, views, guess)
         best = np.where(sure, guess, best)
         out = probs.copy()
         rest = (1.0 - DECK_SURE) / (len(self.classes) - 1)
@@ -449,41 +411,6 @@ class Deck:
         out: np.ndarray = ((named == guess) & (chance >= accept)
                            & (probs[rows, guess] >= floor)
                            & (probs[:, self.classes.index(NONE)] < self.none_below))
-        return out
-
-    def joint_chances(self, probs: np.ndarray, views: np.ndarray
-                      ) -> dict[float, np.ndarray]:
-        """Per box, per class, the joint read's chances for each ``weight`` of the kinds'
-        rules: {weight: (N, classes)}, 0 for 'none' and cards not enrolled."""
-        assert self.linear is not None and self.joint
-        z = (np.asarray(views, np.float32) @ self.linear.weights + self.linear.bias).mean(axis=1)
-        q = np.zeros(probs.shape, np.float64)
-        q[:, self.linear.classes] = softmax(z)
-        none = self.classes.index(NONE)
-        out: dict[float, np.ndarray] = {}
-        for weight in {r.weight for r in self.joint.values()}:
-            log = np.log(np.maximum(probs, 1e-12)) + weight * np.log(np.maximum(q, 1e-12))
-            log[:, none] = -np.inf
-            e = np.exp(log - log.max(axis=1, keepdims=True))
-            e[q == 0] = 0.0
-            out[weight] = e / np.maximum(e.sum(axis=1, keepdims=True), 1e-300)
-        return out
-
-    def joint_sure(self, probs: np.ndarray, views: np.ndarray, guess: np.ndarray
-                   ) -> np.ndarray:
-        """Which boxes the joint read makes sure: by the rule of the kind of the general
-        model's best card guess ``guess`` (``Joint``); a kind with no rule, none."""
-        assert self.joint
-        chances = self.joint_chances(probs, views)
-        none = probs[:, self.classes.index(NONE)]
-        out = np.zeros(len(probs), bool)
-        for i, k in enumerate(guess):
-            rule = self.joint.get("courts" if is_court(self.classes[k]) else "numbers")
-            if rule is None:
-                continue
-            c = chances[rule.weight][i]
-            out[i] = (c.argmax() == k and c[k] >= rule.accept
-                      and probs[i, k] >= rule.general and none[i] < self.none_below)
         return out
 
     def embed(self, classifier: CardClassifier, patches: np.ndarray) -> np.ndarray:
@@ -783,8 +710,7 @@ class Enroller:
                      "enroll_seconds": round(time.monotonic() - self.started, 2),
                      "made": time.strftime("%Y-%m-%d")}, center, none_below, general,
                     COURT_RULES[self.head], linear,
-                    dict(LINEAR_RULES) if linear is not None else None,
-                    dict(JOINT_RULES) if linear is not None else None)
+                    dict(LINEAR_RULES) if linear is not None else None)
 
 
 # ------------------------------------------------------------------ a folder of card pictures

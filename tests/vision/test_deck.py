@@ -175,7 +175,6 @@ def test_the_linear_read_confirms_only_the_general_guess_at_its_kinds_floor(
     deck.courts = Rule(2.0, 2.0, deck.none_below, 0.0)
     deck.linear_rules = {"numbers": Rule(0.3, 0.0, deck.none_below, 0.5),
                          "courts": Rule(0.3, 0.0, deck.none_below, 0.7)}
-    deck.joint = None  # the linear read alone
     floor = 0.7 if code[0] in "JQKA" else 0.5
     k = deck.classes.index(code)
     other = deck.classes.index("KC")
@@ -193,74 +192,6 @@ def test_the_linear_read_confirms_only_the_general_guess_at_its_kinds_floor(
     assert judged(0.3, p_other=0.6)[other] == pytest.approx(0.6)
     # The general model says 'no belote card' too often.
     assert judged(floor + 0.02, p_none=0.25)[k] == pytest.approx(floor + 0.02)
-
-
-def test_a_joint_read_is_saved_and_loaded_with_its_rules(linear_deck_file, tmp_path):
-    from vision.deck import JOINT_RULES, Joint
-
-    deck = Deck.load(linear_deck_file)
-    assert deck.joint == JOINT_RULES
-    deck.joint = {"courts": Joint(2.0, 0.9, 0.3), "numbers": Joint(0.5, 0.99, 0.0)}
-    deck.save(tmp_path / "again.npz")
-    assert Deck.load(tmp_path / "again.npz").joint == deck.joint
-
-
-def _joint_only(deck_file, rules):
-    """The deck of ``deck_file`` naming by its joint read alone (``rules``)."""
-    from vision.deck import Rule
-
-    deck = Deck.load(deck_file)
-    deck.accept = deck.margin = 2.0
-    deck.courts = Rule(2.0, 2.0, deck.none_below, 0.0)
-    assert deck.linear_rules is not None
-    deck.linear_rules = {kind: Rule(2.0, 0.0, deck.none_below, 0.0) for kind in deck.linear_rules}
-    deck.joint = rules
-    return deck
-
-
-def test_the_joint_read_names_a_court_both_signs_doubt_and_only_the_general_guess(
-        linear_deck_file):
-    from vision.deck import Joint
-
-    deck = _joint_only(linear_deck_file, {"courts": Joint(1.0, 0.95, 0.0)})
-    k, other, none = (deck.classes.index(c) for c in ("QH", "KC", "none"))
-    views = deck.vectors[deck.labels == k][:4][None]
-    _, linear_chance = deck.linear.read(views)
-    assert linear_chance[0] < 0.99  # the linear read alone is not that sure
-
-    def judged(p_card, p_other, p_none=0.001):
-        probs = np.full((1, len(deck.classes)), 0.0005, np.float32)
-        probs[0, k], probs[0, other], probs[0, none] = p_card, p_other, p_none
-        return deck.judge(probs, views)[0]
-
-    # The general model doubts the queen (0.7, a king of clubs 0.25); the deck's linear
-    # read of the queen's own looks tips it over.
-    chances = deck.joint_chances(np.where(np.arange(len(deck.classes)) == k, 0.7, 0.01)[None],
-                                 views)[1.0][0]
-    assert chances[k] > max(0.95, 0.7) and chances[none] == 0.0
-    assert judged(0.7, 0.25)[k] == pytest.approx(DECK_SURE)
-    # The general model's guess is the king: the joint read names nothing, not even it.
-    assert judged(0.25, 0.7)[other] == pytest.approx(0.7)
-    # 'no belote card' too likely for the deck to name anything.
-    assert judged(0.7, 0.0, p_none=0.25)[k] == pytest.approx(0.7)
-    # Under the rule's floor on the general model's chance.
-    floored = _joint_only(linear_deck_file, {"courts": Joint(1.0, 0.95, 0.8)})
-    probs = np.full((1, len(deck.classes)), 0.0005, np.float32)
-    probs[0, k], probs[0, other] = 0.7, 0.25
-    assert floored.judge(probs, views)[0, k] == pytest.approx(0.7)
-
-
-def test_the_joint_read_leaves_a_kind_without_a_rule_to_the_other_rules(linear_deck_file):
-    from vision.deck import Joint
-
-    deck = _joint_only(linear_deck_file, {"courts": Joint(1.0, 0.5, 0.0)})
-    k = deck.classes.index("7S")
-    views = deck.vectors[deck.labels == k][:4][None]
-    probs = np.full((1, len(deck.classes)), 0.001, np.float32)
-    probs[0, k] = 0.8
-    assert deck.judge(probs, views)[0, k] == pytest.approx(0.8)
-    numbers = _joint_only(linear_deck_file, {"numbers": Joint(1.0, 0.5, 0.0)})
-    assert numbers.judge(probs, views)[0, k] == pytest.approx(DECK_SURE)
 
 
 @pytest.mark.parametrize("spoil", ["weights", "classes", "rule"])

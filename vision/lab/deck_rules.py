@@ -42,7 +42,7 @@ import cv2
 import numpy as np
 
 from scorer.cards import CARD_CODES
-from vision.deck import Joint, Rule, is_court
+from vision.deck import Rule, is_court
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "benchmarks" / "deck_rules.json"
@@ -53,8 +53,6 @@ ACCEPTS = tuple(round(0.50 + 0.02 * k, 2) for k in range(25))  # 0.50 ... 0.98
 MARGINS = tuple(round(0.04 + 0.02 * k, 2) for k in range(24))  # 0.04 ... 0.50
 GENERALS = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95)
 LINEAR_ACCEPTS = tuple(round(0.30 + 0.01 * k, 2) for k in range(70))  # 0.30 ... 0.99
-JOINT_WEIGHTS = (0.5, 1.0, 2.0, 3.0)
-JOINT_ACCEPTS = tuple(round(0.80 + 0.005 * k, 3) for k in range(40))  # 0.800 ... 0.995
 
 
 def dev_designs(manifest: dict) -> list[str]:
@@ -143,14 +141,7 @@ def judged_boxes(reader, deck, frames) -> list[dict]:
         cards = [k for k in range(len(deck.classes)) if k != none]
         named, chance = (deck.linear.read(views) if deck.linear is not None
                          else (np.full(len(probs), -1), np.zeros(len(probs))))
-        # The joint read's chances at each weight of the grid (``choose_joint``).
-        joint = {}
-        if deck.linear is not None:
-            saved = deck.joint
-            deck.joint = {f"w{w}": Joint(w, 1.0) for w in JOINT_WEIGHTS}
-            joint = deck.joint_chances(probs, views)
-            deck.joint = saved
-        for i, (p, s, ln, lq) in enumerate(zip(probs, sims, named, chance, strict=True)):
+        for p, s, ln, lq in zip(probs, sims, named, chance, strict=True):
             guess = cards[int(p[cards].argmax())]
             order = np.argsort(-s)
             rows.append({"guess": deck.classes[guess], "p": float(p[guess]),
@@ -159,8 +150,6 @@ def judged_boxes(reader, deck, frames) -> list[dict]:
                          "s2": float(s[order[1]]),
                          "linear": deck.classes[int(ln)] if ln >= 0 else None,
                          "lq": float(lq), "right": deck.classes[guess] in present,
-                         "joint": {w: (int(c[i].argmax()) == guess, float(c[i, guess]))
-                                   for w, c in joint.items()},
                          "unsure_below": float(needs)})
         return judge(probs, views)
 
@@ -280,51 +269,19 @@ def _boxes_of(job: tuple[list[str], int, int, str, str]) -> tuple[dict[str, list
     return rows, seconds
 
 
-def choose_joint(rows: list[dict], none_below: float, in_use: Joint | None,
-                 generals: tuple[float, ...] = GENERALS) -> dict:
-    """The joint read's rule as :func:`choose` chooses the cosine's: the loosest (weight,
-    accept, general) naming no wrong card among the boxes the general model leaves
-    unsure, where the joint read's best card is the general model's guess."""
-    cand = [r for r in rows if r["joint"] and r["none"] < none_below
-            and r["pmax"] < r["unsure_below"]]
-    chance = np.array([r["p"] for r in cand])
-    right = np.array([r["right"] for r in cand], bool)
-    agree = {w: np.array([r["joint"][w][0] for r in cand], bool) for w in JOINT_WEIGHTS}
-    joint = {w: np.array([r["joint"][w][1] for r in cand]) for w in JOINT_WEIGHTS}
-
-    def named(g: float, w: float, a: float) -> tuple[int, int]:
-        if not cand:
-            return 0, 0
-        hit = (chance >= g) & agree[w] & (joint[w] >= a)
-        return int(right[hit].sum()), int((~right[hit]).sum())
-
-    best, per_general = loosest(generals, lambda g: (
-        ({"general": g, "weight": w, "accept": a}, *named(g, w, a))
-        for w in JOINT_WEIGHTS for a in JOINT_ACCEPTS))
-    grid = {f"{w}/{a:.3f}": list(named(best["general"] if best else 0.0, w, a))
-            for w in JOINT_WEIGHTS for a in JOINT_ACCEPTS}
-    out = {"unsure_boxes": len(cand), "unsure_right": int(right.sum()), "chosen": best,
-           "rule_in_use": None, "best_at_each_general": per_general, "grid_right_wrong": grid}
-    if in_use is not None:
-        r, w = named(in_use.general, in_use.weight, in_use.accept)
-        out["rule_in_use"] = {**in_use._asdict(), "right": r, "wrong": w}
-    return out
-
-
 def _cards_of(job: tuple[list[str], int, int, str, list[float], list[float],
-                         dict[str, list[float]] | None, dict[str, list[float]] | None]
+                         dict[str, list[float]] | None]
               ) -> dict[str, dict[str, list[int]]]:
     """Worker: read design ``start``'s frames and the next design's, without a deck and
     with the design's deck under the rules given (numbers, courts: accept, margin,
-    general; the linear read's per kind: accept, general, or None to leave it out; the
-    joint read's per kind: weight, accept, general, or None): cards present, read and
-    invented."""
+    general; the linear read's per kind: accept, general, or None to leave it out): cards
+    present, read and invented."""
     from vision.deck import Deck
     from vision.lab import render
     from vision.lab.evaluate import design_frames, design_styles
     from vision.reader import CardReader
 
-    designs, start, frames, folder, numbers, courts, linear, joint = job
+    designs, start, frames, folder, numbers, courts, linear = job
     render.art_styles(held_out=False)
     reader = CardReader()
     deck = Deck.load(Path(folder) / f"{designs[start]}.npz")
@@ -335,8 +292,6 @@ def _cards_of(job: tuple[list[str], int, int, str, list[float], list[float],
     elif deck.linear is not None:
         deck.linear_rules = {kind: Rule(a, 0.0, deck.none_below, g)
                              for kind, (a, g) in linear.items()}
-    deck.joint = ({kind: Joint(*rule) for kind, rule in joint.items()}
-                  if joint and deck.linear is not None else None)
     out: dict[str, dict[str, list[int]]] = {}
     j = (start + 1) % len(designs)
     for kind, design, seed in (("own", designs[start], SEED + start),
@@ -359,7 +314,7 @@ def kind_of(code: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from vision.deck import COURT_RULES, HEADS, JOINT_RULES, LINEAR_RULES
+    from vision.deck import COURT_RULES, HEADS, LINEAR_RULES
     from vision.lab import decks
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -400,14 +355,8 @@ def main(argv: list[str] | None = None) -> int:
                          if c["chosen"] else [LINEAR_RULES[kind].accept,
                                               LINEAR_RULES[kind].general]
                          for kind, c in linear_chosen.items()} or None
-        # The joint read (whole decks, prototype head), each kind at any floor; a kind
-        # where every rule names a wrong card gets none.
-        joint_chosen = {kind: choose_joint(of_kind[kind], none_below, JOINT_RULES.get(kind))
-                        for kind in rules} if args.head == "prototype" else {}
-        joint_picked = {kind: [c["chosen"][x] for x in ("weight", "accept", "general")]
-                        for kind, c in joint_chosen.items() if c["chosen"]} or None
         jobs2 = [(designs, k, args.frames, tmp, picked["numbers"], picked["courts"],
-                  linear_picked, joint_picked) for k in range(len(designs))]
+                  linear_picked) for k in range(len(designs))]
         cards = {kind: {way: [0, 0, 0] for way in ("general", "deck")}
                  for kind in ("own", "other")}
         for read in pool.map(_cards_of, jobs2):
@@ -426,7 +375,6 @@ def main(argv: list[str] | None = None) -> int:
                                for way, t in ways.items()} for kind, ways in cards.items()},
               "cards_rules": picked,
               "linear_rules": linear_chosen, "cards_linear_rules": linear_picked,
-              "joint_rules": joint_chosen, "cards_joint_rules": joint_picked,
               "enroll_seconds_max": max(enroll_seconds)}
     extra = sum(cards[k]["deck"][2] - cards[k]["general"][2] for k in cards)
     result["invented_more_than_general"] = extra
@@ -438,9 +386,6 @@ def main(argv: list[str] | None = None) -> int:
                       "linear": {k: {x: v[x] for x in ("unsure_boxes", "unsure_right",
                                                        "chosen", "rule_in_use")}
                                  for k, v in linear_chosen.items()},
-                      "joint": {k: {x: v[x] for x in ("unsure_boxes", "unsure_right",
-                                                      "chosen", "rule_in_use")}
-                                for k, v in joint_chosen.items()},
                       "cards": result["cards"], "invented_more": extra}))
     return 0
 
