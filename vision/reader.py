@@ -177,7 +177,7 @@ class CardReader:
         if not black:
             # Card indices crowding one another (cards spread overlapping): boxed again
             # closer up, the boxes found there read too. (A black deck's indices are
-            # boxed on its negative, and read there at a threshold of its own.)
+            # boxed on its negative, where the strictest threshold reads them.)
             extra = self._crowded_boxes(gray, boxes, self._card_like(probs))
             if extra:
                 with self.classifier.general_only(grey):
@@ -279,9 +279,9 @@ class CardReader:
 
     def _read_negative(self, gray: np.ndarray) -> tuple[list[Detection], list[Box]]:
         """The cards printed on dark paper in ``gray``, read on its negative: boxed there
-        by the detector (only boxes not on light paper), read as a grey frame at a
-        threshold of its own (NEGATIVE_THRESHOLD), by the general model alone (an enrolled
-        deck learnt its cards as they are); and the boxes read there."""
+        by the detector (only boxes not on light paper), read as a grey frame at the
+        strictest threshold the model has, by the general model alone (an enrolled deck
+        learnt its cards as they are); and the boxes read there."""
         assert self.detector is not None
         negative = cv2.bitwise_not(gray)
         boxes = [box for box, _ in self.detector.detect(negative)
@@ -319,9 +319,8 @@ class CardReader:
         first_threshold, look_threshold = self.classifier.thresholds(grey)
         if strictest:
             # Patches unlike any the thresholds were calibrated on (a black deck's
-            # negative): one threshold chosen on such frames (NEGATIVE_THRESHOLD), for
-            # the first read and the look alike, never under the grey first read's.
-            first_threshold = look_threshold = max(first_threshold, NEGATIVE_THRESHOLD)
+            # negative): the strictest of them, for the first read and the look alike.
+            first_threshold = look_threshold = max(first_threshold, look_threshold)
         thresholds = np.full(len(boxes), first_threshold)
         look = self.classifier.second_look
         if look is not None:
@@ -684,12 +683,6 @@ NAMED_DARK_SHARE = 0.5
 #: 3 of 365 at the grey exponent; 29851: 3 of 149). The loosest of 0.9, 0.8, 0.7, 0.6
 #: naming no wrong spade on seeds 19851 (the other suits keep the grey exponent).
 NEGATIVE_SPADE_PAIR_EXPONENT = 0.7
-#: The confidence a read on a black deck's negative needs, first read or second look: the
-#: loosest of 0.98, 0.985, 0.9888 (the grey first read's), 0.99, 0.993 and 0.9965 (the
-#: strictest grey threshold, used before 2026-11-29) naming no wrong box there on the other
-#: drawn styles in black, seeds 19851 and 49851 (8 frames a style and ink: 1,127 and
-#: 1,146 boxes right at 0.99, 916 and 969 at 0.9965; at 0.985, a king of spades wrong).
-NEGATIVE_THRESHOLD = 0.99
 
 
 def paper_level(gray: np.ndarray, box: Box) -> float:

@@ -276,31 +276,3 @@ def test_a_grey_look_is_read_at_the_grey_look_temperature(reader, monkeypatch):
                         float(clf.second_look["temperature"]) * 4)
     softer = clf.look_probabilities(looks, grey=True)
     assert softer.max() < colour.max()
-
-
-def test_a_black_deck_negative_is_read_at_its_own_threshold(reader, monkeypatch):
-    """Reads on a black deck's negative need NEGATIVE_THRESHOLD (chosen on the other drawn
-    styles in black, seeds 19851 and 49851): looser than the strictest grey threshold
-    they needed before, they name more of these cards (seed 49851, drawn styles the
-    benchmark does not report), and still none that is not in the frame."""
-    import vision.reader
-    from vision.lab.evaluate import design_frames
-
-    frames = [f for k, base in enumerate(("en-sans", "fr-club"))
-              for f in design_frames([black_style(base, "gold")], 3, 49851 + k)]
-
-    def read_all() -> tuple[int, int]:
-        right = wrong = 0
-        for frame, readable, present in frames:
-            got = {d.code for d in reader.read(frame) if d.code}
-            right += len(got & readable)
-            wrong += len(got - present)
-        return right, wrong
-
-    first, look = reader.classifier.thresholds(True)
-    assert vision.reader.NEGATIVE_THRESHOLD < max(first, look)
-    now, now_wrong = read_all()
-    monkeypatch.setattr(vision.reader, "NEGATIVE_THRESHOLD", max(first, look))
-    before, before_wrong = read_all()
-    assert now_wrong == before_wrong == 0
-    assert now > before
