@@ -1,0 +1,40 @@
+"""The at-table enrolment benchmark (``benchmarks/enroll_table.py``): its loop learns a deck
+through ``belote-table enroll``'s own code, and bad arguments are refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.lab import decks
+
+
+@pytest.fixture()
+def bench():
+    if decks.load_manifest() is None:
+        pytest.skip("no deck designs cached (make decks)")
+    from benchmarks import enroll_table
+
+    return enroll_table
+
+
+def test_no_test_frame_is_refused(bench, capsys, tmp_path):
+    out = tmp_path / "out.json"
+    with pytest.raises(SystemExit):
+        bench.main(["--frames", "0", "--out", str(out)])
+    assert "--frames" in capsys.readouterr().err and not out.exists()
+
+
+def test_the_command_s_loop_learns_a_design_from_camera_frames(bench):
+    from vision.lab import render
+    from vision.reader import CardReader
+
+    render.art_styles(held_out=None, french_art=True)
+    reader = CardReader()
+    deck, how = bench.enrol_at_table(reader, ["art-tigullio"], np.random.default_rng(bench.SEED))
+    assert how["groups"] == 8
+    # Each group learnt is shown for the frames the command waits for, then cleared.
+    learnt = how["groups"] - how["groups_given_up"]
+    assert learnt >= 7 and how["frames_shown"] >= learnt * (bench.STEADY + 1) - 1
+    assert len(deck.cards) >= 28
+    assert (deck.linear is not None) == (len(deck.cards) == 32)
