@@ -26,6 +26,11 @@ from companion.cmd_run import add_source_options, check_zoom, open_source
 from companion.i18n import _, card_label, language, located, reason
 
 PROG = "belote-table enroll"
+#: The largest outline taken for a card laid at the table (share of the frame's area). At
+#: the recommended mount a card is 17-36 % of the frame's height, 1-5 % of its area; an
+#: outline larger than this is the table or its cloth, and the cards inside it would be
+#: taken for its printed frame and lost (``vision.locate.find_cards`` keeps outer outlines).
+LARGEST_CARD = 0.25
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -76,12 +81,12 @@ def cards_in_view(reader: Any, frame: Any) -> list[tuple[float, list[Any], Any]]
     import cv2
 
     from vision.deck import card_boxes
-    from vision.locate import find_cards
+    from vision.locate import LocateParams, find_cards
 
     h, w = frame.shape[:2]
     found = reader.detector.detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
     out = []
-    for quad in find_cards(frame):
+    for quad in find_cards(frame, LocateParams(max_area=LARGEST_CARD)):
         if cv2.contourArea(quad) < 0.01 * h * w:
             continue
         boxes = card_boxes(reader, frame, quad, found)

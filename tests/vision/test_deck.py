@@ -18,12 +18,13 @@ DECK_CARDS = ("7S", "QH", "AD", "KC")
 DECK_STYLE = "fr-ducale"
 
 
-def _table(seed: int, style: str, codes, size=(1280, 720), height=230.0):
+def _table(seed: int, style: str, codes, size=(1280, 720), height=230.0,
+           background="felt", light=0.3):
     """A table frame with ``codes`` in a row, left to right, a little turned."""
     from vision.lab.render import TableScene
 
-    table = TableScene(np.random.default_rng(seed), size=size, background="felt",
-                       light=0.3, tilt=0.0, card_height=height, style=style)
+    table = TableScene(np.random.default_rng(seed), size=size, background=background,
+                       light=light, tilt=0.0, card_height=height, style=style)
     step = size[0] / (len(codes) + 1)
     for i, code in enumerate(codes):
         table.place(code, ((i + 1) * step, size[1] / 2), angle_deg=8.0 * (i - 1.5))
@@ -464,6 +465,23 @@ def test_enrolling_at_the_table_also_lays_each_card_in_other_table_frames(reader
     assert sorted(table.enroller.table_patches) == ["7S", "8S", "9S"]
     assert all(sum(len(p) for p in looks) >= 32
                for looks in table.enroller.table_patches.values())
+
+
+def test_cards_laid_on_a_white_table_are_not_lost_inside_the_table_s_outline(reader):
+    from companion.cmd_enroll import cards_in_view
+    from vision.locate import find_cards
+
+    codes = ["7S", "QH", "AD", "KC"]
+    frame = _table(39, DECK_STYLE, codes, height=200.0, background="white", light=0.9)
+    h, w = frame.shape[:2]
+    # The table's own outline, as large as the frame, holds every card: the outline
+    # finder keeps the outer of two outlines (a court's printed frame inside its card).
+    assert max(cv2.contourArea(q) for q in find_cards(frame)) > 0.5 * h * w
+    seen = cards_in_view(reader, frame)
+    assert len(seen) == 4
+    step = w / (len(codes) + 1)
+    centres = [x for x, _boxes, _quad in seen]
+    assert all(abs(x - (i + 1) * step) < 40 for i, x in enumerate(centres))
 
 
 def test_table_enroll_with_nothing_learnt_writes_nothing(tmp_path, capsys):
