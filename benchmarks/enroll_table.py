@@ -31,13 +31,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from benchmarks.real_decks import Tally, seed_of, synthetic_set  # noqa: E402
 from scorer.cards import CARD_CODES  # noqa: E402
 from vision.lab import decks, render  # noqa: E402
-from vision.lab.evaluate import SAVED_QUALITY, design_styles  # noqa: E402
+from vision.lab.evaluate import as_saved, design_styles  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "enroll_table.json"
@@ -53,9 +52,7 @@ def camera_frame(rng: np.random.Generator, codes: list[str], style: str
     save frames (JPEG), with its annotations."""
     frame, things = render.render_scene(rng, codes=codes, style=style, negatives=False,
                                         hands=0, overlap=0.0)
-    ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, SAVED_QUALITY])
-    assert ok
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR), things
+    return as_saved(frame), things
 
 
 def enrol_at_table(reader: CardReader, styles: list[str], rng: np.random.Generator
@@ -69,10 +66,10 @@ def enrol_at_table(reader: CardReader, styles: list[str], rng: np.random.Generat
     table = TableEnrollment(reader, codes, PER, STEADY, "prototype", say=said.append)
     groups = len(table.groups)
     frames = given_up = 0
-    k = 0
     while not table.done:
         group = list(table.groups[0])
-        style = styles[min(k * PER // len(CARD_CODES), len(styles) - 1)]
+        past = groups - len(table.groups)  # groups learnt or given up so far
+        style = styles[min(past * PER // len(CARD_CODES), len(styles) - 1)]
         for _ in range(TRIES):
             frame, things = camera_frame(rng, group, style)
             # The organiser lays the cards in the order asked: left to right in the frame.
@@ -88,9 +85,7 @@ def enrol_at_table(reader: CardReader, styles: list[str], rng: np.random.Generat
             table.groups.pop(0)
             if not table.done:
                 table.ask()
-            k += 1
             continue
-        k += 1
         if not table.done:  # the table cleared: no card in sight
             table.feed(camera_frame(rng, [], styles[0])[0])
             frames += 1

@@ -56,7 +56,7 @@ from scorer.cards import CARD_CODES  # noqa: E402
 from vision.lab import decks, render  # noqa: E402
 from vision.lab.dataset import REAL_CARDS, split_of  # noqa: E402
 from vision.lab.evaluate import (  # noqa: E402
-    SAVED_QUALITY,
+    as_saved,
     cards_in_sight,
     design_frames,
     design_styles,
@@ -198,10 +198,8 @@ def first_styles(reader: CardReader, n: int) -> dict[str, Any]:
     for name, seed, kind in (("eval-fr", 9001, "french"), ("eval-en", 9002, "english")):
         tally = Tally()
         for _, frame, things, _ in synthetic_frames(n, seed, kind):
-            ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, SAVED_QUALITY])
-            frame = cv2.imdecode(buf, cv2.IMREAD_COLOR)
             readable, present = cards_in_sight(things)
-            read = _read(reader, frame)
+            read = _read(reader, as_saved(frame))
             tally.add(readable, read & readable | (read - present))
         out[name] = {"frames": n, "seed": seed, "figures": tally.figures()}
     return out

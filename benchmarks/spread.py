@@ -40,11 +40,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from vision.lab import decks, render  # noqa: E402
-from vision.lab.evaluate import SAVED_QUALITY, cards_in_sight  # noqa: E402
+from vision.lab.evaluate import as_saved, cards_in_sight  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "spread.json"
@@ -57,10 +56,7 @@ def spread_frames(styles: list[Any], n: int, seed: int):
     rng = np.random.default_rng(seed)
     for i in range(n):
         frame, things = render.render_spread_scene(rng, style=styles[i % len(styles)])
-        ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, SAVED_QUALITY])
-        if not ok:
-            raise RuntimeError("cannot encode a frame")
-        yield (cv2.imdecode(buf, cv2.IMREAD_COLOR), *cards_in_sight(things))
+        yield (as_saved(frame), *cards_in_sight(things))
 
 
 def figures(cards: int, read: int, invented: int) -> dict[str, Any]:

@@ -27,10 +27,14 @@ import json
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scorer.cards import CARD_CODES
 from vision.lab.labelfix import LabelFixError, apply_fixes, load_fixes
 from vision.reader import CardReader, load_image
+
+if TYPE_CHECKING:
+    import numpy as np
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 _BELOTE = set(CARD_CODES)
@@ -177,6 +181,18 @@ def _label_of(annotation: dict) -> str | dict:
 SAVED_QUALITY = 92
 
 
+def as_saved(frame: np.ndarray) -> np.ndarray:
+    """``frame`` (BGR) as it reads back once saved as a JPEG at ``SAVED_QUALITY``: the
+    benchmarks read rendered frames so, as the evaluation sets store them."""
+    import cv2
+
+    ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, SAVED_QUALITY])
+    if not ok:
+        raise RuntimeError("cannot encode a frame")
+    out: np.ndarray = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out
+
+
 def synthetic_frames(n: int, seed: int, decks: str = "french", **scene: object):
     """The frames :func:`make_synthetic_set` writes, one at a time, with what is in them.
 
@@ -210,7 +226,6 @@ def design_frames(styles: list[str], n: int, seed: int):
     Yields ``(frame, readable, present)``: the decoded frame and its
     :func:`cards_in_sight`. The same ``seed`` gives the same frames.
     """
-    import cv2
     import numpy as np
 
     from vision.lab.render import render_scene
@@ -219,11 +234,7 @@ def design_frames(styles: list[str], n: int, seed: int):
     for i in range(n):
         style = styles[i % len(styles)]
         frame, things = render_scene(rng, n_cards=int(rng.integers(4, 10)), style=style)
-        ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, SAVED_QUALITY])
-        if not ok:
-            raise RuntimeError("cannot encode a frame")
-        frame = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-        yield (frame, *cards_in_sight(things))
+        yield (as_saved(frame), *cards_in_sight(things))
 
 
 def cards_in_sight(things: list[dict]) -> tuple[set[str], set[str]]:
