@@ -359,7 +359,8 @@ class IndexDetector:
     The net marks index centres on a grid of 8-pixel cells, with each box's
     size and offset. It runs on a small pyramid (the frame at most 640 pixels
     wide, then halved twice) so that indices from 10 to about 250 pixels tall
-    all fall in the range it was trained on.
+    all fall in the range it was trained on; a photo larger than the camera's
+    frames gets one level more, twice as large (``fine_scale``).
     """
 
     MIN_SIDE, MAX_SIDE = 9.0, 80.0  # index sizes (pixels, at one level) it answers for
@@ -387,14 +388,22 @@ class IndexDetector:
         self.stride = stride
         self.levels = levels
         self.work_width = work_width
+        self.fine = True  # False: a photo larger than the camera's is boxed as a frame is
 
     def detect(self, gray: np.ndarray) -> list[tuple[tuple[float, float, float, float], float]]:
-        """``[(box (x1, y1, x2, y2) in frame pixels, score), ...]``, best first, overlaps merged."""
+        """``[(box (x1, y1, x2, y2) in frame pixels, score), ...]``, best first, overlaps merged.
+
+        A frame with more pixels than the camera's (a photo: see ``fine_scale``) is
+        boxed at one level more, twice the first's size, before the others."""
         h, w = gray.shape
         scale = self.work_scale(w, h)
+        scales = [scale / (2 ** level) for level in range(self.levels)]
+        fine = self.fine_scale(w, h)
+        if fine is not None:
+            scales.insert(0, fine)
         found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        for level in range(self.levels):
-            boxes, scores, side = self._boxes_at(gray, scale / (2 ** level))
+        for level, s in enumerate(scales):
+            boxes, scores, side = self._boxes_at(gray, s)
             found.append((boxes, scores, (side < self.FINE_SIDE) & (level > 0)))
         return _merge_boxes(np.concatenate([f[0] for f in found]),
                              np.concatenate([f[1] for f in found]),
@@ -454,9 +463,35 @@ class IndexDetector:
         long, short = max(width, height), min(width, height)
         return min(1.0, self.work_width / max(long, short * 16 / 9))
 
+    def fine_scale(self, width: int, height: int) -> float | None:
+        """The scale of the level a frame larger than the camera's gets before the
+        first, or None. The camera's 1280 x 720 frames are boxed from half their size
+        (640 pixels wide); a photo with more pixels (a phone's, 4000 x 3000) brought
+        down that far loses the indices of its smaller cards, which its own pixels
+        still show: it is boxed at twice the first level's size too, at most half its
+        own, as the camera's frames are (a picture is sharp at half its size)."""
+        scale = self.work_scale(width, height)
+        fine = min(2 * scale, 0.5)
+        return fine if self.fine and fine > scale else None
+
+    def floor_scale(self, width: int, height: int) -> float:
+        """The scale at which an index must be MIN_READ_SIDE pixels to be read surely:
+        the finest level's the frame is boxed at."""
+        return self.fine_scale(width, height) or self.work_scale(width, height)
+
     def too_small(self, box: tuple[float, float, float, float], width: int,
                   height: int) -> bool:
-        """True when ``box`` is an index too small for a sure read (see MIN_READ_SIDE)."""
+        """True when ``box`` is an index too small for a sure read (see MIN_READ_SIDE):
+        under the floor at the finest level the frame is boxed at."""
+        side = max(box[2] - box[0], box[3] - box[1]) * self.floor_scale(width, height)
+        return side < self.MIN_READ_SIDE
+
+    def under_calibrated(self, box: tuple[float, float, float, float], width: int,
+                         height: int) -> bool:
+        """True when ``box`` is smaller than any index the thresholds were calibrated on:
+        under the floor at the first level. On a frame with no finer level it is too
+        small to read surely (``too_small``); on a larger one, its read has to meet the
+        strictest threshold the model has."""
         side = max(box[2] - box[0], box[3] - box[1]) * self.work_scale(width, height)
         return side < self.MIN_READ_SIDE
 

@@ -355,7 +355,15 @@ class CardReader:
                         thresholds[i] = look_threshold
         # An index smaller than any the thresholds were calibrated on is never read
         # surely: the table waits (and the camera should come lower, see the README).
+        # On a photo larger than the camera's frames (``IndexDetector.fine_scale``), an
+        # index under that floor but sharp in the photo's own pixels is read at the
+        # strictest threshold the model has: a soft photo (enlarged, out of focus)
+        # shows such an index with less in it than its size says.
         h, w = gray.shape
+        small = np.array([self.detector.under_calibrated(b, w, h) for b in boxes], bool)
+        if small.any():
+            strict = max(*self.classifier.thresholds(True), *self.classifier.thresholds(grey))
+            thresholds[small] = np.maximum(thresholds[small], strict)
         thresholds[[self.detector.too_small(b, w, h) for b in boxes]] = np.inf
         # On a black deck's negative the wrong cards two doubtful indices named were all
         # spades: a spade's pair counts for less there (NEGATIVE_SPADE_PAIR_EXPONENT).
@@ -398,7 +406,7 @@ class CardReader:
         if self.detector is None:
             raise ValueError("index sizes need the index detector (design B)")
         h, w = gray.shape
-        needed = self.detector.MIN_READ_SIDE / (self.detector.work_scale(w, h) * h)
+        needed = self.detector.MIN_READ_SIDE / (self.detector.floor_scale(w, h) * h)
         boxes = [box for box, _ in self.detector.detect(gray)]
         if not boxes:
             return [], needed

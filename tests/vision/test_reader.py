@@ -663,6 +663,102 @@ def test_an_index_too_small_for_the_calibration_is_measured_at_the_first_level(r
     assert not detector.too_small((0, 0, 10, 20), 640, 640)
 
 
+def test_a_photo_larger_than_the_camera_s_frames_is_boxed_at_a_finer_level(reader):
+    detector = reader.detector
+    # The camera's 1280x720 frames, and smaller pictures: as before, no finer level.
+    assert detector.fine_scale(1280, 720) is None
+    assert detector.fine_scale(640, 640) is None
+    # Larger photos: twice the first level, at most half the photo's own size.
+    assert detector.fine_scale(1920, 1080) == pytest.approx(0.5)
+    assert detector.fine_scale(2560, 1440) == pytest.approx(0.5)
+    assert detector.fine_scale(4032, 3024) == pytest.approx(2 * 640 / (3024 * 16 / 9))
+    # The floor is counted at that level: 10.8 pixels there are 21.6 in a 2560 photo,
+    # 43.2 at its first level (scale 0.25). Such a box is under the calibrated floor.
+    box = (100, 100, 122, 140)
+    assert detector.too_small((100, 100, 121, 112), 2560, 1440)
+    assert not detector.too_small(box, 2560, 1440)
+    assert detector.under_calibrated(box, 2560, 1440)
+    assert not detector.under_calibrated((100, 100, 122, 145), 1280, 720)
+    detector.fine = False
+    try:
+        assert detector.fine_scale(2560, 1440) is None
+        assert detector.too_small(box, 2560, 1440)
+    finally:
+        detector.fine = True
+
+
+def _small_cards_photo(seed: int, size: tuple[int, int], share: float):
+    from vision.lab.render import BELOTE_CODES, STYLES, TableScene, _spread_positions, degrade
+
+    rng = np.random.default_rng(seed)
+    scene = TableScene(rng, size, background="felt", light=0.8, card_height=share * size[1],
+                       style=STYLES[seed % len(STYLES)])
+    codes = [BELOTE_CODES[i] for i in rng.choice(32, 4, replace=False)]
+    for code, centre in zip(codes, _spread_positions(rng, 4, size, scene.card_height * 0.6,
+                                                     scene.card_height * 1.3), strict=True):
+        scene.place(code, centre, float(rng.uniform(0, 360)))
+    return degrade(scene.draw([], rng), rng, 0.5), set(codes)
+
+
+@pytest.mark.slow
+def test_small_cards_of_a_large_photo_are_read_at_the_finer_level(reader):
+    """A 2560x1440 photo of cards 7.5 % of its height: brought down to 640 pixels wide
+    their indices are under the detector's smallest; boxed at 1280 they are read."""
+    photos = [_small_cards_photo(seed, (2560, 1440), 0.075) for seed in range(61, 65)]
+
+    def named() -> tuple[int, int]:
+        read = invented = 0
+        for frame, codes in photos:
+            found = {d.code for d in reader.read(frame) if d.code}
+            read += len(found & codes)
+            invented += len(found - codes)
+        return read, invented
+
+    with_fine, invented = named()
+    reader.detector.fine = False
+    try:
+        without, _ = named()
+    finally:
+        reader.detector.fine = True
+    assert invented == 0
+    assert with_fine >= 12 and with_fine >= without + 8
+
+
+def test_an_index_under_the_calibrated_floor_needs_the_strictest_threshold(reader, monkeypatch):
+    """In a large photo, an index between the floor at the finer level and the floor at
+    the first level is named only when its read reaches the strictest threshold."""
+    import cv2
+
+    frame, _ = _small_cards_photo(61, (2560, 1440), 0.09)
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    h, w = gray.shape
+    between = [b for b, _ in reader.detector.detect(gray)
+               if reader.detector.under_calibrated(b, w, h)
+               and not reader.detector.too_small(b, w, h)]
+    assert between  # the small cards' indices lie there
+    strict = max(*reader.classifier.thresholds(True), *reader.classifier.thresholds(False))
+    first, _ = reader.classifier.thresholds(False)
+    assert first < strict
+
+    def fixed(chance):
+        def reads(source, boxes):
+            return np.stack([_probs("9H", chance) for _ in boxes])
+        return reads
+
+    looks = lambda gray, source, boxes, grey=False: np.stack(  # noqa: E731
+        [_probs("9H", 0.0) for _ in boxes])
+    monkeypatch.setattr(reader, "_look", looks)
+    monkeypatch.setattr(reader, "_crowded_boxes", lambda gray, boxes, cards=None: [])
+    box = between[0]
+    # Every box read 9H just over the colour threshold: the small ones are not named.
+    monkeypatch.setattr(reader, "_first_reads", fixed((first + strict) / 2))
+    found = reader._read_boxes(gray, frame, [box], False)
+    assert [d.code for d in found] == [None] and found[0].guess == "9H"
+    # At the strictest threshold, it is.
+    monkeypatch.setattr(reader, "_first_reads", fixed(min(1.0, strict + 1e-4)))
+    assert [d.code for d in reader._read_boxes(gray, frame, [box], False)] == ["9H"]
+
+
 def test_an_index_too_small_is_never_read_surely(reader, table_frame, monkeypatch):
     frame, annotations = table_frame
     sure = [d for d in reader.read(frame) if d.code is not None]
