@@ -27,13 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from vision.lab.render import (  # noqa: E402
-    BELOTE_CODES,
-    STYLES,
-    TableScene,
-    _spread_positions,
-    degrade,
-)
+from vision.lab.render import STYLES, render_cards_apart  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
 
 SHARES = (0.07, 0.085, 0.10, 0.12, 0.14, 0.17, 0.19, 0.20, 0.22, 0.24, 0.27, 0.30, 0.35)
@@ -46,15 +40,7 @@ def measure(reader: CardReader, share: float, frames: int, seed: int) -> dict:
     rng = np.random.default_rng([seed, round(share * 1000)])
     read = invented = 0
     for k in range(frames):
-        scene = TableScene(rng, SIZE, background=None, light=float(rng.uniform(0.3, 1.3)),
-                           tilt=float(rng.uniform(0.0, 0.06)), card_height=share * SIZE[1],
-                           style=STYLES[k % len(STYLES)])
-        codes = [BELOTE_CODES[int(i)] for i in rng.choice(32, CARDS, replace=False)]
-        centres = _spread_positions(rng, CARDS, SIZE, scene.card_height * 0.6,
-                                    scene.card_height * 1.3)
-        for code, centre in zip(codes, centres, strict=True):
-            scene.place(code, centre, float(rng.uniform(0, 360)))
-        frame = degrade(scene.draw([], rng), rng, 1.0)
+        frame, codes = render_cards_apart(rng, SIZE, share, STYLES[k % len(STYLES)], CARDS)
         named = {d.code for d in reader.read(frame) if d.code}
         read += len(named & set(codes))
         invented += len(named - set(codes))

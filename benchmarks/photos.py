@@ -42,7 +42,7 @@ import numpy as np  # noqa: E402
 
 from vision.lab import decks, render  # noqa: E402
 from vision.lab.evaluate import as_saved, design_styles  # noqa: E402
-from vision.lab.render import BELOTE_CODES, TableScene, _spread_positions, degrade  # noqa: E402
+from vision.lab.render import render_cards_apart  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "photos.json"
@@ -56,15 +56,7 @@ CARDS = 4
 def photo(rng: np.random.Generator, size: tuple[int, int], share: float, style: str,
           enlarge: float = 1.0) -> tuple[np.ndarray, set[str]]:
     """One photo of ``CARDS`` cards of ``style`` lying apart, ``share`` of its height."""
-    scene = TableScene(rng, size, background=None, light=float(rng.uniform(0.3, 1.3)),
-                       tilt=float(rng.uniform(0.0, 0.06)), card_height=share * size[1],
-                       style=style)
-    codes = [BELOTE_CODES[int(i)] for i in rng.choice(32, CARDS, replace=False)]
-    centres = _spread_positions(rng, CARDS, size, scene.card_height * 0.6,
-                                scene.card_height * 1.3)
-    for code, centre in zip(codes, centres, strict=True):
-        scene.place(code, centre, float(rng.uniform(0, 360)))
-    frame = degrade(scene.draw([], rng), rng, 1.0)
+    frame, codes = render_cards_apart(rng, size, share, style, CARDS)
     if enlarge != 1.0:
         frame = cv2.resize(frame, None, fx=enlarge, fy=enlarge, interpolation=cv2.INTER_CUBIC)
     return as_saved(frame), set(codes)

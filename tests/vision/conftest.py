@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
@@ -39,3 +40,14 @@ def table_frame():
 
     return render_scene(np.random.default_rng(4242), n_cards=6, negatives=False, hands=0,
                         overlap=0.0)
+
+
+@pytest.fixture()
+def bench(request):
+    """The benchmark module named by the test module's ``BENCH`` (``benchmarks.<BENCH>``);
+    the test is skipped when no deck designs are cached (they need ``make decks``)."""
+    from vision.lab import decks
+
+    if decks.load_manifest() is None:
+        pytest.skip("no deck designs cached (make decks)")
+    return importlib.import_module(f"benchmarks.{request.module.BENCH}")

@@ -6,16 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.lab import decks
-
-
-@pytest.fixture()
-def bench():
-    if decks.load_manifest() is None:
-        pytest.skip("no deck designs cached (make decks)")
-    from benchmarks import enroll_table
-
-    return enroll_table
+BENCH = "enroll_table"  # the ``bench`` fixture (conftest.py) gives its module
 
 
 def test_no_test_frame_is_refused(bench, capsys, tmp_path):

@@ -7,16 +7,7 @@ import json
 
 import pytest
 
-from vision.lab import decks
-
-
-@pytest.fixture()
-def bench():
-    if decks.load_manifest() is None:
-        pytest.skip("no deck designs cached (make decks)")
-    from benchmarks import photos
-
-    return photos
+BENCH = "photos"  # the ``bench`` fixture (conftest.py) gives its module
 
 
 def test_frames_are_refused_below_one_and_nothing_is_written(bench, tmp_path, capsys):

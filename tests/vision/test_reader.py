@@ -688,16 +688,12 @@ def test_a_photo_larger_than_the_camera_s_frames_is_boxed_at_a_finer_level(reade
 
 
 def _small_cards_photo(seed: int, size: tuple[int, int], share: float):
-    from vision.lab.render import BELOTE_CODES, STYLES, TableScene, _spread_positions, degrade
+    from vision.lab.render import STYLES, render_cards_apart
 
-    rng = np.random.default_rng(seed)
-    scene = TableScene(rng, size, background="felt", light=0.8, card_height=share * size[1],
-                       style=STYLES[seed % len(STYLES)])
-    codes = [BELOTE_CODES[i] for i in rng.choice(32, 4, replace=False)]
-    for code, centre in zip(codes, _spread_positions(rng, 4, size, scene.card_height * 0.6,
-                                                     scene.card_height * 1.3), strict=True):
-        scene.place(code, centre, float(rng.uniform(0, 360)))
-    return degrade(scene.draw([], rng), rng, 0.5), set(codes)
+    frame, codes = render_cards_apart(np.random.default_rng(seed), size, share,
+                                      STYLES[seed % len(STYLES)], background="felt",
+                                      light=0.8, tilt=0.0, strength=0.5)
+    return frame, set(codes)
 
 
 @pytest.mark.slow
@@ -777,25 +773,15 @@ def test_cards_smaller_than_the_reader_is_made_for_are_not_invented(reader):
     (before the floor on the index size the model of 2026-11-24 invented 2 of 72 cards
     on these frames; ``benchmarks/card_size.json``: 1 of 320 at this size, run 8, whose
     one here is a jack of spades read as clubs at 0.9905, its index just over the floor)."""
-    from vision.lab.render import (
-        BELOTE_CODES,
-        TableScene,
-        _spread_positions,
-        degrade,
-        french_styles,
-    )
+    from vision.lab.render import french_styles, render_cards_apart
 
     rng = np.random.default_rng(5)
     read = invented = 0
     for k in range(12):
-        scene = TableScene(rng, (1280, 720), background="felt", light=0.6,
-                           card_height=0.085 * 720, style=french_styles()[k % 5])
-        codes = [BELOTE_CODES[i] for i in rng.choice(32, 6, replace=False)]
-        for code, centre in zip(codes, _spread_positions(rng, 6, (1280, 720),
-                                                         scene.card_height * 0.6,
-                                                         scene.card_height * 1.3), strict=True):
-            scene.place(code, centre, float(rng.uniform(0, 360)))
-        named = {d.code for d in reader.read(degrade(scene.draw([], rng), rng, 0.3)) if d.code}
+        frame, codes = render_cards_apart(rng, (1280, 720), 0.085, french_styles()[k % 5], 6,
+                                          background="felt", light=0.6, tilt=0.0,
+                                          strength=0.3)
+        named = {d.code for d in reader.read(frame) if d.code}
         read += len(named & set(codes))
         invented += len(named - set(codes))
     assert invented <= max(1, read // 20)

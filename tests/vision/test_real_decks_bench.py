@@ -6,14 +6,7 @@ import pytest
 
 from vision.lab import decks
 
-
-@pytest.fixture()
-def bench():
-    if decks.load_manifest() is None:
-        pytest.skip("no deck designs cached (make decks)")
-    from benchmarks import real_decks
-
-    return real_decks
+BENCH = "real_decks"  # the ``bench`` fixture (conftest.py) gives its module
 
 
 def test_each_design_keeps_its_test_frames_whatever_is_held_out(bench, monkeypatch):

@@ -9,14 +9,7 @@ import pytest
 
 from vision.lab import decks
 
-
-@pytest.fixture()
-def bench():
-    if decks.load_manifest() is None:
-        pytest.skip("no deck designs cached (make decks)")
-    from benchmarks import spread
-
-    return spread
+BENCH = "spread"  # the ``bench`` fixture (conftest.py) gives its module
 
 
 def test_the_dev_frames_are_read_with_and_without_the_crowded_pass(bench, tmp_path,

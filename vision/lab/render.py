@@ -1500,6 +1500,26 @@ def _spread_positions(rng: np.random.Generator, n: int, size: tuple[int, int],
     return pts
 
 
+def render_cards_apart(rng: np.random.Generator, size: tuple[int, int], share: float,
+                       style: DeckStyle | str | None, n_cards: int = 4,
+                       background: str | None = None, light: float | None = None,
+                       tilt: float | None = None, strength: float = 1.0
+                       ) -> tuple[np.ndarray, list[str]]:
+    """A frame of ``n_cards`` distinct belote cards lying apart, each ``share`` of the
+    frame's height, turned any way, and the cards' codes. ``light`` and ``tilt`` None:
+    drawn (0.3-1.3, 0-0.06); the camera's faults at ``strength`` (:func:`degrade`)."""
+    scene = TableScene(rng, size, background=background,
+                       light=float(rng.uniform(0.3, 1.3)) if light is None else light,
+                       tilt=float(rng.uniform(0.0, 0.06)) if tilt is None else tilt,
+                       card_height=share * size[1], style=style)
+    codes = [BELOTE_CODES[int(i)] for i in rng.choice(32, n_cards, replace=False)]
+    centres = _spread_positions(rng, n_cards, size, scene.card_height * 0.6,
+                                scene.card_height * 1.3)
+    for code, centre in zip(codes, centres, strict=True):
+        scene.place(code, centre, float(rng.uniform(0, 360)))
+    return degrade(scene.draw([], rng), rng, strength), codes
+
+
 def render_scene(rng: np.random.Generator, n_cards: int = 8,
                  style: DeckStyle | str | None = None, size: tuple[int, int] = (1280, 720),
                  negatives: bool = True, codes: list[str] | None = None,
