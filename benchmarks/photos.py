@@ -73,6 +73,7 @@ def measure(reader: CardReader, styles: list[str], name: str, share: float, fram
     rng = np.random.default_rng([seed, round(share * 1000)])
     counts = {"fine": tally(), "before": tally()}
     assert reader.detector is not None
+    was = reader.detector.fine
     for k in range(frames):
         frame, codes = photo(rng, size, share, styles[k % len(styles)], enlarge)
         for key, fine in (("fine", True), ("before", False)):
@@ -84,7 +85,7 @@ def measure(reader: CardReader, styles: list[str], name: str, share: float, fram
             c["cards"] += len(codes)
             c["read"] += len(named & codes)
             c["invented"] += len(named - codes)
-    reader.detector.fine = True
+    reader.detector.fine = was
     out: dict[str, Any] = {"share": share}
     for key, c in counts.items():
         out[key] = {"read": c["read"], "cards": c["cards"], "invented": c["invented"],
@@ -118,7 +119,10 @@ def main(argv: list[str] | None = None) -> int:
         "enlarged": f"1280x720 frames enlarged {ENLARGE:g} times (bicubic)",
         "fine": "read with the finer level (shipped)",
         "before": "read without it (IndexDetector.fine = False)", "sizes": {}}
-    for k, name in enumerate(args.sizes):
+    for name in args.sizes:
+        # Each photo size draws from a seed of its own (its place in SIZES), whichever
+        # sizes are asked for.
+        k = list(SIZES).index(name)
         rows = []
         for share in args.shares:
             row = measure(reader, styles, name, share, args.frames, args.seed + k)

@@ -355,16 +355,22 @@ class CardReader:
                         thresholds[i] = look_threshold
         # An index smaller than any the thresholds were calibrated on is never read
         # surely: the table waits (and the camera should come lower, see the README).
-        # On a photo larger than the camera's frames (``IndexDetector.fine_scale``), an
-        # index under that floor but sharp in the photo's own pixels is read at the
-        # strictest threshold the model has: a soft photo (enlarged, out of focus)
-        # shows such an index with less in it than its size says.
         h, w = gray.shape
-        small = np.array([self.detector.under_calibrated(b, w, h) for b in boxes], bool)
-        if small.any():
-            strict = max(*self.classifier.thresholds(True), *self.classifier.thresholds(grey))
-            thresholds[small] = np.maximum(thresholds[small], strict)
-        thresholds[[self.detector.too_small(b, w, h) for b in boxes]] = np.inf
+        tiny = np.array([self.detector.too_small(b, w, h) for b in boxes], bool)
+        thresholds[tiny] = np.inf
+        # A photo larger than the camera's frames is boxed at a finer level too
+        # (``IndexDetector.fine_scale``), where the floor is counted. An index under the
+        # first level's floor but over that one, sharp in the photo's own pixels, is read
+        # at the strictest threshold the model has: a soft photo (enlarged, out of focus)
+        # shows such an index with less in it than its size says. (With no finer level,
+        # as on the camera's frames, the two floors are one: there is no such index.)
+        if self.detector.fine_scale(w, h) is not None:
+            between = ~tiny & np.array([self.detector.under_calibrated(b, w, h)
+                                        for b in boxes], bool)
+            if between.any():
+                strict = max(*self.classifier.thresholds(True),
+                             *self.classifier.thresholds(grey))
+                thresholds[between] = np.maximum(thresholds[between], strict)
         # On a black deck's negative the wrong cards two doubtful indices named were all
         # spades: a spade's pair counts for less there (NEGATIVE_SPADE_PAIR_EXPONENT).
         spades = {"S": NEGATIVE_SPADE_PAIR_EXPONENT} if strictest else None

@@ -1,5 +1,5 @@
-"""The photos benchmark (``benchmarks/photos.py``): each photo read with the finer level
-and without it, the reader left as it was found."""
+"""The photos benchmark (``benchmarks/photos.py``): bad arguments are refused, and each
+photo is read with the finer level and without it."""
 
 from __future__ import annotations
 
