@@ -352,6 +352,13 @@ class CardClassifier:
 REFINE_SIDE = 32.0
 REFINE_WINDOW = 128
 
+# The finest level a frame is boxed at, as a share of its own size. The camera's frames
+# (1280 x 720, what the thresholds were calibrated on) are boxed from half their size;
+# a still picture (``vision read``, ``vision eval``: a webcam's or a phone's picture,
+# one exported square) down to its own pixels, where its smaller cards' indices are.
+CAMERA_FINEST = 0.5
+STILL_FINEST = 1.0
+
 
 class IndexDetector:
     """Design B's detector: boxes around every corner index in a grey frame.
@@ -360,7 +367,8 @@ class IndexDetector:
     size and offset. It runs on a small pyramid (the frame at most 640 pixels
     wide, then halved twice) so that indices from 10 to about 250 pixels tall
     all fall in the range it was trained on; a photo larger than the camera's
-    frames gets one level more, twice as large (``fine_scale``).
+    frames gets one level more, twice as large (``fine_scale``), and so does any still
+    picture (``finest``).
     """
 
     MIN_SIDE, MAX_SIDE = 9.0, 80.0  # index sizes (pixels, at one level) it answers for
@@ -389,12 +397,20 @@ class IndexDetector:
         self.levels = levels
         self.work_width = work_width
         self.fine = True  # False: a photo larger than the camera's is boxed as a frame is
+        # The finest level's scale at most: CAMERA_FINEST for the camera's frames,
+        # STILL_FINEST for a still picture (``CardReader(still=True)``).
+        self.finest = CAMERA_FINEST
+        # The scale at which an index must reach MIN_READ_SIDE for the calibrated
+        # thresholds (``under_calibrated``): the first level of the frames they were
+        # calibrated on. (1.0: any picture's first level, as before 2026-11-29.)
+        self.calibrated = CAMERA_FINEST
 
     def detect(self, gray: np.ndarray) -> list[tuple[tuple[float, float, float, float], float]]:
         """``[(box (x1, y1, x2, y2) in frame pixels, score), ...]``, best first, overlaps merged.
 
-        A frame with more pixels than the camera's (a photo: see ``fine_scale``) is
-        boxed at one level more, twice the first's size, before the others."""
+        A frame with more pixels than the camera's (a photo: see ``fine_scale``), and a
+        still picture, are boxed at one level more, finer than the first, before the
+        others."""
         h, w = gray.shape
         scale = self.work_scale(w, h)
         scales = [scale / (2 ** level) for level in range(self.levels)]
@@ -404,7 +420,15 @@ class IndexDetector:
         found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         for level, s in enumerate(scales):
             boxes, scores, side = self._boxes_at(gray, s)
-            found.append((boxes, scores, (side < self.FINE_SIDE) & (level > 0)))
+            if fine is not None and level == 0:
+                # The finer level is for the indices the first sees too small: an index
+                # the first level boxes at FINE_SIDE or more keeps that box, as on the
+                # camera's frames, whose boxes the thresholds were calibrated on; the
+                # finer level's box of it gives way.
+                rank = np.full(len(boxes), 1)
+            else:
+                rank = np.where((side < self.FINE_SIDE) & (level > 0), 2, 0)
+            found.append((boxes, scores, rank))
         return _merge_boxes(np.concatenate([f[0] for f in found]),
                              np.concatenate([f[1] for f in found]),
                              np.concatenate([f[2] for f in found]))
@@ -469,9 +493,11 @@ class IndexDetector:
         (640 pixels wide); a photo with more pixels (a phone's, 4000 x 3000) brought
         down that far loses the indices of its smaller cards, which its own pixels
         still show: it is boxed at twice the first level's size too, at most half its
-        own, as the camera's frames are (a picture is sharp at half its size)."""
+        own, as the camera's frames are (a picture is sharp at half its size). A still
+        picture (``finest`` STILL_FINEST) is boxed down to its own size: a 1280 x 720
+        or 640 x 640 picture gets that level too."""
         scale = self.work_scale(width, height)
-        fine = min(2 * scale, 0.5)
+        fine = min(2 * scale, self.finest)
         return fine if self.fine and fine > scale else None
 
     def floor_scale(self, width: int, height: int) -> float:
@@ -489,11 +515,22 @@ class IndexDetector:
     def under_calibrated(self, box: tuple[float, float, float, float], width: int,
                          height: int) -> bool:
         """True when ``box`` is smaller than any index the thresholds were calibrated on:
-        under the floor at the first level. On a frame with no finer level it is too
-        small to read surely (``too_small``); on a larger one, its read has to meet the
-        strictest threshold the model has."""
-        side = max(box[2] - box[0], box[3] - box[1]) * self.work_scale(width, height)
+        under the floor at the first level, and in the picture's own pixels under the
+        floor at the calibration frames' first level (``calibrated``): a 640 x 480
+        picture's first level is three quarters of it, and an index that fills the floor
+        there has fewer pixels of its own than any the thresholds were calibrated on.
+        Where it is not too small to read at all (``too_small``), its read has to meet
+        the strictest threshold the model has."""
+        scale = min(self.work_scale(width, height), self.calibrated)
+        side = max(box[2] - box[0], box[3] - box[1]) * scale
         return side < self.MIN_READ_SIDE
+
+    def floors_differ(self, width: int, height: int) -> bool:
+        """True when an index can be under the calibrated floor (``under_calibrated``)
+        and still not too small to read (``too_small``): the camera's 1280 x 720 frames
+        have one floor."""
+        calibrated = min(self.work_scale(width, height), self.calibrated)
+        return self.floor_scale(width, height) > calibrated
 
     def _cell_boxes(self, out: np.ndarray, iy: np.ndarray, ix: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -572,8 +609,9 @@ def _merge_boxes(boxes: np.ndarray, scores: np.ndarray, coarse: np.ndarray,
                  overlap: float = 0.3) -> list[tuple[Box, float]]:
     """Greedy non-maximum suppression: the surest box of each overlapping group.
 
-    ``boxes`` (N, 4), ``scores`` (N,), ``coarse`` (N,) bool: a coarse box (see
-    ``IndexDetector.FINE_SIDE``) gives way to any box it overlaps that is not.
+    ``boxes`` (N, 4), ``scores`` (N,), ``coarse`` (N,) bool or rank: a coarse box (see
+    ``IndexDetector.FINE_SIDE``) gives way to any box it overlaps that is not; with
+    ranks, a box gives way to any box of a lower rank it overlaps.
     The boxes kept come back surest first, as ``(box, score)``.
     The overlaps of all pairs are worked out at once (:func:`_iou_matrix`).
     """

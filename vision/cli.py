@@ -173,7 +173,7 @@ def _read(args: argparse.Namespace) -> int:
     from vision.reader import CardReader, load_image
 
     frame = load_image(args.image)
-    reader = CardReader(args.model, deck=args.deck)
+    reader = CardReader(args.model, deck=args.deck, still=True)
     found = [d.to_json() for d in reader.read(frame) if args.unknown or d.code is not None]
     print(json.dumps(found, indent=2))
     return 0
@@ -190,7 +190,8 @@ def _eval(args: argparse.Namespace) -> int:
         def keep(name: str) -> bool:
             return bool(split_of(name) == args.split)
 
-    result = evaluate(CardReader(args.model, deck=args.deck), Path(args.dir), keep, args.fixes)
+    result = evaluate(CardReader(args.model, deck=args.deck, still=True), Path(args.dir), keep,
+                      args.fixes)
     if args.deck:
         result["deck"] = args.deck
     if args.split:

@@ -35,6 +35,7 @@ import numpy as np
 
 from vision.classify import (
     CORNER_MODEL,
+    STILL_FINEST,
     Box,
     CardClassifier,
     IndexDetector,
@@ -71,7 +72,10 @@ class CardReader:
     """Locate and read every belote card in a frame."""
 
     def __init__(self, model_path: str | Path | None = None, threads: int = 1,
-                 deck: str | Path | None = None) -> None:
+                 deck: str | Path | None = None, still: bool = False) -> None:
+        """``still``: the pictures are still pictures, not the camera's frames
+        (``vision read``, ``vision eval``): each is boxed down to its own pixels
+        (``IndexDetector.finest``), slower, and smaller cards are read."""
         cv2.setNumThreads(threads)
         self.threads = threads
         self._corner: CardReader | None = None
@@ -85,6 +89,8 @@ class CardReader:
                                           threads=threads,
                                           heat_threshold=float(meta["heat_threshold"]),
                                           stride=int(meta["stride"]))
+            if still:
+                self.detector.finest = STILL_FINEST
         if deck is not None:
             self.use_deck(deck)
 
@@ -358,13 +364,15 @@ class CardReader:
         h, w = gray.shape
         tiny = np.array([self.detector.too_small(b, w, h) for b in boxes], bool)
         thresholds[tiny] = np.inf
-        # A photo larger than the camera's frames is boxed at a finer level too
-        # (``IndexDetector.fine_scale``), where the floor is counted. An index under the
-        # first level's floor but over that one, sharp in the photo's own pixels, is read
-        # at the strictest threshold the model has: a soft photo (enlarged, out of focus)
-        # shows such an index with less in it than its size says. (With no finer level,
-        # as on the camera's frames, the two floors are one: there is no such index.)
-        if self.detector.fine_scale(w, h) is not None:
+        # A photo larger than the camera's frames, and a still picture, are boxed at a
+        # finer level too (``IndexDetector.fine_scale``), where the floor is counted. An
+        # index under the first level's floor but over that one, sharp in the photo's own
+        # pixels, is read at the strictest threshold the model has: a soft photo
+        # (enlarged, out of focus) shows such an index with less in it than its size
+        # says. So is an index of a picture smaller than the camera's frames with fewer
+        # pixels of its own than the calibration's floor (``under_calibrated``). (On the
+        # camera's 1280 x 720 frames the floors are one: there is no such index.)
+        if self.detector.floors_differ(w, h):
             between = ~tiny & np.array([self.detector.under_calibrated(b, w, h)
                                         for b in boxes], bool)
             if between.any():

@@ -24,6 +24,39 @@ def test_read_prints_the_cards_as_json(capsys, held_out_scenes):
         assert card["code"] is not None
 
 
+def test_read_and_eval_read_still_pictures_down_to_their_own_pixels(capsys, tmp_path,
+                                                                    monkeypatch):
+    """``read`` and ``eval`` build a still reader (``CardReader(still=True)``): a small
+    card of a 1280x720 picture that ``run``'s reader leaves is read."""
+    import cv2
+    import numpy as np
+
+    from vision.lab.render import STYLES, render_cards_apart
+    from vision.reader import CardReader
+
+    frame, codes = render_cards_apart(np.random.default_rng(62), (1280, 720), 0.10,
+                                      STYLES[62 % len(STYLES)], background="felt",
+                                      light=0.8, tilt=0.0, strength=0.5)
+    path = tmp_path / "table.png"
+    cv2.imwrite(str(path), frame)
+    assert main(["read", str(path)]) == 0
+    named = {card["code"] for card in json.loads(capsys.readouterr().out)}
+    camera = {d.code for d in CardReader(threads=1).read(frame) if d.code}
+    assert named <= set(codes) and len(named) > len(camera)
+    built = []
+    real = CardReader.__init__
+
+    def spy(self, *args, **kwargs):
+        built.append(kwargs.get("still", False))
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(CardReader, "__init__", spy)
+    (tmp_path / "labels.json").write_text(json.dumps({"table.png": sorted(codes)}))
+    assert main(["eval", str(tmp_path)]) == 0
+    assert json.loads(capsys.readouterr().out)["cards"] == 4
+    assert built[0] is True
+
+
 def test_read_unreadable_image_exits_2_naming_it(capsys, tmp_path):
     bad = tmp_path / "table.jpg"
     bad.write_text("not a picture")

@@ -687,6 +687,62 @@ def test_a_photo_larger_than_the_camera_s_frames_is_boxed_at_a_finer_level(reade
         detector.fine = True
 
 
+def test_a_still_picture_is_boxed_down_to_its_own_pixels():
+    """``vision read`` and ``vision eval`` read still pictures: a finer level down to the
+    picture's own size, where the camera's frames stop at half theirs."""
+    from vision.classify import CAMERA_FINEST, STILL_FINEST
+    from vision.reader import CardReader
+
+    camera, still = CardReader(threads=1).detector, CardReader(threads=1, still=True).detector
+    assert (camera.finest, still.finest) == (CAMERA_FINEST, STILL_FINEST) == (0.5, 1.0)
+    assert camera.fine_scale(1280, 720) is None and camera.fine_scale(640, 640) is None
+    assert still.fine_scale(1280, 720) == pytest.approx(1.0)  # the first level is 0.5
+    assert still.fine_scale(640, 640) == pytest.approx(1.0)  # the first is 0.5625
+    assert still.fine_scale(640, 480) == pytest.approx(1.0)  # the first is 0.75
+    assert still.fine_scale(1920, 1080) == pytest.approx(2 / 3)  # twice the first
+    assert still.fine_scale(4032, 3024) == camera.fine_scale(4032, 3024)
+    assert still.fine_scale(640, 360) is None  # already read at its own size
+    # The floor is counted at the finest level: 10.8 pixels of the picture's own.
+    assert still.too_small((0, 0, 10, 10), 1280, 720)
+    assert not still.too_small((0, 0, 11, 11), 1280, 720)
+    assert still.under_calibrated((0, 0, 11, 11), 1280, 720)
+
+
+def test_an_index_with_fewer_pixels_than_the_calibration_s_is_under_calibrated(reader):
+    """The thresholds were calibrated on 1280x720 frames boxed at half size: an index of a
+    smaller picture that reaches the floor at its first level but has fewer pixels of its
+    own than 21.6 is read at the strictest threshold (was: as any other, before 11-29)."""
+    detector = reader.detector
+    box = (0, 0, 16, 20)  # 20 pixels: 15 at the first level of a 640x480 picture (0.75)
+    assert not detector.too_small(box, 640, 480)
+    assert detector.under_calibrated(box, 640, 480)
+    assert detector.floors_differ(640, 480)
+    assert not detector.under_calibrated((0, 0, 16, 22), 640, 480)
+    # The camera's frames have one floor: nothing lies between.
+    assert not detector.floors_differ(1280, 720)
+    detector.calibrated = 1.0
+    try:
+        assert not detector.under_calibrated(box, 640, 480)
+        assert not detector.floors_differ(640, 480)
+    finally:
+        detector.calibrated = 0.5
+
+
+def test_the_finer_level_s_box_gives_way_to_a_first_level_box_that_is_not_coarse():
+    """Ranks: 0, the camera's levels' boxes; 1, the finer level's; 2, coarse boxes. The
+    finer level's box of an index the first level boxes well gives way to that box,
+    however sure; over a coarse box it is kept."""
+    from vision.classify import _merge_boxes as merge
+
+    index = (100.0, 100.0, 124.0, 134.0)
+    tight = (102.0, 102.0, 122.0, 130.0)  # the same index, boxed tighter (IoU 0.69)
+    ranks = np.array([1, 0])
+    kept = merge(np.array([tight, index]), np.array([0.74, 0.73]), ranks)
+    assert kept == [(index, 0.73)]
+    kept = merge(np.array([tight, index]), np.array([0.74, 0.93]), np.array([1, 2]))
+    assert kept == [(tight, 0.74)]
+
+
 def _small_cards_photo(seed: int, size: tuple[int, int], share: float):
     from vision.lab.render import STYLES, render_cards_apart
 
@@ -718,6 +774,26 @@ def test_small_cards_of_a_large_photo_are_read_at_the_finer_level(reader):
         reader.detector.fine = True
     assert invented == 0
     assert with_fine >= 12 and with_fine >= without + 8
+
+
+@pytest.mark.slow
+def test_small_cards_of_a_still_picture_are_read_down_to_its_own_pixels(reader):
+    """1280x720 pictures of cards 10 % of their height: the camera's levels see their
+    indices under the floor; a still picture's finer level reads more, inventing none."""
+    from vision.reader import CardReader
+
+    still = CardReader(threads=1, still=True)
+    photos = [_small_cards_photo(seed, (1280, 720), 0.10) for seed in range(61, 65)]
+    counts = {}
+    for name, r in (("camera", reader), ("still", still)):
+        read = invented = 0
+        for frame, codes in photos:
+            found = {d.code for d in r.read(frame) if d.code}
+            read += len(found & codes)
+            invented += len(found - codes)
+        counts[name] = read, invented
+    assert counts["still"][1] == 0
+    assert counts["still"][0] >= 12 and counts["still"][0] >= counts["camera"][0] + 4
 
 
 def test_an_index_under_the_calibrated_floor_needs_the_strictest_threshold(reader, monkeypatch):

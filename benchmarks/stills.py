@@ -1,0 +1,137 @@
+"""Benchmark of the card reader on still pictures (``vision read``, ``vision eval``).
+
+The camera at the table gives 1280 x 720 frames, boxed from half their size (640 pixels
+wide), fast enough for every frame. A still picture, read once, is boxed down to its own
+pixels (``CardReader(still=True)``: ``vision.classify.STILL_FINEST``), where a webcam's
+640 x 480 picture, a picture exported 640 x 640 as image collections are, or a 1280 x
+720 one show the indices of cards smaller than the camera's mount gives. An index with
+fewer pixels of its own than the calibration frames' floor is read at the strictest
+threshold (``IndexDetector.under_calibrated``), in every picture.
+
+Pictures of 4 cards lying apart (``benchmarks/photos.py``'s: a slight tilt, the
+renderer's camera faults, saved and read back as JPEG), at each card size (a share of the
+picture's height) and picture size, in turn one of the four deck designs never trained on
+(``vision.lab.decks.HELD_OUT``) and one of the drawn styles; seeds 8101... (the finest
+level and the floor were chosen on other frames: drawn styles alone, seed 5). Each picture
+is read three ways:
+
+* ``before``: as any picture was before 2026-11-29 (the camera's levels, the floor
+  counted at the picture's first level: ``IndexDetector.calibrated`` 1.0);
+* ``camera``: as ``run`` reads the camera's frames now;
+* ``still``: as ``vision read`` and ``vision eval`` read a picture now.
+
+Cards read right, cards invented and the time a picture takes (one thread).
+
+Prints the figures and writes ``benchmarks/stills.json``.
+
+    .venv/bin/python benchmarks/stills.py [--frames 16] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from benchmarks.photos import CARDS, SHARES, photo  # noqa: E402
+from vision.classify import CAMERA_FINEST, STILL_FINEST  # noqa: E402
+from vision.lab import decks, render  # noqa: E402
+from vision.lab.evaluate import design_styles  # noqa: E402
+from vision.reader import CardReader  # noqa: E402
+
+OUT = ROOT / "benchmarks" / "stills.json"
+SIZES = {"640x480": (640, 480), "640x640": (640, 640), "1280x720": (1280, 720),
+         "1920x1080": (1920, 1080)}
+# Each way: the detector's finest level and the scale its calibrated floor is counted at.
+WAYS = {"before": (CAMERA_FINEST, 1.0), "camera": (CAMERA_FINEST, CAMERA_FINEST),
+        "still": (STILL_FINEST, CAMERA_FINEST)}
+
+
+def measure(reader: CardReader, styles: list[str], size: tuple[int, int], share: float,
+            frames: int, seed: int) -> dict[str, Any]:
+    """Read ``frames`` pictures of ``size``, cards ``share`` of its height, each way."""
+    rng = np.random.default_rng([seed, round(share * 1000)])
+    counts = {way: {"cards": 0, "read": 0, "invented": 0, "seconds": 0.0} for way in WAYS}
+    detector = reader.detector
+    assert detector is not None
+    was = detector.finest, detector.calibrated
+    try:
+        for k in range(frames):
+            frame, codes = photo(rng, size, share, styles[k % len(styles)])
+            for way, (finest, calibrated) in WAYS.items():
+                detector.finest, detector.calibrated = finest, calibrated
+                t0 = time.perf_counter()
+                named = {d.code for d in reader.read(frame) if d.code}
+                c = counts[way]
+                c["seconds"] += time.perf_counter() - t0
+                c["cards"] += len(codes)
+                c["read"] += len(named & codes)
+                c["invented"] += len(named - codes)
+    finally:
+        detector.finest, detector.calibrated = was
+    out: dict[str, Any] = {"share": share}
+    for way, c in counts.items():
+        out[way] = {"read": c["read"], "cards": c["cards"], "invented": c["invented"],
+                    "ms_per_picture": round(1000 * c["seconds"] / frames, 1)}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--frames", type=int, default=16, help="pictures per card size and "
+                   "picture size (%(default)s)")
+    p.add_argument("--sizes", nargs="+", default=list(SIZES), choices=list(SIZES))
+    p.add_argument("--shares", type=float, nargs="+", default=list(SHARES))
+    p.add_argument("--seed", type=int, default=8101)
+    p.add_argument("--out", default=str(OUT))
+    args = p.parse_args(argv)
+    if args.frames < 1:
+        p.error("--frames: expected a whole number from 1")
+    manifest = decks.manifest_or_exit(p)
+    render.art_styles(held_out=True)
+    held = [s for d in manifest["held_out"] for s in design_styles(d)]
+    drawn = [s.name for s in render.STYLES]
+    styles = [s for pair in zip(held, drawn[:len(held)], strict=True) for s in pair]
+    reader = CardReader(threads=1)
+    t0 = time.time()
+    result: dict[str, Any] = {
+        "benchmark": "still pictures at or under the camera's size: 4 cards apart, by card "
+                     "size, read three ways",
+        "measured": time.strftime("%Y-%m-%d", time.gmtime()),
+        "model": reader.classifier.model_path.name, "frames_per_cell": args.frames,
+        "seed": args.seed, "cards_per_picture": CARDS, "styles": styles,
+        "before": "as before 2026-11-29: camera levels, floor at the picture's first level",
+        "camera": "as run reads the camera's frames (CardReader())",
+        "still": "as vision read and vision eval read a picture (CardReader(still=True))",
+        "sizes": {}}
+    for name in args.sizes:
+        k = list(SIZES).index(name)  # each size its own seed, whichever sizes are asked
+        rows = []
+        for share in args.shares:
+            row = measure(reader, styles, SIZES[name], share, args.frames, args.seed + k)
+            rows.append(row)
+            print(f"{name}, cards {100 * share:4.1f} % of its height: " + "; ".join(
+                f"{way} {row[way]['read']} of {row[way]['cards']} ({row[way]['invented']} "
+                f"invented, {row[way]['ms_per_picture']} ms)" for way in WAYS), flush=True)
+        total = {way: {m: sum(r[way][m] for r in rows) for m in ("read", "cards", "invented")}
+                 for way in WAYS}
+        result["sizes"][name] = {"rows": rows, "total": total}
+        print(f"{name}, all: " + "; ".join(
+            f"{way} {t['read']} of {t['cards']} ({t['invented']} invented)"
+            for way, t in total.items()), flush=True)
+    result["seconds"] = round(time.time() - t0, 1)
+    Path(args.out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    print(f"written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
