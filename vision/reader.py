@@ -34,6 +34,7 @@ import cv2
 import numpy as np
 
 from vision.classify import (
+    CAMERA_FINEST,
     CORNER_MODEL,
     STILL_FINEST,
     Box,
@@ -460,6 +461,17 @@ class CardReader:
         """
         image = np.asarray(image)
         self._to_gray(image)  # a bad picture fails early, with a clear message
+        if self.detector is None or self.detector.finest == CAMERA_FINEST:
+            return self._read_face(image)
+        # A card filling the picture has large indices: a still picture's finer level
+        # (``still``) is for a scene's small cards, and is not used here.
+        finest, self.detector.finest = self.detector.finest, CAMERA_FINEST
+        try:
+            return self._read_face(image)
+        finally:
+            self.detector.finest = finest
+
+    def _read_face(self, image: np.ndarray) -> Detection | None:
         h, w = image.shape[:2]
         k = FACE_SIDE / max(h, w)
         doubt = None

@@ -708,6 +708,33 @@ def test_a_still_picture_is_boxed_down_to_its_own_pixels():
     assert still.under_calibrated((0, 0, 11, 11), 1280, 720)
 
 
+def test_a_still_reader_reads_a_card_filling_the_picture_at_the_camera_s_levels(
+        monkeypatch):
+    """A card filling the picture (``read_face``: ``vision eval DIR/<CARD>/``) has large
+    indices: the still picture's finer level is not used there, and is back after."""
+    from vision.classify import CAMERA_FINEST, STILL_FINEST
+    from vision.lab.render import render_card
+    from vision.reader import CardReader
+
+    still = CardReader(threads=1, still=True)
+    seen: list[float] = []
+    detect = type(still.detector).detect
+
+    def spy(self, gray):
+        seen.append(self.finest)
+        return detect(self, gray)
+
+    monkeypatch.setattr(type(still.detector), "detect", spy)
+    face = render_card("QH", "fr-grimaud", np.random.default_rng(0))
+    found = still.read_face(face)
+    assert found is not None and found.code == "QH"
+    assert seen and set(seen) == {CAMERA_FINEST}
+    assert still.detector.finest == STILL_FINEST
+    seen.clear()
+    still.read(face)
+    assert seen == [STILL_FINEST]
+
+
 def test_an_index_with_fewer_pixels_than_the_calibration_s_is_under_calibrated(reader):
     """The thresholds were calibrated on 1280x720 frames boxed at half size: an index of a
     smaller picture that reaches the floor at its first level but has fewer pixels of its
