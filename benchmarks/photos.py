@@ -31,6 +31,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -62,8 +63,27 @@ def photo(rng: np.random.Generator, size: tuple[int, int], share: float, style: 
     return as_saved(frame), set(codes)
 
 
-def tally() -> dict[str, Any]:
-    return {"cards": 0, "read": 0, "invented": 0, "seconds": 0.0}
+def read_each_way(reader: CardReader, pictures: Iterator[tuple[np.ndarray, set[str]]],
+                  ways: dict[str, Callable[[], None]], unit: str = "photo"
+                  ) -> dict[str, dict[str, Any]]:
+    """Each picture ``(frame, codes)`` read once each way (``ways``: a name, and what sets
+    the reader so): cards read right, invented, and the milliseconds a picture."""
+    counts = {way: {"cards": 0, "read": 0, "invented": 0, "seconds": 0.0} for way in ways}
+    n = 0
+    for frame, codes in pictures:
+        n += 1
+        for way, set_up in ways.items():
+            set_up()
+            t0 = time.perf_counter()
+            named = {d.code for d in reader.read(frame) if d.code}
+            c = counts[way]
+            c["seconds"] += time.perf_counter() - t0
+            c["cards"] += len(codes)
+            c["read"] += len(named & codes)
+            c["invented"] += len(named - codes)
+    return {way: {"read": c["read"], "cards": c["cards"], "invented": c["invented"],
+                  f"ms_per_{unit}": round(1000 * c["seconds"] / max(n, 1), 1)}
+            for way, c in counts.items()}
 
 
 def measure(reader: CardReader, styles: list[str], name: str, share: float, frames: int,
@@ -71,36 +91,31 @@ def measure(reader: CardReader, styles: list[str], name: str, share: float, fram
     size = SIZES[name]
     enlarge = ENLARGE if name == "enlarged" else 1.0
     rng = np.random.default_rng([seed, round(share * 1000)])
-    counts = {"fine": tally(), "before": tally()}
-    assert reader.detector is not None
-    was = reader.detector.fine
-    for k in range(frames):
-        frame, codes = photo(rng, size, share, styles[k % len(styles)], enlarge)
-        for key, fine in (("fine", True), ("before", False)):
-            reader.detector.fine = fine
-            t0 = time.perf_counter()
-            named = {d.code for d in reader.read(frame) if d.code}
-            c = counts[key]
-            c["seconds"] += time.perf_counter() - t0
-            c["cards"] += len(codes)
-            c["read"] += len(named & codes)
-            c["invented"] += len(named - codes)
-    reader.detector.fine = was
-    out: dict[str, Any] = {"share": share}
-    for key, c in counts.items():
-        out[key] = {"read": c["read"], "cards": c["cards"], "invented": c["invented"],
-                    "ms_per_photo": round(1000 * c["seconds"] / frames, 1)}
-    return out
+    detector = reader.detector
+    assert detector is not None
+    was = detector.fine
+    pictures = (photo(rng, size, share, styles[k % len(styles)], enlarge) for k in range(frames))
+    try:
+        ways = read_each_way(reader, pictures, {
+            "fine": lambda: setattr(detector, "fine", True),
+            "before": lambda: setattr(detector, "fine", False)})
+    finally:
+        detector.fine = was
+    return {"share": share, **ways}
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--frames", type=int, default=16, help="photos per card size and "
-                   "photo size (%(default)s)")
-    p.add_argument("--sizes", nargs="+", default=list(SIZES), choices=list(SIZES))
+def parse(doc: str, sizes: list[str], seed: int, out: Path, argv: list[str] | None,
+          unit: str = "photo") -> tuple[argparse.Namespace, list[str]]:
+    """The arguments of this benchmark and of ``stills.py`` (one card size and picture
+    size a cell), and the styles drawn in turn: each held-out design's, then a drawn
+    style. Exits, saying why, on a bad argument or with no deck designs cached."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
+    p.add_argument("--frames", type=int, default=16, help=f"{unit}s per card size and "
+                   f"{unit} size (%(default)s)")
+    p.add_argument("--sizes", nargs="+", default=sizes, choices=sizes)
     p.add_argument("--shares", type=float, nargs="+", default=list(SHARES))
-    p.add_argument("--seed", type=int, default=7801)
-    p.add_argument("--out", default=str(OUT))
+    p.add_argument("--seed", type=int, default=seed)
+    p.add_argument("--out", default=str(out))
     args = p.parse_args(argv)
     if args.frames < 1:
         p.error("--frames: expected a whole number from 1")
@@ -108,7 +123,11 @@ def main(argv: list[str] | None = None) -> int:
     render.art_styles(held_out=True)
     held = [s for d in manifest["held_out"] for s in design_styles(d)]
     drawn = [s.name for s in render.STYLES]
-    styles = [s for pair in zip(held, drawn[:len(held)], strict=True) for s in pair]
+    return args, [s for pair in zip(held, drawn[:len(held)], strict=True) for s in pair]
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, styles = parse(__doc__, list(SIZES), 7801, OUT, argv)
     reader = CardReader(threads=1)
     t0 = time.time()
     result: dict[str, Any] = {
@@ -131,12 +150,21 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}, cards {100 * share:4.1f} % of its height: read {f['read']} of "
                   f"{f['cards']} ({f['invented']} invented, {f['ms_per_photo']} ms); before "
                   f"{b['read']} ({b['invented']} invented, {b['ms_per_photo']} ms)", flush=True)
-        total = {key: {m: sum(r[key][m] for r in rows) for m in ("read", "cards", "invented")}
-                 for key in ("fine", "before")}
-        result["sizes"][name] = {"rows": rows, "total": total}
+        result["sizes"][name] = {"rows": rows, "total": totals(rows, ("fine", "before"))}
+    return write(result, args.out, t0)
+
+
+def totals(rows: list[dict[str, Any]], ways: Iterable[str]) -> dict[str, dict[str, int]]:
+    """A picture size's cards, read and invented, each way, over its card sizes."""
+    return {way: {m: sum(r[way][m] for r in rows) for m in ("read", "cards", "invented")}
+            for way in ways}
+
+
+def write(result: dict[str, Any], out: str, t0: float) -> int:
+    """The figures, with the seconds since ``t0``, written to ``out`` (JSON)."""
     result["seconds"] = round(time.time() - t0, 1)
-    Path(args.out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    print(f"written to {args.out}")
+    Path(out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    print(f"written to {out}")
     return 0
 
 

@@ -29,10 +29,9 @@ Prints the figures and writes ``benchmarks/stills.json``.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,10 +40,8 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from benchmarks.photos import CARDS, SHARES, photo  # noqa: E402
+from benchmarks.photos import CARDS, parse, photo, read_each_way, totals, write  # noqa: E402
 from vision.classify import CAMERA_FINEST, STILL_FINEST  # noqa: E402
-from vision.lab import decks, render  # noqa: E402
-from vision.lab.evaluate import design_styles  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "stills.json"
@@ -59,47 +56,26 @@ def measure(reader: CardReader, styles: list[str], size: tuple[int, int], share:
             frames: int, seed: int) -> dict[str, Any]:
     """Read ``frames`` pictures of ``size``, cards ``share`` of its height, each way."""
     rng = np.random.default_rng([seed, round(share * 1000)])
-    counts = {way: {"cards": 0, "read": 0, "invented": 0, "seconds": 0.0} for way in WAYS}
     detector = reader.detector
     assert detector is not None
     was = detector.finest, detector.calibrated
+
+    def way(finest: float, calibrated: float) -> Callable[[], None]:
+        def set_up() -> None:
+            detector.finest, detector.calibrated = finest, calibrated
+        return set_up
+
+    pictures = (photo(rng, size, share, styles[k % len(styles)]) for k in range(frames))
     try:
-        for k in range(frames):
-            frame, codes = photo(rng, size, share, styles[k % len(styles)])
-            for way, (finest, calibrated) in WAYS.items():
-                detector.finest, detector.calibrated = finest, calibrated
-                t0 = time.perf_counter()
-                named = {d.code for d in reader.read(frame) if d.code}
-                c = counts[way]
-                c["seconds"] += time.perf_counter() - t0
-                c["cards"] += len(codes)
-                c["read"] += len(named & codes)
-                c["invented"] += len(named - codes)
+        ways = read_each_way(reader, pictures, {name: way(*s) for name, s in WAYS.items()},
+                             unit="picture")
     finally:
         detector.finest, detector.calibrated = was
-    out: dict[str, Any] = {"share": share}
-    for way, c in counts.items():
-        out[way] = {"read": c["read"], "cards": c["cards"], "invented": c["invented"],
-                    "ms_per_picture": round(1000 * c["seconds"] / frames, 1)}
-    return out
+    return {"share": share, **ways}
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--frames", type=int, default=16, help="pictures per card size and "
-                   "picture size (%(default)s)")
-    p.add_argument("--sizes", nargs="+", default=list(SIZES), choices=list(SIZES))
-    p.add_argument("--shares", type=float, nargs="+", default=list(SHARES))
-    p.add_argument("--seed", type=int, default=8101)
-    p.add_argument("--out", default=str(OUT))
-    args = p.parse_args(argv)
-    if args.frames < 1:
-        p.error("--frames: expected a whole number from 1")
-    manifest = decks.manifest_or_exit(p)
-    render.art_styles(held_out=True)
-    held = [s for d in manifest["held_out"] for s in design_styles(d)]
-    drawn = [s.name for s in render.STYLES]
-    styles = [s for pair in zip(held, drawn[:len(held)], strict=True) for s in pair]
+    args, styles = parse(__doc__, list(SIZES), 8101, OUT, argv, unit="picture")
     reader = CardReader(threads=1)
     t0 = time.time()
     result: dict[str, Any] = {
@@ -121,16 +97,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}, cards {100 * share:4.1f} % of its height: " + "; ".join(
                 f"{way} {row[way]['read']} of {row[way]['cards']} ({row[way]['invented']} "
                 f"invented, {row[way]['ms_per_picture']} ms)" for way in WAYS), flush=True)
-        total = {way: {m: sum(r[way][m] for r in rows) for m in ("read", "cards", "invented")}
-                 for way in WAYS}
+        total = totals(rows, WAYS)
         result["sizes"][name] = {"rows": rows, "total": total}
         print(f"{name}, all: " + "; ".join(
             f"{way} {t['read']} of {t['cards']} ({t['invented']} invented)"
             for way, t in total.items()), flush=True)
-    result["seconds"] = round(time.time() - t0, 1)
-    Path(args.out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    print(f"written to {args.out}")
-    return 0
+    return write(result, args.out, t0)
 
 
 if __name__ == "__main__":
