@@ -18,6 +18,12 @@ Sets, each card face once:
 3. The designs trained on, the three ways (trained on: not a measure of a design never
    seen).
 4. The real photos' ``cards/`` crops of the held-out bursts (``split_of``: ``test``).
+5. ``crops``: each card a person could name in table frames of the held-out designs
+   (``render_scene``, cards overlapping a little, the camera's faults, JPEG; seed 9881),
+   cut out at its outline's bounding box and 5 % more, as a collection of photos cut per
+   card gives them: its neighbours' indices often lie in the picture too. Read with
+   ``face_pairs_first`` (the shipped rule: a card read at both its indices first) and
+   without it (the surest read, as before 2026-11-29).
 
 Nothing here is tuned on. Prints the figures and writes ``benchmarks/card_faces.json``.
 
@@ -44,6 +50,7 @@ import numpy as np  # noqa: E402
 from scorer.cards import CARD_CODES  # noqa: E402
 from vision.lab import decks, render  # noqa: E402
 from vision.lab.dataset import REAL_CARDS, split_of  # noqa: E402
+from vision.lab.evaluate import as_saved, design_styles  # noqa: E402
 from vision.reader import CardReader, load_image  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "card_faces.json"
@@ -148,6 +155,37 @@ def real_cards(reader: CardReader) -> dict[str, Any]:
     return {"split": "test (bursts 4 and 5 of the session)", **answers.figures()}
 
 
+def crops(reader: CardReader, designs: list[str], frames: int = 20) -> dict[str, Any]:
+    """Each readable card of ``frames`` table frames a design cut out at its bounding box
+    (5 % more each side), read by ``read_face`` with the pairs-first rule and without."""
+    answers = {"pairs_first": Answers(), "surest": Answers()}
+    rng = np.random.default_rng(9881)
+    was = reader.face_pairs_first
+    try:
+        for design in designs:
+            for k in range(frames):
+                style = design_styles(design)[k % 2]
+                frame, things = render.render_scene(rng, style=style, overlap=0.5)
+                frame = as_saved(frame)
+                h, w = frame.shape[:2]
+                for thing in things:
+                    if not (thing["belote"] and thing["readable"]):
+                        continue
+                    quad = np.asarray(thing["quad"], np.float64)
+                    (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
+                    mx, my = 0.05 * (x2 - x1), 0.05 * (y2 - y1)
+                    crop = frame[max(int(y1 - my), 0):min(int(y2 + my), h),
+                                 max(int(x1 - mx), 0):min(int(x2 + mx), w)]
+                    for key, first in (("pairs_first", True), ("surest", False)):
+                        reader.face_pairs_first = first
+                        found = reader.read_face(crop)
+                        answers[key].add(thing["code"], found.code if found else None)
+    finally:
+        reader.face_pairs_first = was
+    return {"designs": designs, "frames_per_design": frames, "seed": 9881,
+            **{key: a.figures() for key, a in answers.items()}}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", help="classifier .onnx (default: the shipped model)")
@@ -166,7 +204,8 @@ def main(argv: list[str] | None = None) -> int:
         "held_out_designs": design_faces(reader, held),
         "held_out_designs_french_indices": design_faces(reader, held, "-fr"),
         "trained_designs": design_faces(reader, trained),
-        "real_cards": real_cards(reader)}
+        "real_cards": real_cards(reader),
+        "crops": crops(reader, held)}
     result["seconds"] = round(time.time() - t0, 1)
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     for key in ("held_out_designs", "held_out_designs_french_indices", "trained_designs"):
@@ -178,6 +217,10 @@ def main(argv: list[str] | None = None) -> int:
     f = result["real_cards"]
     print(f"real cards/ crops (test): {f['read_right']}/{f['belote_cards']} right, "
           f"{f['misread']} misread")
+    for key in ("pairs_first", "surest"):
+        f = result["crops"][key]
+        print(f"cards cut out of table frames, {key}: {f['read_right']}/{f['belote_cards']} "
+              f"right, {f['misread']} misread")
     return 0
 
 

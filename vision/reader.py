@@ -59,6 +59,9 @@ class Detection:
     # A doubtful read's likeliest card (``code`` is None then): never shown as read, but
     # another reading of the same card may agree with it.
     guess: str | None = None
+    # How many of the card's corner indices a read was made or placed from (1 or 2;
+    # design A's reads, from the card's outline, count 1).
+    indices: int = 1
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -79,6 +82,9 @@ class CardReader:
         (``IndexDetector.finest``), slower, and smaller cards are read."""
         cv2.setNumThreads(threads)
         self.threads = threads
+        # ``read_face``: a card read at both its indices is the picture's card before one
+        # read at one index, however sure (False: the surest, as before 2026-11-29).
+        self.face_pairs_first = True
         self._corner: CardReader | None = None
         self.classifier = CardClassifier(model_path, threads=threads)
         self.design = self.classifier.design
@@ -503,6 +509,10 @@ class CardReader:
             reads = self.read(image)  # best first
             sure = [d for d in reads if d.code is not None]
             if sure:
+                if self.face_pairs_first:
+                    # The picture's card: a card read at both its indices before one read
+                    # at one (a neighbour the picture cuts shows one), the surest first.
+                    return min(sure, key=lambda d: -d.indices)
                 return sure[0]
         # Design A's corner model knows nothing of an enrolled deck, but a picture B leaves
         # unsure is still read by it as without one: a deck never reads a picture worse.
@@ -572,7 +582,7 @@ FACE_LARGE = 1.5
 def _scaled(found: Detection, sx: float, sy: float) -> Detection:
     """``found`` with its positions scaled by ``sx``, ``sy``."""
     return Detection(found.code, found.confidence, [[x * sx, y * sy] for x, y in found.quad],
-                     (found.center[0] * sx, found.center[1] * sy), found.guess)
+                     (found.center[0] * sx, found.center[1] * sy), found.guess, found.indices)
 
 
 def rival_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
@@ -785,6 +795,8 @@ def pair_candidates(by_code: dict[str, list[tuple[Box, float]]],
     return out
 
 
+
+
 def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
                classes: list[str], none_index: int, pair_exponent: float = 1.0,
                suit_exponents: dict[str, float] | None = None) -> list[Detection]:
@@ -835,7 +847,7 @@ def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
         quad = [[min(xs), min(ys)], [max(xs), min(ys)], [max(xs), max(ys)], [min(xs), max(ys)]]
         center = (float(np.mean([(b[0] + b[2]) / 2 for b, _ in hits])),
                   float(np.mean([(b[1] + b[3]) / 2 for b, _ in hits])))
-        out.append(Detection(code, sure, quad, center))
+        out.append(Detection(code, sure, quad, center, indices=len(hits)))
     for i, (box, conf, code, _) in enumerate(doubtful):
         if i in paired or code in by_code:
             continue

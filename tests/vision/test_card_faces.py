@@ -44,3 +44,25 @@ def test_a_face_as_a_flattened_photo_is_enlarged_and_repeats_with_its_seed():
     # The mark is still there, enlarged about twice, near the same corner.
     corner = one[: FLAT_SIZE[1] // 4, : FLAT_SIZE[0] // 4].mean(axis=2)
     assert (corner < 100).sum() > 2 * 40 * 30
+
+
+def test_cards_cut_out_of_table_frames_are_read_both_ways_and_the_rule_put_back(reader):
+    """``crops``: each readable card of a frame cut out and read with the pairs-first
+    rule and without; the reader's rule is as it was after."""
+    import pytest
+
+    from benchmarks.card_faces import crops
+    from vision.lab import decks, render
+
+    manifest = decks.load_manifest()
+    if manifest is None:
+        pytest.skip("no deck designs cached (make decks)")
+    render.art_styles(held_out=True)
+    reader.face_pairs_first = True
+    got = crops(reader, [manifest["held_out"][0]], frames=1)
+    assert reader.face_pairs_first is True
+    first, surest = got["pairs_first"], got["surest"]
+    assert first["belote_cards"] == surest["belote_cards"] >= 1
+    for f in (first, surest):
+        assert f["read_right"] + f["unknown"] + f["misread"] == f["belote_cards"]
+    assert got["seed"] == 9881 and got["frames_per_design"] == 1

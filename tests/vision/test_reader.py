@@ -540,6 +540,7 @@ def test_two_doubtful_reads_of_one_card_name_it_together(p1, p2, gap, named):
                        np.array([0.941, 0.941]), list(CLASSES), len(CLASSES) - 1)
     if named:
         assert [d.code for d in found] == ["QS"]
+        assert found[0].indices == 2
         assert found[0].confidence == pytest.approx(1 - (1 - p1) * (1 - p2))
         assert found[0].center == pytest.approx(((a[0] + b[2]) / 2, (a[1] + a[3]) / 2))
     else:
@@ -606,6 +607,7 @@ def test_a_card_read_at_one_index_is_placed_by_its_doubtful_other_index(gap, pla
     found = join_reads([a, b], np.stack([_probs("AC", 0.99), _probs("AC", 0.993)]),
                        np.array([0.985, 0.996]), list(CLASSES), len(CLASSES) - 1)
     assert [(d.code, d.confidence) for d in found] == [("AC", pytest.approx(0.99))]
+    assert found[0].indices == (2 if placed else 1)
     if placed:
         assert found[0].quad == [[a[0], a[1]], [b[2], a[1]], [b[2], a[3]], [a[0], a[3]]]
         assert found[0].center == pytest.approx(((a[0] + b[2]) / 2, (a[1] + a[3]) / 2))
@@ -733,6 +735,25 @@ def test_a_still_reader_reads_a_card_filling_the_picture_at_the_camera_s_levels(
     seen.clear()
     still.read(face)
     assert seen == [STILL_FINEST]
+
+
+def test_a_picture_s_card_is_the_one_read_at_both_its_indices(reader, monkeypatch):
+    """A card cut out of a photo with its neighbours: the card read at both its indices
+    is the picture's, before a neighbour's index the picture cuts, however sure."""
+    from vision.reader import Detection
+
+    face = np.full((300, 200, 3), 255, np.uint8)
+    box = [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]
+    reads = [Detection("AS", 0.999, box, (5.0, 5.0), indices=1),
+             Detection("KH", 0.98, box, (100.0, 150.0), indices=2),
+             Detection("QD", 0.97, box, (90.0, 150.0), indices=2)]
+    monkeypatch.setattr(reader, "read", lambda image: list(reads))
+    assert reader.read_face(face).code == "KH"
+    reader.face_pairs_first = False
+    try:
+        assert reader.read_face(face).code == "AS"  # the surest, as before
+    finally:
+        reader.face_pairs_first = True
 
 
 def test_an_index_with_fewer_pixels_than_the_calibration_s_is_under_calibrated(reader):
