@@ -521,16 +521,19 @@ class IndexDetector:
         there has fewer pixels of its own than any the thresholds were calibrated on.
         Where it is not too small to read at all (``too_small``), its read has to meet
         the strictest threshold the model has."""
-        scale = min(self.work_scale(width, height), self.calibrated)
-        side = max(box[2] - box[0], box[3] - box[1]) * scale
+        side = max(box[2] - box[0], box[3] - box[1]) * self.calibrated_scale(width, height)
         return side < self.MIN_READ_SIDE
+
+    def calibrated_scale(self, width: int, height: int) -> float:
+        """The scale at which an index must be MIN_READ_SIDE pixels for the calibrated
+        thresholds (``under_calibrated``): the first level, at most ``calibrated``."""
+        return min(self.work_scale(width, height), self.calibrated)
 
     def floors_differ(self, width: int, height: int) -> bool:
         """True when an index can be under the calibrated floor (``under_calibrated``)
         and still not too small to read (``too_small``): the camera's 1280 x 720 frames
         have one floor."""
-        calibrated = min(self.work_scale(width, height), self.calibrated)
-        return self.floor_scale(width, height) > calibrated
+        return self.floor_scale(width, height) > self.calibrated_scale(width, height)
 
     def _cell_boxes(self, out: np.ndarray, iy: np.ndarray, ix: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -605,20 +608,20 @@ def iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
 Box = tuple[float, float, float, float]
 
 
-def _merge_boxes(boxes: np.ndarray, scores: np.ndarray, coarse: np.ndarray,
+def _merge_boxes(boxes: np.ndarray, scores: np.ndarray, rank: np.ndarray,
                  overlap: float = 0.3) -> list[tuple[Box, float]]:
     """Greedy non-maximum suppression: the surest box of each overlapping group.
 
-    ``boxes`` (N, 4), ``scores`` (N,), ``coarse`` (N,) bool or rank: a coarse box (see
-    ``IndexDetector.FINE_SIDE``) gives way to any box it overlaps that is not; with
-    ranks, a box gives way to any box of a lower rank it overlaps.
+    ``boxes`` (N, 4), ``scores`` (N,), ``rank`` (N,) int or bool: a box gives way to any
+    box of a lower rank it overlaps, however sure (``IndexDetector.detect``: a coarse
+    box, see ``FINE_SIDE``, to any that is not).
     The boxes kept come back surest first, as ``(box, score)``.
     The overlaps of all pairs are worked out at once (:func:`_iou_matrix`).
     """
     if len(boxes) == 0:
         return []
-    # Fine boxes first, each standing surest first; ties keep the order found (stable).
-    order = np.lexsort((-scores, coarse))
+    # Lower ranks first, each rank surest first; ties keep the order found (stable).
+    order = np.lexsort((-scores, rank))
     b, sc = boxes[order], scores[order]
     near = _iou_matrix(b, b) >= overlap
     keep: list[int] = []

@@ -467,7 +467,7 @@ class CardReader:
         """
         image = np.asarray(image)
         self._to_gray(image)  # a bad picture fails early, with a clear message
-        if self.detector is None or self.detector.finest == CAMERA_FINEST:
+        if self.detector is None:
             return self._read_face(image)
         # A card filling the picture has large indices: a still picture's finer level
         # (``still``) is for a scene's small cards, and is not used here.
@@ -793,8 +793,6 @@ def pair_candidates(by_code: dict[str, list[tuple[Box, float]]],
                 if PAIR_SPAN[0] <= _gap(ba, bb) <= PAIR_SPAN[1]:
                     out.append(PairCandidate(code, a, b, (pa, pb), max(ta, tb)))
     return out
-
-
 
 
 def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
