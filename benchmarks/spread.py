@@ -14,7 +14,11 @@ Sets (seeds never used by training; 40 frames each by default):
   (``vision.lab.decks.HELD_OUT``), bridge and piquet size in turn (seeds 9961...);
 * ``paris_french``: the Paris-pattern art printed as a French deck (seed 9971).
 
-A card counts when a person could name it (the renderer's ``readable``); a card
+Each frame is read as ``run`` reads the camera's frames (the figures at each set's top
+level), and as a still picture (``vision read``, ``vision eval``: ``CardReader(still=True)``)
+two ways (``STILL_WAYS``): ``still``, as now, the first level's box of an index that gave
+way to the finer level's read too; ``still_one_box``, one box an index, as up to commit
+4ce624e. A card counts when a person could name it (the renderer's ``readable``); a card
 named that is not in the frame is invented. Prints the figures and writes them to
 ``benchmarks/spread.json``.
 
@@ -47,6 +51,10 @@ from vision.lab.evaluate import as_saved, cards_in_sight  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "spread.json"
+# The ways a frame is read as a still picture (``vision read``, ``vision eval``): as now,
+# the first level's box of an index that gave way to the finer level's read too
+# (``IndexDetector.both_levels``); and one box an index, as up to commit 4ce624e.
+STILL_WAYS = {"still": True, "still_one_box": False}
 DEV_OUT = ROOT / "benchmarks" / "spread-dev.json"
 
 
@@ -66,14 +74,37 @@ def figures(cards: int, read: int, invented: int) -> dict[str, Any]:
             "precision": round(read / (read + invented), 4) if read + invented else None}
 
 
-def measure(reader: CardReader, styles: list[Any], n: int, seed: int) -> dict[str, Any]:
-    cards = read = invented = 0
+def measure(reader: CardReader, styles: list[Any], n: int, seed: int,
+            still: CardReader | None = None) -> dict[str, Any]:
+    """The frames read by ``reader`` (as ``run`` reads the camera's); with ``still`` (a
+    ``CardReader(still=True)``), read as still pictures too (``STILL_WAYS``)."""
+    ways = {"camera": [0, 0, 0]} | ({way: [0, 0, 0] for way in STILL_WAYS} if still else {})
     for frame, readable, present in spread_frames(styles, n, seed):
-        named = {d.code for d in reader.read(frame) if d.code is not None}
-        cards += len(readable)
-        read += len(named & readable)
-        invented += len(named - present)
-    return {"frames": n, "seed": seed, **figures(cards, read, invented)}
+        for way, tally in ways.items():
+            if way == "camera":
+                named = {d.code for d in reader.read(frame) if d.code is not None}
+            else:
+                assert still is not None and still.detector is not None
+                still.detector.both_levels = STILL_WAYS[way]
+                try:
+                    named = {d.code for d in still.read(frame) if d.code is not None}
+                finally:
+                    still.detector.both_levels = True
+            tally[0] += len(readable)
+            tally[1] += len(named & readable)
+            tally[2] += len(named - present)
+    return {"frames": n, "seed": seed, **figures(*ways.pop("camera")),
+            **{way: figures(*t) for way, t in ways.items()}}
+
+
+def total(sets: list[dict[str, Any]]) -> dict[str, Any]:
+    """The sets' figures added up, each way they were read."""
+    out = figures(*(sum(s[k] for s in sets) for k in ("cards", "read", "invented")))
+    for way in STILL_WAYS:
+        if all(way in s for s in sets):
+            out[way] = figures(*(sum(s[way][k] for s in sets)
+                                 for k in ("cards", "read", "invented")))
+    return out
 
 
 def dev(reader: CardReader, manifest: dict[str, Any], n: int, out: Path, t0: float) -> int:
@@ -118,13 +149,15 @@ def main(argv: list[str] | None = None) -> int:
     manifest = decks.manifest_or_exit(p)
     t0 = time.time()
     reader = CardReader(args.model)
+    still = CardReader(args.model, still=True)
     if args.detector:
-        from vision.classify import IndexDetector
+        from vision.classify import STILL_FINEST, IndexDetector
 
         meta = reader.classifier.meta
-        reader.detector = IndexDetector(Path(args.detector),
-                                        heat_threshold=float(meta["heat_threshold"]),
-                                        stride=int(meta["stride"]))
+        reader.detector, still.detector = (
+            IndexDetector(Path(args.detector), heat_threshold=float(meta["heat_threshold"]),
+                          stride=int(meta["stride"])) for _ in range(2))
+        still.detector.finest = STILL_FINEST
     render.art_styles(held_out=None, french_art=True)
     if args.dev:
         return dev(reader, manifest, args.frames, Path(args.out), t0)
@@ -132,20 +165,21 @@ def main(argv: list[str] | None = None) -> int:
         "benchmark": "cards spread overlapping (a fan or a row), one index of each showing",
         "measured": time.strftime("%Y-%m-%d", time.gmtime()),
         "model": args.model or "shipped", "detector": args.detector or "shipped"}
-    result["first_styles"] = measure(reader, list(render.STYLES), args.frames, 9951)
+    result["first_styles"] = measure(reader, list(render.STYLES), args.frames, 9951, still)
     print(f"first styles: {json.dumps(result['first_styles'])}", flush=True)
     held = [d for d in decks.HELD_OUT if d in manifest["held_out"]]
     result["held_out_designs"] = {}
     for k, design in enumerate(held):
         styles = [f"art-{design}", f"art-{design}-piquet"]
-        result["held_out_designs"][design] = measure(reader, styles, args.frames, 9961 + k)
+        result["held_out_designs"][design] = measure(reader, styles, args.frames, 9961 + k,
+                                                     still)
         print(f"{design}: {json.dumps(result['held_out_designs'][design])}", flush=True)
     styles = [f"art-{d}-fr" for d in decks.PARIS_ART if d in manifest["designs"]]
-    result["paris_french"] = measure(reader, styles, args.frames, 9971)
+    result["paris_french"] = measure(reader, styles, args.frames, 9971, still)
     print(f"Paris art, French indices: {json.dumps(result['paris_french'])}", flush=True)
     sets = [result["first_styles"], *result["held_out_designs"].values(),
             result["paris_french"]]
-    result["total"] = figures(*(sum(s[k] for s in sets) for k in ("cards", "read", "invented")))
+    result["total"] = total(sets)
     result["seconds"] = round(time.time() - t0, 1)
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     print(f"all: {json.dumps(result['total'])}; written to {args.out}")

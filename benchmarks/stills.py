@@ -13,12 +13,17 @@ renderer's camera faults, saved and read back as JPEG), at each card size (a sha
 picture's height) and picture size, in turn one of the four deck designs never trained on
 (``vision.lab.decks.HELD_OUT``) and one of the drawn styles; seeds 8101... (the finest
 level and the floor were chosen on other frames: drawn styles alone, seed 5). Each picture
-is read three ways:
+is read four ways:
 
 * ``before``: as any picture was before 2026-11-29 (the camera's levels, the floor
-  counted at the picture's first level: ``IndexDetector.calibrated`` 1.0);
+  counted at the picture's first level: ``IndexDetector.calibrated`` 1.0, one box an
+  index);
 * ``camera``: as ``run`` reads the camera's frames now;
-* ``still``: as ``vision read`` and ``vision eval`` read a picture now.
+* ``still``: as ``vision read`` and ``vision eval`` read a picture now: the first level's
+  box of an index that gave way to the finer level's read too
+  (``IndexDetector.both_levels``);
+* ``still_one_box``: the same, one box an index (``both_levels`` off), as up to
+  commit 4ce624e.
 
 Cards read right, cards invented and the time a picture takes (one thread).
 
@@ -47,9 +52,11 @@ from vision.reader import CardReader  # noqa: E402
 OUT = ROOT / "benchmarks" / "stills.json"
 SIZES = {"640x480": (640, 480), "640x640": (640, 640), "1280x720": (1280, 720),
          "1920x1080": (1920, 1080)}
-# Each way: the detector's finest level and the scale its calibrated floor is counted at.
-WAYS = {"before": (CAMERA_FINEST, 1.0), "camera": (CAMERA_FINEST, CAMERA_FINEST),
-        "still": (STILL_FINEST, CAMERA_FINEST)}
+# Each way: the detector's finest level, the scale its calibrated floor is counted at, and
+# whether the first level's boxes that gave way to the finer level's are read too.
+WAYS = {"before": (CAMERA_FINEST, 1.0, False), "camera": (CAMERA_FINEST, CAMERA_FINEST, True),
+        "still": (STILL_FINEST, CAMERA_FINEST, True),
+        "still_one_box": (STILL_FINEST, CAMERA_FINEST, False)}
 
 
 def measure(reader: CardReader, styles: list[str], size: tuple[int, int], share: float,
@@ -58,11 +65,11 @@ def measure(reader: CardReader, styles: list[str], size: tuple[int, int], share:
     rng = np.random.default_rng([seed, round(share * 1000)])
     detector = reader.detector
     assert detector is not None
-    was = detector.finest, detector.calibrated
+    was = detector.finest, detector.calibrated, detector.both_levels
 
-    def way(finest: float, calibrated: float) -> Callable[[], None]:
+    def way(finest: float, calibrated: float, both: bool) -> Callable[[], None]:
         def set_up() -> None:
-            detector.finest, detector.calibrated = finest, calibrated
+            detector.finest, detector.calibrated, detector.both_levels = finest, calibrated, both
         return set_up
 
     pictures = (photo(rng, size, share, styles[k % len(styles)]) for k in range(frames))
@@ -70,7 +77,7 @@ def measure(reader: CardReader, styles: list[str], size: tuple[int, int], share:
         ways = read_each_way(reader, pictures, {name: way(*s) for name, s in WAYS.items()},
                              unit="picture")
     finally:
-        detector.finest, detector.calibrated = was
+        detector.finest, detector.calibrated, detector.both_levels = was
     return {"share": share, **ways}
 
 
@@ -80,13 +87,15 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     result: dict[str, Any] = {
         "benchmark": "still pictures at or under the camera's size: 4 cards apart, by card "
-                     "size, read three ways",
+                     "size, read four ways",
         "measured": time.strftime("%Y-%m-%d", time.gmtime()),
         "model": reader.classifier.model_path.name, "frames_per_cell": args.frames,
         "seed": args.seed, "cards_per_picture": CARDS, "styles": styles,
         "before": "as before 2026-11-29: camera levels, floor at the picture's first level",
         "camera": "as run reads the camera's frames (CardReader())",
         "still": "as vision read and vision eval read a picture (CardReader(still=True))",
+        "still_one_box": "the same, one box an index (IndexDetector.both_levels off), "
+                         "as up to commit 4ce624e",
         "sizes": {}}
     for name in args.sizes:
         k = list(SIZES).index(name)  # each size its own seed, whichever sizes are asked

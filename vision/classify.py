@@ -357,6 +357,9 @@ REFINE_WINDOW = 128
 # a still picture (``vision read``, ``vision eval``: a webcam's or a phone's picture,
 # one exported square) down to its own pixels, where its smaller cards' indices are.
 CAMERA_FINEST = 0.5
+# Two boxes overlapping this much (intersection over union) box one index
+# (``_merge_boxes``).
+MERGE_OVERLAP = 0.3
 STILL_FINEST = 1.0
 
 
@@ -404,6 +407,9 @@ class IndexDetector:
         # thresholds (``under_calibrated``): the first level of the frames they were
         # calibrated on. (1.0: any picture's first level, as before 2026-11-29.)
         self.calibrated = CAMERA_FINEST
+        # True: the first level's boxes that gave way to the finer level's are given too,
+        # after the others (``detect``). False: one box an index, as up to commit 4ce624e.
+        self.both_levels = True
 
     def detect(self, gray: np.ndarray) -> list[tuple[tuple[float, float, float, float], float]]:
         """``[(box (x1, y1, x2, y2) in frame pixels, score), ...]``, best first, overlaps merged.
@@ -429,9 +435,27 @@ class IndexDetector:
             else:
                 rank = np.where((side < self.FINE_SIDE) & (level > 0), 2, 0)
             found.append((boxes, scores, rank))
-        return _merge_boxes(np.concatenate([f[0] for f in found]),
-                             np.concatenate([f[1] for f in found]),
-                             np.concatenate([f[2] for f in found]))
+        every = np.concatenate([f[0] for f in found])
+        scores = np.concatenate([f[1] for f in found])
+        kept = _merge_order(every, scores, np.concatenate([f[2] for f in found]))
+        out = [_as_found(every[i], scores[i]) for i in kept]
+        if fine is None or not self.both_levels:
+            return out
+        # The finer level's box of an index is tighter than the first level's, on which
+        # the thresholds were calibrated, and where indices crowd (a fan) it is often
+        # read less surely. So the first level's boxes that gave way to a finer box are
+        # boxed too, after the others, overlaps among them merged: the reader reads
+        # both, and two reads of one index are joined as one (``vision.reader.OVERLAP``).
+        n_fine = len(found[0][0])
+        first = np.arange(n_fine, n_fine + len(found[1][0]))
+        kept_fine = [i for i in kept if i < n_fine]
+        gave_way = first[~np.isin(first, kept)]
+        if not kept_fine or len(gave_way) == 0:
+            return out
+        gave_way = gave_way[(_iou_matrix(every[gave_way], every[kept_fine])
+                             >= MERGE_OVERLAP).any(axis=1)]
+        again = _merge_order(every[gave_way], scores[gave_way], np.zeros(len(gave_way), int))
+        return out + [_as_found(every[gave_way[i]], scores[gave_way[i]]) for i in again]
 
     def detect_closer(self, gray: np.ndarray, region: Box, scale: float
                       ) -> list[tuple[Box, float]]:
@@ -609,15 +633,25 @@ Box = tuple[float, float, float, float]
 
 
 def _merge_boxes(boxes: np.ndarray, scores: np.ndarray, rank: np.ndarray,
-                 overlap: float = 0.3) -> list[tuple[Box, float]]:
+                 overlap: float = MERGE_OVERLAP) -> list[tuple[Box, float]]:
     """Greedy non-maximum suppression: the surest box of each overlapping group.
 
     ``boxes`` (N, 4), ``scores`` (N,), ``rank`` (N,) int or bool: a box gives way to any
     box of a lower rank it overlaps, however sure (``IndexDetector.detect``: a coarse
     box, see ``FINE_SIDE``, to any that is not).
     The boxes kept come back surest first, as ``(box, score)``.
-    The overlaps of all pairs are worked out at once (:func:`_iou_matrix`).
     """
+    return [_as_found(boxes[i], scores[i]) for i in _merge_order(boxes, scores, rank, overlap)]
+
+
+def _as_found(box: np.ndarray, score: float) -> tuple[Box, float]:
+    return (float(box[0]), float(box[1]), float(box[2]), float(box[3])), float(score)
+
+
+def _merge_order(boxes: np.ndarray, scores: np.ndarray, rank: np.ndarray,
+                 overlap: float = MERGE_OVERLAP) -> list[int]:
+    """:func:`_merge_boxes`'s boxes as their places in ``boxes``, surest first.
+    The overlaps of all pairs are worked out at once (:func:`_iou_matrix`)."""
     if len(boxes) == 0:
         return []
     # Lower ranks first, each rank surest first; ties keep the order found (stable).
@@ -630,9 +664,7 @@ def _merge_boxes(boxes: np.ndarray, scores: np.ndarray, rank: np.ndarray,
         if not gone[i]:
             keep.append(i)
             gone |= near[i]
-    kept = sorted(keep, key=lambda i: -sc[i])
-    return [((float(b[i, 0]), float(b[i, 1]), float(b[i, 2]), float(b[i, 3])), float(sc[i]))
-            for i in kept]
+    return [int(order[i]) for i in sorted(keep, key=lambda i: -sc[i])]
 
 
 def _iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -829,7 +829,13 @@ def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
         by_code[code] = [(doubtful[a][0], joint), (doubtful[b][0], joint)]
     out = []
     for code, hits in by_code.items():
-        hits = sorted(hits, key=lambda h: -h[1])[:2]
+        # One index boxed twice (a still picture's first level and finer level,
+        # ``IndexDetector.detect``) and read surely at both counts once: the surer.
+        once: list[tuple[Box, float]] = []
+        for hit in sorted(hits, key=lambda h: -h[1]):
+            if all(_overlap(hit[0], o[0]) < OVERLAP for o in once):
+                once.append(hit)
+        hits = once[:2]
         sure = max(h[1] for h in hits)
         if len(hits) == 1:
             # Read surely at one index only: a doubtful box guessing the same card, a card's

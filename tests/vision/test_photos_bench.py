@@ -1,6 +1,7 @@
 """The benchmarks of pictures by card size: ``benchmarks/photos.py`` (each photo read with
 the finer level and without it) and ``benchmarks/stills.py`` (each picture read before,
-as the camera's frames and as a still), which shares its arguments; bad ones are refused."""
+as the camera's frames, as a still, and as a still with one box an index), which shares
+its arguments; bad ones are refused."""
 
 from __future__ import annotations
 
@@ -60,16 +61,18 @@ def test_each_photo_is_read_with_the_finer_level_and_without(bench, tmp_path, mo
 
 
 @pytest.mark.slow
-def test_each_picture_is_read_before_as_a_camera_frame_and_as_a_still(tmp_path, monkeypatch):
+def test_each_picture_is_read_before_as_a_camera_frame_and_as_stills(tmp_path, monkeypatch):
     from vision.lab import decks
 
     if decks.load_manifest() is None:
         pytest.skip("no deck designs cached (make decks)")
     stills = importlib.import_module("benchmarks.stills")
     row, got, ways = _run_one_cell(stills, tmp_path, monkeypatch, "640x640", 0.12,
-                                   lambda r, frame: (r.detector.finest, r.detector.calibrated))
-    for way in ("before", "camera", "still"):
+                                   lambda r, frame: (r.detector.finest, r.detector.calibrated,
+                                                     r.detector.both_levels))
+    for way in ("before", "camera", "still", "still_one_box"):
         assert row[way]["cards"] == 8
         assert 0 <= row[way]["read"] <= 8 and row[way]["invented"] >= 0
-    assert ways == [(0.5, 1.0), (0.5, 0.5), (1.0, 0.5)] * 2
+    assert ways == [(0.5, 1.0, False), (0.5, 0.5, True), (1.0, 0.5, True),
+                    (1.0, 0.5, False)] * 2
     assert got["sizes"]["640x640"]["total"]["still"]["cards"] == 8

@@ -616,6 +616,30 @@ def test_a_card_read_at_one_index_is_placed_by_its_doubtful_other_index(gap, pla
         assert found[0].center == pytest.approx(((a[0] + a[2]) / 2, (a[1] + a[3]) / 2))
 
 
+def test_one_index_boxed_twice_and_read_surely_at_both_counts_once():
+    """A still picture's index boxed at two levels (a tight box inside a loose one), read
+    surely at both: one index of the card, the surer box; the card's doubtful other index,
+    a card's two indices away, places it. Two sure boxes of one card apart are its two
+    indices, as before."""
+    from vision.lab.dataset import CLASSES
+    from vision.reader import join_reads
+
+    loose = (100.0, 100.0, 124.0, 130.0)
+    tight = (102.0, 102.0, 122.0, 128.0)
+    other = (220.0, 100.0, 244.0, 130.0)
+    probs = np.stack([_probs("9H", 0.995), _probs("9H", 0.999), _probs("9H", 0.9)])
+    found = join_reads([loose, tight, other], probs, np.array([0.985, 0.985, 0.985]),
+                       list(CLASSES), len(CLASSES) - 1)
+    assert [(d.code, d.confidence) for d in found] == [("9H", pytest.approx(0.999))]
+    assert found[0].indices == 2
+    assert found[0].quad == [[tight[0], other[1]], [other[2], other[1]],
+                             [other[2], other[3]], [tight[0], other[3]]]
+    apart = join_reads([loose, other], probs[[0, 1]], np.array([0.985, 0.985]),
+                       list(CLASSES), len(CLASSES) - 1)
+    assert [(d.code, d.indices) for d in apart] == [("9H", 2)]
+    assert apart[0].quad == [[loose[0], loose[1]], [other[2], loose[1]],
+                             [other[2], loose[3]], [loose[0], loose[3]]]
+
 def test_joined_reads_keep_sure_cards_and_drop_what_they_explain():
     from vision.lab.dataset import CLASSES
     from vision.reader import join_reads
@@ -790,6 +814,76 @@ def test_the_finer_level_s_box_gives_way_to_a_first_level_box_that_is_not_coarse
     kept = merge(np.array([tight, index]), np.array([0.74, 0.93]), np.array([1, 2]))
     assert kept == [(tight, 0.74)]
 
+
+def _spread_frames(seeds):
+    from vision.lab.render import STYLES, render_spread_scene
+
+    return [render_spread_scene(np.random.default_rng(seed),
+                                style=list(STYLES)[seed % len(STYLES)]) for seed in seeds]
+
+
+def test_the_first_level_s_boxes_that_gave_way_to_the_finer_level_are_boxed_too(reader):
+    """A still picture is boxed at a finer level too. Where the finer level's box of an
+    index made the first level's give way, that first-level box comes back as well,
+    after the others: the boxes as before come first, unchanged, and each added one
+    overlaps one of them. The camera's frames (no finer level) are boxed as before."""
+    import cv2
+
+    from vision.classify import _iou_matrix
+    from vision.reader import CardReader
+
+    detector = CardReader(threads=1, still=True).detector
+    assert detector is not None and reader.detector is not None
+    added = 0
+    for frame, _ in _spread_frames(range(40, 46)):
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        both = detector.detect(gray)
+        detector.both_levels = False
+        try:
+            alone = detector.detect(gray)
+        finally:
+            detector.both_levels = True
+        assert both[:len(alone)] == alone
+        extra = np.array([box for box, _ in both[len(alone):]])
+        added += len(extra)
+        if len(extra):
+            before = np.array([box for box, _ in alone])
+            assert (_iou_matrix(extra, before) >= 0.3).any(axis=1).all()
+            among = _iou_matrix(extra, extra)
+            np.fill_diagonal(among, 0.0)
+            assert (among < 0.3).all()
+        camera = reader.detector.detect(gray)
+        reader.detector.both_levels = False
+        try:
+            assert reader.detector.detect(gray) == camera
+        finally:
+            reader.detector.both_levels = True
+    assert added > 0
+
+
+@pytest.mark.slow
+def test_a_still_picture_of_spread_cards_reads_more_with_both_levels_boxes():
+    """Spread cards (a fan, a row) in still pictures: read with the first level's boxes
+    that gave way to the finer level's, more cards are named, none the frame lacks."""
+    from vision.reader import CardReader
+
+    still = CardReader(threads=1, still=True)
+    assert still.detector is not None
+    frames = _spread_frames(range(20, 32))
+
+    def named() -> tuple[int, int]:
+        read = invented = 0
+        for frame, notes in frames:
+            codes = {d.code for d in still.read(frame) if d.code is not None}
+            read += len(codes & {a["code"] for a in notes if a["readable"]})
+            invented += len(codes - {a["code"] for a in notes})
+        return read, invented
+
+    with_both, invented = named()
+    still.detector.both_levels = False
+    without, _ = named()
+    assert invented == 0
+    assert with_both >= without + 2
 
 def _small_cards_photo(seed: int, size: tuple[int, int], share: float):
     from vision.lab.render import STYLES, render_cards_apart

@@ -42,3 +42,31 @@ def test_frames_are_refused_below_one(bench, capsys):
     with pytest.raises(SystemExit):
         bench.main(["--dev", "--frames", "0"])
     assert "--frames" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_each_reported_frame_is_read_as_a_camera_frame_and_as_a_still_two_ways(
+        bench, tmp_path, monkeypatch):
+    """The camera's reader, then a still reader with both levels' boxes and with one box
+    an index: three reads a frame, the still reader's setting put back after each."""
+    from vision.reader import CardReader
+
+    if decks.load_manifest() is None:
+        pytest.skip("no deck designs cached (make decks)")
+    ways: list = []
+    read = CardReader.read
+
+    def spy(self, frame):
+        ways.append((self.detector.finest, self.detector.both_levels))
+        return read(self, frame)
+
+    monkeypatch.setattr(CardReader, "read", spy)
+    out = tmp_path / "spread.json"
+    assert bench.main(["--frames", "1", "--out", str(out)]) == 0
+    got = json.loads(out.read_text())
+    sets = [got["first_styles"], *got["held_out_designs"].values(), got["paris_french"]]
+    assert ways == [(0.5, True), (1.0, True), (1.0, False)] * len(sets)
+    for way in ("still", "still_one_box"):
+        assert got["total"][way]["cards"] == sum(s[way]["cards"] for s in sets) \
+            == got["total"]["cards"] > 0
+        assert got["total"][way]["read"] == sum(s[way]["read"] for s in sets)
