@@ -407,8 +407,10 @@ class IndexDetector:
         # thresholds (``under_calibrated``): the first level of the frames they were
         # calibrated on. (1.0: any picture's first level, as before 2026-11-29.)
         self.calibrated = CAMERA_FINEST
-        # True: the first level's boxes that gave way to the finer level's are given too,
-        # after the others (``detect``). False: one box an index, as up to commit 4ce624e.
+        # True: a picture whose first level is at least ``calibrated`` (a still picture up
+        # to 1280 x 720) gives too the first level's boxes that gave way to the finer
+        # level's, after the others (``detect``). False: one box an index, as up to
+        # commit 4ce624e.
         self.both_levels = True
 
     def detect(self, gray: np.ndarray) -> list[tuple[tuple[float, float, float, float], float]]:
@@ -439,13 +441,16 @@ class IndexDetector:
         scores = np.concatenate([f[1] for f in found])
         kept = _merge_order(every, scores, np.concatenate([f[2] for f in found]))
         out = [_as_found(every[i], scores[i]) for i in kept]
-        if fine is None or not self.both_levels:
+        if fine is None or not self.both_levels or scale < self.calibrated:
             return out
-        # The finer level's box of an index is tighter than the first level's, on which
-        # the thresholds were calibrated, and where indices crowd (a fan) it is often
-        # read less surely. So the first level's boxes that gave way to a finer box are
-        # boxed too, after the others, overlaps among them merged: the reader reads
-        # both, and two reads of one index are joined as one (``vision.reader.OVERLAP``).
+        # A still picture at most the camera's size is boxed at its first level as the
+        # calibration frames were (half of 1280 x 720, or finer). The finer level's box
+        # of an index is tighter than that level's, and where indices crowd (a fan) it
+        # is often read less surely. So the first level's boxes that gave way to a finer
+        # box are given too, after the others, overlaps among them merged: the reader
+        # reads both, and one index read surely twice counts once (``join_reads``).
+        # (A larger photo's first level is coarser than the calibration frames': there
+        # the finer level is the calibrated one, and its box alone is read.)
         n_fine = len(found[0][0])
         first = np.arange(n_fine, n_fine + len(found[1][0]))
         kept_fine = [i for i in kept if i < n_fine]

@@ -826,7 +826,8 @@ def test_the_first_level_s_boxes_that_gave_way_to_the_finer_level_are_boxed_too(
     """A still picture is boxed at a finer level too. Where the finer level's box of an
     index made the first level's give way, that first-level box comes back as well,
     after the others: the boxes as before come first, unchanged, and each added one
-    overlaps one of them. The camera's frames (no finer level) are boxed as before."""
+    overlaps one of them. The camera's frames (no finer level), and a picture larger
+    than theirs, are boxed as before."""
     import cv2
 
     from vision.classify import _iou_matrix
@@ -859,6 +860,17 @@ def test_the_first_level_s_boxes_that_gave_way_to_the_finer_level_are_boxed_too(
         finally:
             reader.detector.both_levels = True
     assert added > 0
+    # A larger picture's first level is coarser than the calibration frames': its finer
+    # level's boxes alone, as before.
+    frame, _ = _small_cards_photo(61, (2560, 1440), 0.09)
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    assert detector.fine_scale(2560, 1440) is not None
+    both = detector.detect(gray)
+    detector.both_levels = False
+    try:
+        assert detector.detect(gray) == both
+    finally:
+        detector.both_levels = True
 
 
 @pytest.mark.slow
