@@ -424,26 +424,31 @@ def test_only_three_crowding_indices_or_more_are_boxed_again(reader, monkeypatch
     assert regions == []  # the middle one is no card: the other two are a pair only
 
 
+def _spread_frames(seeds):
+    from vision.lab.render import STYLES, render_spread_scene
+
+    return [render_spread_scene(np.random.default_rng(seed),
+                                style=list(STYLES)[seed % len(STYLES)]) for seed in seeds]
+
+
+def _spread_named(reader, frames) -> tuple[int, int]:
+    """The readable cards of spread ``frames`` that ``reader`` names, and the cards it
+    names that a frame lacks."""
+    read = invented = 0
+    for frame, notes in frames:
+        codes = {d.code for d in reader.read(frame) if d.code is not None}
+        read += len(codes & {a["code"] for a in notes if a["readable"]})
+        invented += len(codes - {a["code"] for a in notes})
+    return read, invented
+
+
 def test_the_closer_boxes_make_a_spread_frame_read_more_cards(reader, monkeypatch):
     """The same spread frames read with and without the crowded pass: more cards named
     with it, none of them a card the frame does not hold."""
-    from vision.lab.render import STYLES, render_spread_scene
-
-    frames = [render_spread_scene(np.random.default_rng(seed),
-                                  style=list(STYLES)[seed % len(STYLES)])
-              for seed in range(20, 32)]
-
-    def named():
-        read = invented = 0
-        for frame, notes in frames:
-            codes = {d.code for d in reader.read(frame) if d.code is not None}
-            read += len(codes & {a["code"] for a in notes if a["readable"]})
-            invented += len(codes - {a["code"] for a in notes})
-        return read, invented
-
-    with_pass, invented = named()
+    frames = _spread_frames(range(20, 32))
+    with_pass, invented = _spread_named(reader, frames)
     monkeypatch.setattr(reader, "_crowded_boxes", lambda gray, boxes, cards=None: [])
-    without, _ = named()
+    without, _ = _spread_named(reader, frames)
     assert with_pass > without
     assert invented == 0
 
@@ -815,13 +820,6 @@ def test_the_finer_level_s_box_gives_way_to_a_first_level_box_that_is_not_coarse
     assert kept == [(tight, 0.74)]
 
 
-def _spread_frames(seeds):
-    from vision.lab.render import STYLES, render_spread_scene
-
-    return [render_spread_scene(np.random.default_rng(seed),
-                                style=list(STYLES)[seed % len(STYLES)]) for seed in seeds]
-
-
 def test_the_first_level_s_boxes_that_gave_way_to_the_finer_level_are_boxed_too(reader):
     """A still picture is boxed at a finer level too. Where the finer level's box of an
     index made the first level's give way, that first-level box comes back as well,
@@ -882,20 +880,12 @@ def test_a_still_picture_of_spread_cards_reads_more_with_both_levels_boxes():
     still = CardReader(threads=1, still=True)
     assert still.detector is not None
     frames = _spread_frames(range(20, 32))
-
-    def named() -> tuple[int, int]:
-        read = invented = 0
-        for frame, notes in frames:
-            codes = {d.code for d in still.read(frame) if d.code is not None}
-            read += len(codes & {a["code"] for a in notes if a["readable"]})
-            invented += len(codes - {a["code"] for a in notes})
-        return read, invented
-
-    with_both, invented = named()
+    with_both, invented = _spread_named(still, frames)
     still.detector.both_levels = False
-    without, _ = named()
+    without, _ = _spread_named(still, frames)
     assert invented == 0
     assert with_both >= without + 2
+
 
 def _small_cards_photo(seed: int, size: tuple[int, int], share: float):
     from vision.lab.render import STYLES, render_cards_apart
