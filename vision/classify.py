@@ -357,10 +357,10 @@ REFINE_WINDOW = 128
 # a still picture (``vision read``, ``vision eval``: a webcam's or a phone's picture,
 # one exported square) down to its own pixels, where its smaller cards' indices are.
 CAMERA_FINEST = 0.5
+STILL_FINEST = 1.0
 # Two boxes overlapping this much (intersection over union) box one index
 # (``_merge_boxes``).
 MERGE_OVERLAP = 0.3
-STILL_FINEST = 1.0
 
 
 class IndexDetector:
@@ -418,7 +418,8 @@ class IndexDetector:
 
         A frame with more pixels than the camera's (a photo: see ``fine_scale``), and a
         still picture, are boxed at one level more, finer than the first, before the
-        others."""
+        others. A picture whose first level is calibrated (``both_levels``) also gives,
+        after those, the first level's boxes that gave way to the finer level's."""
         h, w = gray.shape
         scale = self.work_scale(w, h)
         scales = [scale / (2 ** level) for level in range(self.levels)]
@@ -650,6 +651,7 @@ def _merge_boxes(boxes: np.ndarray, scores: np.ndarray, rank: np.ndarray,
 
 
 def _as_found(box: np.ndarray, score: float) -> tuple[Box, float]:
+    """A box and its score as :meth:`IndexDetector.detect` gives them (plain floats)."""
     return (float(box[0]), float(box[1]), float(box[2]), float(box[3])), float(score)
 
 

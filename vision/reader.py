@@ -829,8 +829,9 @@ def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
         by_code[code] = [(doubtful[a][0], joint), (doubtful[b][0], joint)]
     out = []
     for code, hits in by_code.items():
-        # One index boxed twice (a still picture's first level and finer level,
-        # ``IndexDetector.detect``) and read surely at both counts once: the surer.
+        # One index boxed twice (a still picture's two levels, ``IndexDetector.detect``;
+        # on any frame, a box lying half inside another) and read surely at both counts
+        # once, the surer: the card's other index may be a doubtful box that places it.
         once: list[tuple[Box, float]] = []
         for hit in sorted(hits, key=lambda h: -h[1]):
             if all(_overlap(hit[0], o[0]) < OVERLAP for o in once):
