@@ -78,32 +78,35 @@ def measure(reader: CardReader, styles: list[Any], n: int, seed: int,
             still: CardReader | None = None) -> dict[str, Any]:
     """The frames read by ``reader`` (as ``run`` reads the camera's); with ``still`` (a
     ``CardReader(still=True)``), read as still pictures too (``STILL_WAYS``)."""
-    ways = {"camera": [0, 0, 0]} | ({way: [0, 0, 0] for way in STILL_WAYS} if still else {})
-    for frame, readable, present in spread_frames(styles, n, seed):
-        for way, tally in ways.items():
-            if way == "camera":
-                named = {d.code for d in reader.read(frame) if d.code is not None}
-            else:
-                assert still is not None and still.detector is not None
-                still.detector.both_levels = STILL_WAYS[way]
-                try:
-                    named = {d.code for d in still.read(frame) if d.code is not None}
-                finally:
-                    still.detector.both_levels = True
-            tally[0] += len(readable)
-            tally[1] += len(named & readable)
-            tally[2] += len(named - present)
-    return {"frames": n, "seed": seed, **figures(*ways.pop("camera")),
-            **{way: figures(*t) for way, t in ways.items()}}
+    # Each way: its reader, and the still reader's ``both_levels`` (None: as it is).
+    ways: dict[str, tuple[CardReader, bool | None]] = {"camera": (reader, None)}
+    if still is not None:
+        ways |= {way: (still, both) for way, both in STILL_WAYS.items()}
+    tallies = {way: [0, 0, 0] for way in ways}  # cards, read, invented
+    detector = still.detector if still is not None else None
+    was = detector.both_levels if detector is not None else True
+    try:
+        for frame, readable, present in spread_frames(styles, n, seed):
+            for way, (r, both) in ways.items():
+                if both is not None and detector is not None:
+                    detector.both_levels = both
+                named = {d.code for d in r.read(frame) if d.code is not None}
+                tally = tallies[way]
+                tally[0] += len(readable)
+                tally[1] += len(named & readable)
+                tally[2] += len(named - present)
+    finally:
+        if detector is not None:
+            detector.both_levels = was
+    return {"frames": n, "seed": seed, **figures(*tallies.pop("camera")),
+            **{way: figures(*t) for way, t in tallies.items()}}
 
 
 def total(sets: list[dict[str, Any]]) -> dict[str, Any]:
     """The sets' figures added up, each way they were read."""
     out = figures(*(sum(s[k] for s in sets) for k in ("cards", "read", "invented")))
     for way in STILL_WAYS:
-        if all(way in s for s in sets):
-            out[way] = figures(*(sum(s[way][k] for s in sets)
-                                 for k in ("cards", "read", "invented")))
+        out[way] = figures(*(sum(s[way][k] for s in sets) for k in ("cards", "read", "invented")))
     return out
 
 

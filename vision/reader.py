@@ -512,7 +512,7 @@ class CardReader:
                 if self.face_pairs_first:
                     # The picture's card: a card read at both its indices before one read
                     # at one (a neighbour the picture cuts shows one), the surest first.
-                    return min(sure, key=lambda d: -d.indices)
+                    return max(sure, key=lambda d: d.indices)
                 return sure[0]
         # Design A's corner model knows nothing of an enrolled deck, but a picture B leaves
         # unsure is still read by it as without one: a deck never reads a picture worse.
