@@ -21,9 +21,9 @@ Sets, each card face once:
 5. ``crops``: each card a person could name in table frames of the held-out designs
    (``render_scene``, cards overlapping a little, the camera's faults, JPEG; seed 9881),
    cut out at its outline's bounding box and 5 % more, as a collection of photos cut per
-   card gives them: its neighbours' indices often lie in the picture too. Read with
-   ``face_pairs_first`` (the shipped rule: a card read at both its indices first) and
-   without it (the surest read, as before 2026-11-29).
+   card gives them: its neighbours' indices often lie in the picture too. Read with each
+   of ``read_face``'s choices among several cards read surely (``FACE_CHOICES``:
+   "placed", shipped; "pairs_first", shipped before; "surest", before that).
 
 Nothing here is tuned on. Prints the figures and writes ``benchmarks/card_faces.json``.
 
@@ -51,13 +51,14 @@ from scorer.cards import CARD_CODES  # noqa: E402
 from vision.lab import decks, render  # noqa: E402
 from vision.lab.dataset import REAL_CARDS, split_of  # noqa: E402
 from vision.lab.evaluate import as_saved, design_styles  # noqa: E402
-from vision.reader import CardReader, load_image  # noqa: E402
+from vision.reader import FACE_CHOICES, CardReader, load_image  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "card_faces.json"
 NOT_BELOTE = tuple(f"{r}{s}" for r in "23456" for s in "SHDC") + ("BACK", "JOKER")
 PHOTO_SIZE = (180, 252)
 FLAT_SIZE = (500, 700)
 WAYS = ("printed", "photo", "flattened")
+CROPS_SEED = 9881
 
 
 def as_photo(face: np.ndarray) -> np.ndarray:
@@ -155,12 +156,14 @@ def real_cards(reader: CardReader) -> dict[str, Any]:
     return {"split": "test (bursts 4 and 5 of the session)", **answers.figures()}
 
 
-def crops(reader: CardReader, designs: list[str], frames: int = 20) -> dict[str, Any]:
+def crops(reader: CardReader, designs: list[str], frames: int = 20,
+          seed: int = CROPS_SEED) -> dict[str, Any]:
     """Each readable card of ``frames`` table frames a design cut out at its bounding box
-    (5 % more each side), read by ``read_face`` with the pairs-first rule and without."""
-    answers = {"pairs_first": Answers(), "surest": Answers()}
-    rng = np.random.default_rng(9881)
-    was = reader.face_pairs_first
+    (5 % more each side), read by ``read_face`` with each of its choices; the reader's
+    choice is put back after."""
+    answers = {choice: Answers() for choice in FACE_CHOICES}
+    rng = np.random.default_rng(seed)
+    was = reader.face_choice
     try:
         for design in designs:
             for k in range(frames):
@@ -176,14 +179,14 @@ def crops(reader: CardReader, designs: list[str], frames: int = 20) -> dict[str,
                     mx, my = 0.05 * (x2 - x1), 0.05 * (y2 - y1)
                     crop = frame[max(int(y1 - my), 0):min(int(y2 + my), h),
                                  max(int(x1 - mx), 0):min(int(x2 + mx), w)]
-                    for key, first in (("pairs_first", True), ("surest", False)):
-                        reader.face_pairs_first = first
+                    for choice, got in answers.items():
+                        reader.face_choice = choice
                         found = reader.read_face(crop)
-                        answers[key].add(thing["code"], found.code if found else None)
+                        got.add(thing["code"], found.code if found else None)
     finally:
-        reader.face_pairs_first = was
-    return {"designs": designs, "frames_per_design": frames, "seed": 9881,
-            **{key: a.figures() for key, a in answers.items()}}
+        reader.face_choice = was
+    return {"designs": designs, "frames_per_design": frames, "seed": seed,
+            **{choice: a.figures() for choice, a in answers.items()}}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -217,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     f = result["real_cards"]
     print(f"real cards/ crops (test): {f['read_right']}/{f['belote_cards']} right, "
           f"{f['misread']} misread")
-    for key in ("pairs_first", "surest"):
+    for key in FACE_CHOICES:
         f = result["crops"][key]
         print(f"cards cut out of table frames, {key}: {f['read_right']}/{f['belote_cards']} "
               f"right, {f['misread']} misread")

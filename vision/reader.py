@@ -82,9 +82,9 @@ class CardReader:
         (``IndexDetector.finest``), slower, and smaller cards are read."""
         cv2.setNumThreads(threads)
         self.threads = threads
-        # ``read_face``: a card read at both its indices is the picture's card before one
-        # read at one index, however sure (False: the surest, as before 2026-11-29).
-        self.face_pairs_first = True
+        # ``read_face``'s choice among a picture's sure reads of different cards (a card
+        # cut out of a photo with its neighbours' indices): ``FACE_CHOICES``.
+        self.face_choice = "placed"
         self._corner: CardReader | None = None
         self.classifier = CardClassifier(model_path, threads=threads)
         self.design = self.classifier.design
@@ -449,8 +449,10 @@ class CardReader:
         smaller than the picture).
 
         Each time, design B's detector and classifier look for the indices anywhere in
-        the picture (a warp that cut an index off still has one somewhere); the surest
-        of its sure reads is taken. Where B reads nothing surely, design A's corner
+        the picture (a warp that cut an index off still has one somewhere). Of several
+        cards read surely (a card cut out of a photo shows its neighbours' indices too),
+        the one read where the card filling the picture has its indices is taken
+        (``face_choice``, ``face_spots``). Where B reads nothing surely, design A's corner
         model (shipped beside B's, trained on drawn cards only) reads the picture's
         corners, the whole picture being the card's outline; its sure read is taken only
         where B found no index at all, or where B's likeliest card for one of the
@@ -509,11 +511,7 @@ class CardReader:
             reads = self.read(image)  # best first
             sure = [d for d in reads if d.code is not None]
             if sure:
-                if self.face_pairs_first:
-                    # The picture's card: a card read at both its indices before one read
-                    # at one (a neighbour the picture cuts shows one), the surest first.
-                    return max(sure, key=lambda d: d.indices)
-                return sure[0]
+                return self._face_card(sure, image.shape[1], image.shape[0])
         # Design A's corner model knows nothing of an enrolled deck, but a picture B leaves
         # unsure is still read by it as without one: a deck never reads a picture worse.
         corner = self._corner_reader()
@@ -531,6 +529,20 @@ class CardReader:
                 not reads or a.code in {d.guess for d in reads}):
             return a
         return reads[0] if reads else a
+
+    def _face_card(self, sure: list[Detection], w: int, h: int) -> Detection:
+        """The picture's card among its sure reads (surest first), by ``face_choice``."""
+        if self.face_choice not in FACE_CHOICES:
+            raise ValueError(f"face_choice: {self.face_choice!r} is none of {FACE_CHOICES}")
+        if self.face_choice == "placed":
+            spots, height = face_spots(w, h)
+            off = [face_misplacement(d, spots, height) for d in sure]
+            # Reads as well placed as the best, within FACE_SAME_PLACE: the surest of them.
+            best = min(off) + FACE_SAME_PLACE
+            return next(d for d, o in zip(sure, off, strict=True) if o <= best)
+        if self.face_choice == "pairs_first":
+            return max(sure, key=lambda d: d.indices)
+        return sure[0]
 
     def _corner_reader(self) -> CardReader | None:
         if self.design == "A":
@@ -577,6 +589,62 @@ RIVAL_DOUBT = 0.1
 #: those designs' faces (252 pixels) were misread more often, for few cards more read.
 FACE_SIDE = 200
 FACE_LARGE = 1.5
+#: How ``read_face`` picks the picture's card where it reads several surely (a card cut
+#: out of a photo at its outline's bounding box also shows its neighbours' indices):
+#: "placed" (shipped, 2026-11-29), the card whose reading lies where the card filling the
+#: picture has its indices (``face_spots``); "pairs_first", a card read at both its indices
+#: before one read at one, the surest first (shipped earlier on 2026-11-29); "surest".
+FACE_CHOICES = ("placed", "pairs_first", "surest")
+#: The card filling a picture (``face_spots``): its width over its height (bridge 0.72,
+#: piquet 0.64), the picture's margin around it each side over the picture's side, and an
+#: index's centre from its card's corner over the card's width and height. Chosen with the
+#: rule on table frames of the designs trained on, cut out per card (seeds 5881 and 5882,
+#: never reported), among margins of 0, 0.03 and 0.05.
+FACE_ASPECT = 0.69
+FACE_MARGIN = 0.03
+FACE_INSET = (0.09, 0.12)
+#: Two reads of a picture placed this near alike (over the card's height: 2-3 pixels of a
+#: card 250 high) are as well placed: the surer is taken (one card read as two at the
+#: same indices).
+FACE_SAME_PLACE = 0.01
+
+
+def face_spots(w: int, h: int) -> tuple[np.ndarray, float]:
+    """Where a card filling a ``w`` x ``h`` picture has its corner indices, and its height.
+
+    The picture is taken as the bounding box of one card (``FACE_ASPECT``), ``FACE_MARGIN``
+    more each side, its long side along the picture's: a card tilted by t fills a box of
+    sides ``(a cos t + sin t, a sin t + cos t)`` times its height, so the picture's shape
+    gives the tilt, but not which way: the centres of the four corners' indices
+    (``FACE_INSET`` from each corner) are given for both ways (8 rows of x, y), and the
+    picture's centre last. A picture narrower than the card (cut by the photo's edge) is
+    taken as an upright card.
+    """
+    inner_w, inner_h = w / (1 + 2 * FACE_MARGIN), h / (1 + 2 * FACE_MARGIN)
+    short, long = sorted((inner_w, inner_h))
+    a = FACE_ASPECT
+    ratio = short / max(long, 1e-6)
+    tilt = float(np.arctan2(max(ratio - a, 0.0), 1.0 - ratio * a))
+    height = long / (a * np.sin(tilt) + np.cos(tilt))
+    half = np.array([a * height * (0.5 - FACE_INSET[0]), height * (0.5 - FACE_INSET[1])])
+    corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * half
+    rows = []
+    for t in (tilt, -tilt):
+        turn = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+        rows.append(corners @ turn.T)
+    spots = np.concatenate(rows)
+    if inner_w > inner_h:  # lying: the card's long side along x
+        spots = spots[:, ::-1]
+    spots = np.concatenate([spots, [[0.0, 0.0]]]) + [w / 2, h / 2]
+    return spots, float(height)
+
+
+def face_misplacement(found: Detection, spots: np.ndarray, height: float) -> float:
+    """How far ``found`` lies from where the picture's card would be read (``face_spots``),
+    over the card's height: a card read at both its indices, from the picture's centre; at
+    one, from the nearest corner index."""
+    at = spots[-1:] if found.indices >= 2 else spots[:-1]
+    return float(np.hypot(*(at - np.asarray(found.center)).T).min() / max(height, 1e-6))
 
 
 def _scaled(found: Detection, sx: float, sy: float) -> Detection:

@@ -46,23 +46,29 @@ def test_a_face_as_a_flattened_photo_is_enlarged_and_repeats_with_its_seed():
     assert (corner < 100).sum() > 2 * 40 * 30
 
 
-def test_cards_cut_out_of_table_frames_are_read_both_ways_and_the_rule_put_back(reader):
-    """``crops``: each readable card of a frame cut out and read with the pairs-first
-    rule and without; the reader's rule is as it was after."""
+def test_cards_cut_out_of_table_frames_are_read_each_way_and_the_choice_put_back(reader):
+    """``crops``: each readable card of a frame cut out and read with each of
+    ``read_face``'s choices among several sure reads; the reader's choice is as it was
+    after."""
     import pytest
 
-    from benchmarks.card_faces import crops
+    from benchmarks.card_faces import CROPS_SEED, crops
     from vision.lab import decks, render
+    from vision.reader import FACE_CHOICES
 
     manifest = decks.load_manifest()
     if manifest is None:
         pytest.skip("no deck designs cached (make decks)")
     render.art_styles(held_out=True)
-    reader.face_pairs_first = True
-    got = crops(reader, [manifest["held_out"][0]], frames=1)
-    assert reader.face_pairs_first is True
-    first, surest = got["pairs_first"], got["surest"]
-    assert first["belote_cards"] == surest["belote_cards"] >= 1
-    for f in (first, surest):
+    reader.face_choice = "surest"
+    try:
+        got = crops(reader, [manifest["held_out"][0]], frames=1)
+        assert reader.face_choice == "surest"
+    finally:
+        reader.face_choice = "placed"
+    cards = {got[c]["belote_cards"] for c in FACE_CHOICES}
+    assert len(cards) == 1 and cards.pop() >= 1
+    for c in FACE_CHOICES:
+        f = got[c]
         assert f["read_right"] + f["unknown"] + f["misread"] == f["belote_cards"]
-    assert got["seed"] == 9881 and got["frames_per_design"] == 1
+    assert got["seed"] == CROPS_SEED == 9881 and got["frames_per_design"] == 1

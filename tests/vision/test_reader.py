@@ -766,23 +766,82 @@ def test_a_still_reader_reads_a_card_filling_the_picture_at_the_camera_s_levels(
     assert seen == [STILL_FINEST]
 
 
-def test_a_picture_s_card_is_the_one_read_at_both_its_indices(reader, monkeypatch):
-    """A card cut out of a photo with its neighbours: the card read at both its indices
-    is the picture's, before a neighbour's index the picture cuts, however sure."""
+def test_a_picture_s_card_is_chosen_by_where_it_is_read(reader, monkeypatch):
+    """A card cut out of a photo with its neighbours: each of ``read_face``'s choices
+    among several cards read surely."""
     from vision.reader import Detection
 
     face = np.full((300, 200, 3), 255, np.uint8)
     box = [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]
     reads = [Detection("AS", 0.999, box, (5.0, 5.0), indices=1),
              Detection("KH", 0.98, box, (100.0, 150.0), indices=2),
-             Detection("QD", 0.97, box, (90.0, 150.0), indices=2)]
+             Detection("QD", 0.97, box, (60.0, 150.0), indices=2)]
     monkeypatch.setattr(reader, "read", lambda image: list(reads))
+    assert reader.face_choice == "placed"
+    assert reader.read_face(face).code == "KH"  # centred in the picture
+    # One card read as two at the same indices, a pixel or two apart: the surer.
+    reads.insert(1, Detection("QC", 0.99, box, (101.5, 151.0), indices=2))
+    assert reader.read_face(face).code == "QC"
+    reads[1] = Detection("QC", 0.99, box, (100.0, 160.0), indices=2)
     assert reader.read_face(face).code == "KH"
-    reader.face_pairs_first = False
+    del reads[1]
     try:
-        assert reader.read_face(face).code == "AS"  # the surest, as before
+        reader.face_choice = "pairs_first"
+        assert reader.read_face(face).code == "KH"  # the surest of those at two indices
+        reader.face_choice = "surest"
+        assert reader.read_face(face).code == "AS"
+        reader.face_choice = "largest"
+        with pytest.raises(ValueError, match="largest"):
+            reader.read_face(face)
     finally:
-        reader.face_pairs_first = True
+        reader.face_choice = "placed"
+
+
+def test_a_picture_s_card_read_at_one_index_is_the_one_at_its_corner(reader, monkeypatch):
+    """The picture's card read at one index, where the card filling the picture has one,
+    is chosen before a neighbour read surer at one index elsewhere, or at two (a
+    neighbour lying half in the picture)."""
+    from vision.reader import Detection, face_spots
+
+    face = np.full((280, 200, 3), 255, np.uint8)
+    spots, height = face_spots(200, 280)
+    x, y = spots[0]
+    box = [[x - 8, y - 12], [x + 8, y - 12], [x + 8, y + 12], [x - 8, y + 12]]
+    own = Detection("7C", 0.95, box, (float(x) + 3, float(y) - 2), indices=1)
+    reads = [Detection("TH", 0.999, box, (100.0, 60.0), indices=1),
+             Detection("KD", 0.99, box, (170.0, 250.0), indices=2), own]
+    monkeypatch.setattr(reader, "read", lambda image: list(reads))
+    assert reader.read_face(face).code == "7C"
+    reader.face_choice = "pairs_first"
+    try:
+        assert reader.read_face(face).code == "KD"
+    finally:
+        reader.face_choice = "placed"
+
+
+@pytest.mark.parametrize("w, h", [(200, 280), (280, 200), (250, 250), (230, 260)])
+def test_the_card_filling_a_picture_touches_its_four_sides(w, h):
+    """``face_spots``: the card of ``FACE_ASPECT`` turned to the tilt the picture's shape
+    gives fills the picture less its margin: its outline's corners reach each side."""
+    from vision.reader import FACE_ASPECT, FACE_INSET, FACE_MARGIN, face_spots
+
+    spots, height = face_spots(w, h)
+    assert spots.shape == (9, 2)
+    assert tuple(spots[-1]) == (w / 2, h / 2)
+    # From the indices' centres back to the outline's corners: each side scaled out.
+    along, across = spots[1] - spots[0], spots[2] - spots[1]
+    width = np.hypot(*along) / (1 - 2 * FACE_INSET[0])
+    tall = np.hypot(*across) / (1 - 2 * FACE_INSET[1])
+    assert width == pytest.approx(FACE_ASPECT * height) and tall == pytest.approx(height)
+    u = along / np.hypot(*along) * width / 2
+    v = across / np.hypot(*across) * tall / 2
+    outline = np.array([spots[-1] + i * u + j * v for i in (-1, 1) for j in (-1, 1)])
+    inner = np.array([w, h]) / (1 + 2 * FACE_MARGIN)
+    span = outline.max(axis=0) - outline.min(axis=0)
+    assert np.allclose(span, inner, atol=0.5)
+    # The other way of tilting fills the same box.
+    along = spots[5] - spots[4]
+    assert np.hypot(*along) == pytest.approx(FACE_ASPECT * height * (1 - 2 * FACE_INSET[0]))
 
 
 def test_an_index_with_fewer_pixels_than_the_calibration_s_is_under_calibrated(reader):
