@@ -536,10 +536,7 @@ class CardReader:
             raise ValueError(f"face_choice: {self.face_choice!r} is none of {FACE_CHOICES}")
         if self.face_choice == "placed":
             spots, height = face_spots(w, h)
-            off = [face_misplacement(d, spots, height) for d in sure]
-            # Reads as well placed as the best, within FACE_SAME_PLACE: the surest of them.
-            best = min(off) + FACE_SAME_PLACE
-            return next(d for d, o in zip(sure, off, strict=True) if o <= best)
+            return min(sure, key=lambda d: face_misplacement(d, spots, height))
         if self.face_choice == "pairs_first":
             return max(sure, key=lambda d: d.indices)
         return sure[0]
@@ -603,10 +600,6 @@ FACE_CHOICES = ("placed", "pairs_first", "surest")
 FACE_ASPECT = 0.69
 FACE_MARGIN = 0.03
 FACE_INSET = (0.09, 0.12)
-#: Two reads of a picture placed this near alike (over the card's height: 2-3 pixels of a
-#: card 250 high) are as well placed: the surer is taken (one card read as two at the
-#: same indices).
-FACE_SAME_PLACE = 0.01
 
 
 def face_spots(w: int, h: int) -> tuple[np.ndarray, float]:
