@@ -813,6 +813,33 @@ def test_a_picture_s_card_read_at_one_index_is_the_one_at_its_corner(reader, mon
         reader.face_choice = "placed"
 
 
+def test_a_picture_s_card_read_doubtfully_where_it_lies_leaves_a_neighbour_unnamed(
+        reader, monkeypatch):
+    """A neighbour's index read surely away from where the picture's card has its
+    indices, and another card read doubtfully right there (``FACE_DOUBT_NEARER`` nearer):
+    the picture's card is the doubtful one, and no card is named."""
+    from vision.reader import FACE_DOUBT_NEARER, Detection, face_misplacement, face_spots
+
+    face = np.full((280, 200, 3), 255, np.uint8)
+    spots, height = face_spots(200, 280)
+    x, y = (float(v) for v in spots[0])
+    box = [[x - 8, y - 12], [x + 8, y - 12], [x + 8, y + 12], [x - 8, y + 12]]
+    neighbour = Detection("TH", 0.999, box, (100.0, 60.0), indices=1)
+    own = Detection(None, 0.8, box, (x + 2, y + 1), guess="7C")
+    reads = [neighbour, own]
+    monkeypatch.setattr(reader, "read", lambda image: list(reads))
+    found = reader.read_face(face)
+    assert found is not None and found.code is None and found.guess == "7C"
+    # Nearer, but by less than the margin: the sure read stands.
+    reads[0] = Detection("TH", 0.999, box, (x + 0.5 * FACE_DOUBT_NEARER * height, y))
+    reads[1] = Detection(None, 0.8, box, (x, y), guess="7C")
+    assert face_misplacement(reads[1], spots, height) == 0.0
+    assert reader.read_face(face).code == "TH"
+    # The same card's doubtful index is no rival to its sure one.
+    reads[1] = Detection(None, 0.8, box, (x, y), guess="TH")
+    assert reader.read_face(face).code == "TH"
+
+
 @pytest.mark.parametrize("w, h", [(200, 280), (280, 200), (250, 250), (230, 260)])
 def test_the_card_filling_a_picture_touches_its_four_sides(w, h):
     """``face_spots``: the card of ``FACE_ASPECT`` turned to the tilt the picture's shape
