@@ -893,7 +893,9 @@ def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
     exponent) replaces it for the cards of a suit. Any other doubtful box
     becomes a ``code=None`` detection (a card the table waits on), unless its
     guess was read surely elsewhere (then it is most likely that card's other
-    index, and places the card when that one was read at one index only).
+    index, and places the card when that one was read at one index only), or it
+    lies half inside a box read surely or a surer doubtful box (``OVERLAP``: one
+    index boxed twice, one card).
     """
     by_code, doubtful = sort_reads(boxes, probs, thresholds, classes, none_index)
     paired: set[int] = set()
@@ -933,9 +935,17 @@ def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
         center = (float(np.mean([(b[0] + b[2]) / 2 for b, _ in hits])),
                   float(np.mean([(b[1] + b[3]) / 2 for b, _ in hits])))
         out.append(Detection(code, sure, quad, center, indices=len(hits)))
-    for i, (box, conf, code, _) in enumerate(doubtful):
+    # The boxes read: one index boxed twice (a still picture's two levels, a crowded
+    # part boxed again) and doubtful at one box is one card, told once: the sure read's,
+    # or the surer doubtful box's.
+    told = [box for hits in by_code.values() for box, _ in hits]
+    for i in sorted(range(len(doubtful)), key=lambda i: -doubtful[i][1]):
+        box, conf, code, _ = doubtful[i]
         if i in paired or code in by_code:
             continue
+        if any(_overlap(box, other) >= OVERLAP for other in told):
+            continue
+        told.append(box)
         quad = [[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]]
         out.append(Detection(None, conf, quad, ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2),
                              guess=code))

@@ -660,6 +660,28 @@ def test_joined_reads_keep_sure_cards_and_drop_what_they_explain():
     assert [(d.code, round(d.confidence, 2)) for d in found] == [("7H", 0.99), (None, 0.95)]
 
 
+def test_one_index_boxed_twice_and_doubtful_is_one_unknown_card():
+    """One index boxed twice (a still picture's two levels) and read doubtfully at both is
+    one card waited on, the surer box's, not two; doubtful at one box and sure at the
+    other, it is the sure card alone. Doubtful boxes apart are cards of their own."""
+    from vision.lab.dataset import CLASSES
+    from vision.reader import join_reads
+
+    none = len(CLASSES) - 1
+    loose = (100.0, 100.0, 124.0, 130.0)
+    tight = (102.0, 102.0, 122.0, 128.0)
+    apart = (400.0, 100.0, 424.0, 130.0)
+    probs = np.stack([_probs("QS", 0.7), _probs("QC", 0.8), _probs("KD", 0.6)])
+    found = join_reads([loose, tight, apart], probs, np.full(3, 0.941), list(CLASSES), none)
+    assert [(d.code, d.guess, d.confidence) for d in found] == [
+        (None, "QC", pytest.approx(0.8)), (None, "KD", pytest.approx(0.6))]
+    assert found[0].quad == [[tight[0], tight[1]], [tight[2], tight[1]],
+                             [tight[2], tight[3]], [tight[0], tight[3]]]
+    probs[0] = _probs("QS", 0.99)  # the loose box read surely, as another card
+    found = join_reads([loose, tight, apart], probs, np.full(3, 0.941), list(CLASSES), none)
+    assert [(d.code, d.guess) for d in found] == [("QS", None), (None, "KD")]
+
+
 def test_overlapping_index_boxes_keep_the_finer_levels_box():
     """Non-maximum suppression keeps the surest of overlapping boxes, except that a small
     box from a coarser pyramid level gives way to a finer level's box of the same index
@@ -965,6 +987,28 @@ def test_a_still_picture_of_spread_cards_reads_more_with_both_levels_boxes():
     without, _ = _spread_named(still, frames)
     assert invented == 0
     assert with_both >= without + 2
+
+
+@pytest.mark.slow
+def test_a_still_picture_tells_each_card_it_waits_on_once():
+    """Spread cards read as still pictures, each index boxed at both levels: a card seen
+    but not read surely (``vision read --unknown``) is listed once, not at each of its
+    index's boxes, nor beside a card read surely there."""
+    from vision.reader import OVERLAP, CardReader, _overlap
+
+    def box(d):
+        xs, ys = [x for x, _ in d.quad], [y for _, y in d.quad]
+        return (min(xs), min(ys), max(xs), max(ys))
+
+    still = CardReader(threads=1, still=True)
+    unknown = 0
+    for frame, _ in _spread_frames(range(20, 32)):
+        found = still.read(frame)
+        waits = [box(d) for d in found if d.code is None]
+        unknown += len(waits)
+        for i, a in enumerate(waits):
+            assert all(_overlap(a, b) < OVERLAP for b in waits[:i])
+    assert unknown > 0  # the frames do hold cards waited on
 
 
 def _small_cards_photo(seed: int, size: tuple[int, int], share: float):
