@@ -42,7 +42,6 @@ from vision.classify import (
     IndexDetector,
     box_intersection,
     check_reads,
-    iou,
 )
 from vision.imagefile import load_image as load_image  # its place before: re-exported
 from vision.locate import corner_crops, find_cards, index_crop, look_crops, quad_center
@@ -236,8 +235,7 @@ class CardReader:
 
     def _crowded_boxes(self, gray: np.ndarray, boxes: list[Box],
                        cards: np.ndarray | None = None) -> list[Box]:
-        """The index boxes the detector finds again closer up where ``boxes`` crowd, and
-        that ``boxes`` lack.
+        """The index boxes the detector finds again closer up where ``boxes`` crowd.
 
         Cards spread overlapping (a fan, a row) show one index each, side by side: two
         indices under two of the detector's cells apart make one peak of its heat map,
@@ -245,9 +243,10 @@ class CardReader:
         card's index (``cards``, all when None) lie within CROWD_SPAN box sides of one
         another, one to the next, the part of the frame around them (CROWD_MARGIN sides
         more on every side) is boxed again at CROWD_ZOOM times the first level's scale;
-        a box found there that overlaps none of ``boxes`` by CROWD_OVERLAP or more is
-        added. Boxes already large at the first level (over CROWD_LARGEST pixels at the
-        zoomed scale) are told apart without it.
+        every box found there is added, one boxing an index ``boxes`` box too (each box
+        of an index is read; ``join_reads`` counts the index once). Boxes already large
+        at the first level (over CROWD_LARGEST pixels at the zoomed scale) are told
+        apart without it.
         """
         assert self.detector is not None
         if len(boxes) < 2:
@@ -285,9 +284,7 @@ class CardReader:
                             float(b[members, 2].max() + m), float(b[members, 3].max() + m)))
         added: list[Box] = []
         for region in regions:
-            for box, _ in self.detector.detect_closer(gray, region, scale):
-                if all(iou(box, other) < CROWD_OVERLAP for other in boxes + added):
-                    added.append(box)
+            added += [box for box, _ in self.detector.detect_closer(gray, region, scale)]
         return added
 
     def _read_negative(self, gray: np.ndarray) -> tuple[list[Detection], list[Box]]:
@@ -578,15 +575,16 @@ OVERLAP = 0.5
 # overlapping cards of a game show two, and pairs would run the pass on most game frames
 # for nothing) are boxed again, with CROWD_MARGIN sides around them, at CROWD_ZOOM times
 # the first level's scale, when their sides come to at most CROWD_LARGEST pixels there;
-# a box found there joins the frame's when it overlaps none of them by CROWD_OVERLAP
-# (intersection over union) or more. Only boxes whose first read may be a card take
-# part (``CardReader._card_like``). Chosen on spread frames never reported (seeds 19951
-# and 19952: drawn styles, training designs) and the speed benchmark's game frames.
+# every box found there joins the frame's, those over one of its boxes too (both read; one
+# index read twice counts once: ``join_reads``). Only boxes whose first read may be a
+# card take part (``CardReader._card_like``). Chosen on spread frames never reported
+# (seeds 19951 and 19952: drawn styles, training designs) and the speed benchmark's game
+# frames; every box joining since 2026-11-29 (before: only those overlapping none of the
+# frame's by 0.4, intersection over union).
 CROWD_SPAN = 2.0
 CROWD_MARGIN = 1.5
 CROWD_ZOOM = 2.0
 CROWD_LARGEST = 64.0
-CROWD_OVERLAP = 0.4
 CROWD_LEAST = 3
 # A closer look that gives another card this chance contradicts a sure read.
 RIVAL_DOUBT = 0.1

@@ -371,23 +371,21 @@ def _centre_in(box, boxes) -> bool:
 def test_spread_indices_the_detector_merges_are_boxed_again_closer(reader):
     """Cards spread overlapping show their indices side by side; two under two detector
     cells apart make one peak of the whole frame's heat map. Boxed again closer up, most
-    of the indices the first pass left unboxed get a box, and no box is added on top of
-    one the frame already has."""
+    of the indices the first pass left unboxed get a box; the indices it boxed are boxed
+    again there too (each box is read, the index counted once)."""
     import cv2
 
     from vision.classify import iou
     from vision.lab.render import STYLES, render_spread_scene
-    from vision.reader import CROWD_OVERLAP
 
-    missed = found = 0
+    missed = found = again = 0
     for seed in range(20, 32):
         rng = np.random.default_rng(seed)
         frame, annotations = render_spread_scene(rng, style=list(STYLES)[seed % len(STYLES)])
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         first = [box for box, _ in reader.detector.detect(gray)]
         added = reader._crowded_boxes(gray, first)
-        for box in added:
-            assert all(iou(box, other) < CROWD_OVERLAP for other in first)
+        again += sum(any(iou(box, other) >= 0.4 for other in first) for box in added)
         for a in annotations:
             for index, readable in zip(a["index_boxes"], a["index_readable"], strict=True):
                 if readable and not _centre_in(index, first):
@@ -397,6 +395,7 @@ def test_spread_indices_the_detector_merges_are_boxed_again_closer(reader):
         assert reader._crowded_boxes(gray, first, np.zeros(len(first), bool)) == []
     assert missed >= 4, "the frames must hold indices the first pass merged"
     assert found >= missed / 2
+    assert again > 0
 
 
 def test_only_three_crowding_indices_or_more_are_boxed_again(reader, monkeypatch):
@@ -974,13 +973,15 @@ def test_the_first_level_s_boxes_that_gave_way_to_the_finer_level_are_boxed_too(
 
 
 @pytest.mark.slow
-def test_a_still_picture_of_spread_cards_reads_more_with_both_levels_boxes():
+def test_a_still_picture_of_spread_cards_reads_more_with_both_levels_boxes(monkeypatch):
     """Spread cards (a fan, a row) in still pictures: read with the first level's boxes
-    that gave way to the finer level's, more cards are named, none the frame lacks."""
+    that gave way to the finer level's, more cards are named, none the frame lacks. (The
+    crowded pass, which boxes such indices again too, is left out of both reads.)"""
     from vision.reader import CardReader
 
     still = CardReader(threads=1, still=True)
     assert still.detector is not None
+    monkeypatch.setattr(still, "_crowded_boxes", lambda gray, boxes, cards=None: [])
     frames = _spread_frames(range(20, 32))
     with_both, invented = _spread_named(still, frames)
     still.detector.both_levels = False
