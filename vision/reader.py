@@ -541,13 +541,13 @@ class CardReader:
         sure = [d for d in reads if d.code is not None]
         if self.face_choice == "placed":
             spots, height = face_spots(w, h)
-            card = min(sure, key=lambda d: face_misplacement(d, spots, height))
-            off = face_misplacement(card, spots, height) - FACE_DOUBT_NEARER
-            doubts = [d for d in reads if d.code is None and d.guess != card.code
-                      and face_misplacement(d, spots, height) < off]
-            if doubts:
-                return min(doubts, key=lambda d: face_misplacement(d, spots, height))
-            return card
+            off = [face_misplacement(d, spots, height) for d in reads]
+            card, card_off = min(((d, o) for d, o in zip(reads, off, strict=True)
+                                  if d.code is not None), key=lambda x: x[1])
+            doubts = [(d, o) for d, o in zip(reads, off, strict=True)
+                      if d.code is None and d.guess != card.code
+                      and o < card_off - FACE_DOUBT_NEARER]
+            return min(doubts, key=lambda x: x[1])[0] if doubts else card
         if self.face_choice == "pairs_first":
             return max(sure, key=lambda d: d.indices)
         return sure[0]
