@@ -95,3 +95,55 @@ def test_a_favoured_design_is_drawn_that_many_times_as_often(tiny_shards):
         assert not any(f"art-{d}" in n for n in names for d in decks.HELD_OUT)
     finally:
         render.EXTRA_STYLES.clear()
+
+
+def test_a_share_of_the_shards_is_spread_cards_evenly_through_them():
+    from vision.lab import bulk
+
+    assert [bulk.shard_kind(i) for i in range(10)] == list(bulk.KINDS)
+    kinds = [bulk.shard_kind(i, 0.3) for i in range(100)]
+    assert kinds.count("spread") == 30
+    # Evenly through them: 3 in every 10.
+    assert all(kinds[i:i + 10].count("spread") == 3 for i in range(0, 100, 10))
+    assert all(bulk.shard_kind(i, 1.0) == "spread" for i in range(20))
+
+
+def test_bulk_draws_spread_shards_when_asked_and_says_so(tiny_shards, tmp_path):
+    start = MODELS / "index_classifier_fp32.onnx"
+    assert tiny_shards.main(["--init", str(start), "--out", str(tmp_path), "--frames", "4",
+                             "--steps", "1", "--batch", "8", "--workers", "1",
+                             "--spread", "0.5"]) == 0
+    summary = json.loads((tmp_path / "bulk_summary.json").read_text())
+    assert summary["spread"] == 0.5 and summary["kinds"]["spread"] == 0.5
+
+
+def test_bulk_refuses_a_spread_share_over_one(tiny_shards, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        tiny_shards.main(["--init", "x.onnx", "--out", str(tmp_path), "--spread", "1.5"])
+    assert "--spread" in capsys.readouterr().err
+
+
+def test_spread_frames_are_boxed_closer_up_too_as_the_reader_boxes_crowds():
+    """On the same spread frames, the patches of ``spread=True`` hold every box of the
+    first level and those the closer pass finds: more cards' indices than the first
+    level alone."""
+    import cv2
+
+    from vision.classify import IndexDetector
+    from vision.lab import dataset as ds
+
+    detector = MODELS / "index_detector.onnx"
+    crops, labels, _, _ = ds.detector_samples(7, 3, detector, spread=True)
+    det, rng = IndexDetector(detector), np.random.default_rng(7)
+    first = []
+    for _ in range(3):
+        frame, things = ds._spread_scene(rng)
+        truth = [t for a in things for t in ds.index_truth(a)]
+        first += [ds.box_label(box, truth)
+                  for box, _ in det.detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))]
+    first = [y for y in first if y != ds.AMBIGUOUS]
+    assert len(labels) > len(first)
+    cards = ds.taught(labels) != ds.NONE_INDEX
+    first_cards = ds.taught(np.array(first)) != ds.NONE_INDEX
+    assert int(cards.sum()) > int(first_cards.sum())
+    assert crops.shape[0] == len(labels)

@@ -9,8 +9,10 @@ distorted in worker processes while the GPU trains. The data mix is ``vision tra
 with ``--decks``: patches at the index detector's boxes on frames of the whole training
 mix (``more``) and of the French-printed styles alone (``printed``, the printed-French
 styles and the training designs' art with French indices), jittered patches at true
-boxes and random ones (``synth``), and the real photos' ``train`` bursts. Held-out
-designs are never drawn. Writes the float classifier; make it 8-bit and calibrate it with
+boxes and random ones (``synth``), and the real photos' ``train`` bursts; with
+``--spread``, that share of the shards draws cards spread overlapping (a fan, a row:
+``spread``), boxed as the reader boxes crowded indices too. Held-out designs are never
+drawn. Writes the float classifier; make it 8-bit and calibrate it with
 ``vision train ... --only quantize --out DIR``.
 
     python -m vision.lab.bulk --init START.onnx [--init OTHER.onnx] --out DIR
@@ -40,6 +42,14 @@ KINDS = ("more", "more", "printed", "synth", "more", "printed", "more", "synth",
 SEED_BASE = 20000  # render seeds SEED_BASE + 1000 * seed + shard: clear of all others
 
 
+def shard_kind(i: int, spread: float = 0.0) -> str:
+    """Shard ``i``'s kind: ``spread`` for a ``spread`` share of the shards, evenly
+    through them; otherwise :data:`KINDS` in turn."""
+    if int((i + 1) * spread) > int(i * spread):
+        return "spread"
+    return KINDS[i % len(KINDS)]
+
+
 def _shard(job: tuple[str, int, str, float, float, tuple[str, ...], int]
            ) -> tuple[np.ndarray, np.ndarray]:
     """Render one shard: its patches and their labels (``dataset``'s classes, HIDDEN
@@ -58,7 +68,8 @@ def _shard(job: tuple[str, int, str, float, float, tuple[str, ...], int]
     if kind == "synth":
         _, _, crops, labels = ds.synthetic_scenes(seed, SHARD)
         return crops, labels
-    crops, labels, _, _ = ds.detector_samples(seed, SHARD, Path(detector))
+    crops, labels, _, _ = ds.detector_samples(seed, SHARD, Path(detector),
+                                              spread=kind == "spread")
     # The hard ``none`` cases (pips, pictures at the detector's boxes) weigh three times,
     # as in ``vision train``.
     hard = ds.taught(labels) == ds.NONE_INDEX
@@ -88,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="designs (comma-separated, e.g. paris,kde-gm-paris) drawn more often")
     p.add_argument("--favour-times", type=int, default=3,
                    help="how many times as often as the other styles")
+    p.add_argument("--spread", type=float, default=0.0,
+                   help="share of the shards drawn as cards spread overlapping (a fan, a "
+                        "row), patches at the boxes the reader's crowded pass finds too")
     p.add_argument("--render-seconds", type=float, default=None,
                    help="leave out the shards not rendered by then")
     args = p.parse_args(argv)
@@ -96,8 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     favour = tuple(d for d in args.favour.split(",") if d)
     if args.favour_times < 1:
         p.error("--favour-times: at least 1")
-    if not (0.0 <= args.art_mix <= 1.0 and 0.0 <= args.art_fonts <= 1.0):
-        p.error("--art-mix, --art-fonts: expected a share from 0 to 1")
+    if not all(0.0 <= v <= 1.0 for v in (args.art_mix, args.art_fonts, args.spread)):
+        p.error("--art-mix, --art-fonts, --spread: expected a share from 0 to 1")
 
     import cv2
 
@@ -125,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     n = args.frames // SHARD
-    jobs = [(KINDS[i % len(KINDS)], SEED_BASE + 1000 * args.seed + i, str(detector),
+    jobs = [(shard_kind(i, args.spread), SEED_BASE + 1000 * args.seed + i, str(detector),
              args.art_mix, args.art_fonts, favour, args.favour_times) for i in range(n)]
     done: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     with get_context("fork").Pool(args.workers) as pool:
@@ -159,7 +173,9 @@ def main(argv: list[str] | None = None) -> int:
              "art_fonts": args.art_fonts, "favour": list(favour),
              "favour_times": args.favour_times, "held_out": list(manifest["held_out"]),
              "seconds_render": round(rendered, 1),
-             "kinds": {k: KINDS.count(k) / len(KINDS) for k in set(KINDS)}}
+             "spread": args.spread,
+             "kinds": {k: round([shard_kind(i, args.spread) for i in range(n)].count(k) / n, 3)
+                       for k in {*KINDS, "spread"}}}
     for run, init in enumerate(args.init, 1):
         out = args.out if len(args.init) == 1 else args.out / str(run)
         out.mkdir(parents=True, exist_ok=True)

@@ -429,8 +429,13 @@ def real_index_samples(split: str, rng: np.random.Generator, crops_per_box: int 
     return frames, all_boxes, np.stack(crops), np.array(ys, np.int64)
 
 
-def detector_samples(seed: int, n: int, detector: Path):
+def detector_samples(seed: int, n: int, detector: Path, spread: bool = False):
     """Render ``n`` table frames and cut a patch at every box the index detector gives.
+
+    ``spread``: frames of cards spread overlapping (:func:`_spread_scene`), boxed as the
+    reader boxes crowded indices too: the whole frame again at twice the first level's
+    scale (``IndexDetector.detect_closer``), where two indices side by side get a box
+    each, and a box may hold part of its neighbour.
 
     A box on a true index (intersection over union at least 0.3) is labelled
     with its card; a box well clear of every index (a pip, a court card's
@@ -453,10 +458,15 @@ def detector_samples(seed: int, n: int, detector: Path):
     rng = np.random.default_rng(seed)
     crops, labels, looks, look_labels = [], [], [], []
     for _ in range(n):
-        frame, annotations = _training_scene(rng)
+        frame, annotations = (_spread_scene if spread else _training_scene)(rng)
         truth = [t for a in annotations for t in index_truth(a)]
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        for box, _ in det.detect(gray):
+        found = det.detect(gray)
+        if spread:
+            h, w = gray.shape
+            found += det.detect_closer(gray, (0.0, 0.0, float(w), float(h)),
+                                       det.work_scale(w, h) * CLOSER_ZOOM)
+        for box, _ in found:
             label = box_label(box, truth)
             if label == AMBIGUOUS:
                 continue
@@ -475,6 +485,9 @@ def detector_samples(seed: int, n: int, detector: Path):
 
 # A box that half meets an index: neither that card nor ``none``.
 AMBIGUOUS = -1
+# Spread frames are boxed again at this many times the first level's scale, as the
+# reader's crowded pass boxes them (``vision.reader.CROWD_ZOOM``).
+CLOSER_ZOOM = 2.0
 
 
 def box_label(box, truth) -> int:
