@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
              "seconds_render": round(rendered, 1),
              "spread": args.spread,
              "kinds": {k: round([shard_kind(i, args.spread) for i in range(n)].count(k) / n, 3)
-                       for k in {*KINDS, "spread"}}}
+                       for k in sorted({*KINDS, "spread"})}}
     for run, init in enumerate(args.init, 1):
         out = args.out if len(args.init) == 1 else args.out / str(run)
         out.mkdir(parents=True, exist_ok=True)
