@@ -77,22 +77,73 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def cards_in_view(reader: Any, frame: Any) -> list[tuple[float, list[Any], Any]]:
     """The cards lying apart in ``frame``: (centre x, index boxes, outline) of each
-    outline with at least one index box inside, left to right."""
+    outline with at least one index box inside, left to right; and of each card whose
+    outline was not found (a card in a dark corner, a frameless court on a white table)
+    but whose two indices were (:func:`paired_indices`), with no outline (None)."""
     import cv2
 
-    from vision.deck import card_boxes
+    from vision.deck import card_boxes, corner_zone, inside
     from vision.locate import LocateParams, find_cards
 
     h, w = frame.shape[:2]
     found = reader.detector.detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
-    out = []
-    for quad in find_cards(frame, LocateParams(max_area=LARGEST_CARD)):
-        if cv2.contourArea(quad) < 0.01 * h * w:
-            continue
+    out: list[tuple[float, list[Any], Any]] = []
+    quads = [q for q in find_cards(frame, LocateParams(max_area=LARGEST_CARD))
+             if cv2.contourArea(q) >= 0.01 * h * w]
+    for quad in quads:
         boxes = card_boxes(reader, frame, quad, found)
         if boxes:
             out.append((float(quad[:, 0].mean()), boxes, quad))
+    # The boxes no outline accounts for: not inside one, nor in one's corners (an
+    # outline may be the card's printed frame, its indices just outside).
+    left = [box for box, _ in found
+            if not any(inside(box, q) or any(inside(box, corner_zone(q, c)) for c in range(4))
+                       for q in quads)]
+    for a, b in paired_indices(reader, frame, left):
+        out.append(((a[0] + a[2] + b[0] + b[2]) / 4, [a, b], None))
     return sorted(out, key=lambda c: c[0])
+
+
+#: Two index boxes guessed as the same card are that card's two indices when they lie as
+#: far apart as a card's two indices (``vision.reader.PAIR_SPAN``, in box sides) and
+#: their sides differ by at most this ratio; each must have no other such partner.
+PAIR_SIDES = 1.5
+
+
+def paired_indices(reader: Any, frame: Any, boxes: list[Any]) -> list[tuple[Any, Any]]:
+    """The pairs among ``boxes`` that are one card's two indices: both read by the
+    general model as the same card, surely or not (never ``none``: a pip, a picture; a
+    group holds each card once, and in a row a card's index lies as near its
+    neighbour's as its own other one), a card's two indices apart, alike in size, and
+    each the other's only such partner (where that is not so, nothing is guessed)."""
+    import numpy as np
+
+    from vision.locate import index_crop
+    from vision.reader import PAIR_SPAN
+
+    if len(boxes) < 2:
+        return []
+    classifier = reader.classifier
+    size, pad = int(classifier.meta["crop"]), float(classifier.meta["pad"])
+    probs = classifier.probabilities(np.stack([index_crop(frame, b, size, pad) for b in boxes]))
+    top = probs.argmax(axis=1)
+    keep = np.nonzero(top != classifier.none_index)[0]
+    cards, guess = [boxes[int(i)] for i in keep], top[keep]
+    b = np.array(cards, np.float64).reshape(-1, 4)
+    side = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
+    cx, cy = (b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2
+    apart = np.hypot(cx[:, None] - cx[None, :], cy[:, None] - cy[None, :]) \
+        / np.maximum(side[:, None], side[None, :])
+    ratio = np.maximum(side[:, None], side[None, :]) / np.minimum(side[:, None], side[None, :])
+    partner = ((apart >= PAIR_SPAN[0]) & (apart <= PAIR_SPAN[1]) & (ratio <= PAIR_SIDES)
+               & (guess[:, None] == guess[None, :]))
+    np.fill_diagonal(partner, False)
+    pairs = []
+    for i in range(len(cards)):
+        js = np.nonzero(partner[i])[0]
+        if len(js) == 1 and js[0] > i and partner[js[0]].sum() == 1:
+            pairs.append((cards[i], cards[int(js[0])]))
+    return pairs
 
 
 class TableEnrollment:

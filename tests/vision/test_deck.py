@@ -484,6 +484,43 @@ def test_cards_laid_on_a_white_table_are_not_lost_inside_the_table_s_outline(rea
     assert all(abs(x - (i + 1) * step) < 40 for i, x in enumerate(centres))
 
 
+def test_a_card_whose_outline_is_not_found_is_counted_by_its_two_indices(reader, monkeypatch):
+    """A card in a dark corner, a frameless court on a white table: no outline, but the
+    detector boxes both its indices. The command counts it, left to right, with no
+    outline (its looks then come from the frame alone)."""
+    import vision.locate
+    from companion.cmd_enroll import TableEnrollment, cards_in_view
+
+    codes = ["7S", "QH", "AD", "KC"]
+    frame = _table(39, DECK_STYLE, codes, height=200.0)
+    assert len(cards_in_view(reader, frame)) == 4
+    monkeypatch.setattr(vision.locate, "find_cards", lambda *_a, **_k: [])
+    seen = cards_in_view(reader, frame)
+    assert len(seen) == 4
+    assert all(quad is None and len(boxes) == 2 for _x, boxes, quad in seen)
+    step = frame.shape[1] / (len(codes) + 1)
+    assert all(abs(x - (i + 1) * step) < 40 for i, (x, _b, _q) in enumerate(seen))
+    said: list[str] = []
+    table = TableEnrollment(reader, codes, 4, 1, "prototype", said.append)
+    table.feed(frame)
+    assert table.done and table.enroller.cards == codes
+    assert not table.enroller.table_patches  # no outline: no looks from table frames
+
+
+def test_two_boxes_are_not_taken_for_one_card_when_either_has_another_partner(reader):
+    from companion.cmd_enroll import paired_indices
+
+    frame = _table(40, DECK_STYLE, ["9H"], height=260.0)
+    boxes = [box for box, _ in reader.detector.detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))]
+    pairs = paired_indices(reader, frame, boxes)
+    assert len(pairs) == 1
+    a, b = pairs[0]
+    # The same index boxed again, a little shifted: ``b`` now has two partners.
+    twin = (a[0] + 2.0, a[1] + 2.0, a[2] + 2.0, a[3] + 2.0)
+    assert paired_indices(reader, frame, [a, b, twin]) == []
+    assert paired_indices(reader, frame, [a]) == []
+
+
 def test_table_enroll_with_nothing_learnt_writes_nothing(tmp_path, capsys):
     from companion.cmd_enroll import main as enroll_main
 
