@@ -105,8 +105,8 @@ def cards_in_view(reader: Any, frame: Any) -> list[tuple[float, list[Any], Any]]
 
 
 #: Two index boxes guessed as the same card are that card's two indices when they lie as
-#: far apart as a card's two indices (``vision.reader.PAIR_SPAN``, in box sides) and
-#: their sides differ by at most this ratio; each must have no other such partner.
+#: far apart as a card's two indices (``vision.reader.indices_apart``) and their sides
+#: differ by at most this ratio; each must have no other such partner.
 PAIR_SIDES = 1.5
 
 
@@ -119,30 +119,28 @@ def paired_indices(reader: Any, frame: Any, boxes: list[Any]) -> list[tuple[Any,
     import numpy as np
 
     from vision.locate import index_crop
-    from vision.reader import PAIR_SPAN
+    from vision.reader import indices_apart
 
     if len(boxes) < 2:
         return []
     classifier = reader.classifier
     size, pad = int(classifier.meta["crop"]), float(classifier.meta["pad"])
     probs = classifier.probabilities(np.stack([index_crop(frame, b, size, pad) for b in boxes]))
-    top = probs.argmax(axis=1)
-    keep = np.nonzero(top != classifier.none_index)[0]
-    cards, guess = [boxes[int(i)] for i in keep], top[keep]
-    b = np.array(cards, np.float64).reshape(-1, 4)
-    side = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
-    cx, cy = (b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2
-    apart = np.hypot(cx[:, None] - cx[None, :], cy[:, None] - cy[None, :]) \
-        / np.maximum(side[:, None], side[None, :])
-    ratio = np.maximum(side[:, None], side[None, :]) / np.minimum(side[:, None], side[None, :])
-    partner = ((apart >= PAIR_SPAN[0]) & (apart <= PAIR_SPAN[1]) & (ratio <= PAIR_SIDES)
-               & (guess[:, None] == guess[None, :]))
-    np.fill_diagonal(partner, False)
+    by_guess: dict[int, list[Any]] = {}
+    for box, p in zip(boxes, probs, strict=True):
+        if int(p.argmax()) != classifier.none_index:
+            by_guess.setdefault(int(p.argmax()), []).append(box)
+
+    def side(box: Any) -> float:
+        return float(max(box[2] - box[0], box[3] - box[1]))
+
     pairs = []
-    for i in range(len(cards)):
-        js = np.nonzero(partner[i])[0]
-        if len(js) == 1 and js[0] > i and partner[js[0]].sum() == 1:
-            pairs.append((cards[i], cards[int(js[0])]))
+    for group in by_guess.values():
+        partners = [[j for j, b in enumerate(group) if j != i and indices_apart(a, b)
+                     and max(side(a), side(b)) <= PAIR_SIDES * min(side(a), side(b))]
+                    for i, a in enumerate(group)]
+        pairs += [(group[i], group[js[0]]) for i, js in enumerate(partners)
+                  if len(js) == 1 and js[0] > i and len(partners[js[0]]) == 1]
     return pairs
 
 

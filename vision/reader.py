@@ -692,7 +692,7 @@ def rival_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
             if other == code:
                 continue
             b = boxes[j]
-            if other[0] == code[0] and PAIR_SPAN[0] <= _gap(a, b) <= PAIR_SPAN[1] \
+            if other[0] == code[0] and indices_apart(a, b) \
                     or _overlap(a, b) >= OVERLAP:
                 out.append(i)
                 break
@@ -709,6 +709,12 @@ def _gap(a: Box, b: Box) -> float:
     """Centre-to-centre distance of two boxes over the longer side of either."""
     side = max(a[2] - a[0], a[3] - a[1], b[2] - b[0], b[3] - b[1], 1e-6)
     return float(np.hypot((a[0] + a[2] - b[0] - b[2]) / 2, (a[1] + a[3] - b[1] - b[3]) / 2)) / side
+
+
+def indices_apart(a: Box, b: Box) -> bool:
+    """Whether boxes ``a`` and ``b`` lie as far apart as one card's two indices
+    (``PAIR_SPAN``, in box sides)."""
+    return PAIR_SPAN[0] <= _gap(a, b) <= PAIR_SPAN[1]
 
 
 #: A picture is read as grey when fewer than GREY_SHARE of a sample of its pixels (every
@@ -868,7 +874,7 @@ def pair_candidates(by_code: dict[str, list[tuple[Box, float]]],
         for a_pos, a in enumerate(ids):
             for b in ids[a_pos + 1:]:
                 (ba, pa, _, ta), (bb, pb, _, tb) = doubtful[a], doubtful[b]
-                if PAIR_SPAN[0] <= _gap(ba, bb) <= PAIR_SPAN[1]:
+                if indices_apart(ba, bb):
                     out.append(PairCandidate(code, a, b, (pa, pb), max(ta, tb)))
     return out
 
@@ -923,7 +929,7 @@ def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
             # two indices away, is most likely its other index. It places the card (its
             # outline and centre) and adds nothing to how sure the read is.
             other = [(chance, box) for box, chance, guess, _ in doubtful
-                     if guess == code and PAIR_SPAN[0] <= _gap(hits[0][0], box) <= PAIR_SPAN[1]]
+                     if guess == code and indices_apart(hits[0][0], box)]
             if other:
                 hits.append(max(other)[::-1])
         # The card's centre lies halfway between its two indices.

@@ -139,8 +139,9 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     n = args.frames // SHARD
-    jobs = [(shard_kind(i, args.spread), SEED_BASE + 1000 * args.seed + i, str(detector),
-             args.art_mix, args.art_fonts, favour, args.favour_times) for i in range(n)]
+    kinds = [shard_kind(i, args.spread) for i in range(n)]
+    jobs = [(kind, SEED_BASE + 1000 * args.seed + i, str(detector), args.art_mix,
+             args.art_fonts, favour, args.favour_times) for i, kind in enumerate(kinds)]
     done: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     with get_context("fork").Pool(args.workers) as pool:
         pending = {i: pool.apply_async(_shard, (job,)) for i, job in enumerate(jobs)}
@@ -174,8 +175,7 @@ def main(argv: list[str] | None = None) -> int:
              "favour_times": args.favour_times, "held_out": list(manifest["held_out"]),
              "seconds_render": round(rendered, 1),
              "spread": args.spread,
-             "kinds": {k: round([shard_kind(i, args.spread) for i in range(n)].count(k) / n, 3)
-                       for k in sorted({*KINDS, "spread"})}}
+             "kinds": {k: round(kinds.count(k) / n, 3) for k in sorted({*KINDS, "spread"})}}
     for run, init in enumerate(args.init, 1):
         out = args.out if len(args.init) == 1 else args.out / str(run)
         out.mkdir(parents=True, exist_ok=True)
