@@ -16,6 +16,7 @@ reads them). Nothing is tuned here. Prints the figures and writes
 ``benchmarks/enroll_table.json``.
 
     .venv/bin/python benchmarks/enroll_table.py [--frames 40] [--out FILE]
+    .venv/bin/python benchmarks/enroll_table.py --count 12  # the command's count, dev frames
 """
 
 from __future__ import annotations
@@ -93,14 +94,84 @@ def enrol_at_table(reader: CardReader, styles: list[str], rng: np.random.Generat
                                    "frames_shown": frames}
 
 
+COUNT_OUT = ROOT / "benchmarks" / "enroll_table-count.json"
+COUNT_SEED = 4242
+COUNT_TABLES = ("felt", "felt", "wood", "cloth", "white", "stone")  # in turn, frame by frame
+
+
+def count_cards_seen(reader: CardReader, designs: list[str], n: int) -> dict[str, Any]:
+    """In how many frames of 4 cards lying apart the command sees exactly the 4 cards
+    (``companion.cmd_enroll.cards_in_view``), by table, on ``designs`` (``n`` frames
+    each, tables in turn, seed COUNT_SEED), with a card whose outline is not found
+    counted by its two indices (as shipped) and without (outlines alone)."""
+    from unittest import mock
+
+    from companion import cmd_enroll
+
+    frames = []
+    rng = np.random.default_rng(COUNT_SEED)
+    for design in designs:
+        for i in range(n):
+            table = COUNT_TABLES[i % len(COUNT_TABLES)]
+            codes = [CARD_CODES[int(k)] for k in rng.choice(len(CARD_CODES), PER, replace=False)]
+            frame, _ = render.render_scene(rng, codes=codes, style=f"art-{design}",
+                                           negatives=False, hands=0, overlap=0.0,
+                                           background=table)
+            frames.append((table, as_saved(frame)))
+    out: dict[str, Any] = {}
+    for way in ("indices_too", "outlines_alone"):
+        seen: dict[str, list[int]] = {}
+        more = 0
+        with mock.patch.object(cmd_enroll, "paired_indices",
+                               cmd_enroll.paired_indices if way == "indices_too"
+                               else lambda *_a: []):
+            for table, frame in frames:
+                count = len(cmd_enroll.cards_in_view(reader, frame))
+                tally = seen.setdefault(table, [0, 0])
+                tally[0] += count == PER
+                tally[1] += 1
+                more += count > PER
+        out[way] = {"all_seen": {t: f"{a} of {b}" for t, (a, b) in seen.items()},
+                    "all_seen_total": sum(a for a, _ in seen.values()),
+                    "frames": len(frames), "more_seen": more}
+    return out
+
+
+def count_main(args: argparse.Namespace, manifest: dict[str, Any]) -> int:
+    from vision.lab.deck_rules import dev_designs
+
+    designs = dev_designs(manifest)
+    t0 = time.time()
+    reader = CardReader()
+    render.art_styles(held_out=None, french_art=True)
+    result = {"benchmark": "frames in which belote-table enroll sees the 4 cards laid apart, "
+                           "on the training designs (dev frames, never a reported figure)",
+              "measured": time.strftime("%Y-%m-%d", time.gmtime()), "seed": COUNT_SEED,
+              "designs": len(designs), "frames_per_design": args.count,
+              **count_cards_seen(reader, designs, args.count),
+              "seconds": round(time.time() - t0, 1)}
+    Path(args.out or COUNT_OUT).write_text(json.dumps(result, indent=1) + "\n")
+    for way in ("indices_too", "outlines_alone"):
+        print(f"{way}: {json.dumps(result[way])}")
+    print(f"written to {args.out or COUNT_OUT}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--frames", type=int, default=40, help="test frames per held-out design")
-    p.add_argument("--out", default=str(OUT))
+    p.add_argument("--count", type=int, default=0, metavar="N",
+                   help="instead: count the frames in which the command sees the 4 cards, "
+                        "N frames of each training design (writes "
+                        "benchmarks/enroll_table-count.json)")
+    p.add_argument("--out", default=None)
     args = p.parse_args(argv)
-    if args.frames < 1:
-        p.error("--frames: expected a whole number from 1")
+    if args.frames < 1 or args.count < 0:
+        p.error("--frames: expected a whole number from 1; --count: from 0")
     manifest = decks.manifest_or_exit(p)
+    if args.count:
+        return count_main(args, manifest)
+    args.out = args.out or str(OUT)
     held = [d for d in decks.BENCH_DESIGNS if d in manifest["held_out"]]
     t0 = time.time()
     reader = CardReader()
