@@ -74,9 +74,18 @@ bench: test-venv browser mosquitto decks
 	$(BIN)/python benchmarks/scorer.py
 	$(BIN)/belote-table vision bench
 	$(BIN)/python benchmarks/card_size.py
+	$(BIN)/python benchmarks/accuracy.py
 	$(BIN)/python benchmarks/misses.py
 	$(BIN)/python benchmarks/real_decks.py
+	$(BIN)/python benchmarks/orientation.py
+	$(BIN)/python benchmarks/lights.py
+	$(BIN)/python benchmarks/spread.py
+	$(BIN)/python benchmarks/stills.py
+	$(BIN)/python benchmarks/photos.py
+	$(BIN)/python benchmarks/card_faces.py
 	$(BIN)/python benchmarks/enroll.py
+	$(BIN)/python benchmarks/enroll_table.py
+	$(BIN)/python benchmarks/enroll_table.py --count 12
 	$(BIN)/python benchmarks/misreads.py
 	$(BIN)/python benchmarks/held_out_games.py
 	$(BIN)/python benchmarks/render.py
