@@ -452,45 +452,81 @@ def inside(box: Box, polygon: np.ndarray) -> bool:
                                 (float(cx), float(cy)), False) >= 0
 
 
+# A box in a card's corner is taken for its index when the general model gives it at least
+# this chance of being the card (``card_boxes``): a court's picture, a court's name printed
+# in the corner and a number card's pips give boxes there too, read as no belote card.
+INDEX_CHANCE = 0.01
+
+
 def card_boxes(reader: CardReader, frame: np.ndarray, quad: np.ndarray,
-               found: list[tuple[Box, float]] | None = None) -> list[Box]:
-    """The index boxes of the card whose outline is ``quad``: the detector's surest box
-    in each corner zone of one diagonal (the diagonal whose two boxes are surer; a card
-    prints its indices at two opposite corners). One box, or none, when the detector
-    finds no more. ``found``: the detector's boxes of ``frame``, when known already."""
+               found: list[tuple[Box, float]] | None = None, code: str | None = None
+               ) -> list[Box]:
+    """The index boxes of the card whose outline is ``quad``: in each corner zone of one
+    diagonal (a card prints its indices at two opposite corners), the detector's box the
+    general model takes most for the card (``code``'s chance when the card is known,
+    else the chance of any belote card), where that chance reaches INDEX_CHANCE; the
+    diagonal whose two chances sum higher. A court's picture, or its name printed in
+    the other corners, can give boxes the detector is surer of than of the index: those
+    are read as no card. Where no box of the corners reaches it (a design whose courts
+    print no rank), the detector's surest box in each zone, as before. One box, or none,
+    when no more are found. ``found``: the detector's boxes of ``frame``, when known."""
+    from vision.locate import index_crop
+
     if found is None:
         assert reader.detector is not None
         gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         found = reader.detector.detect(gray)
-    best: tuple[float, list[Box]] = (0.0, [])
-    for diagonal in ((0, 2), (1, 3)):
-        picked, total = [], 0.0
-        for corner in diagonal:
-            zone = corner_zone(quad, corner)
-            hits = [(s, b) for b, s in found if inside(b, zone)]
-            if hits:
-                score, box = max(hits, key=lambda h: h[0])
-                picked.append(box)
-                total += score
-        if total > best[0]:
-            best = (total, picked)
-    return best[1]
+    zones = [[(b, s) for b, s in found if inside(b, corner_zone(quad, corner))]
+             for corner in range(4)]
+    boxes = [b for zone in zones for b, _ in zone]
+    chance: dict[Box, float] = {}
+    if boxes:
+        classifier = reader.classifier
+        size, pad = int(classifier.meta["crop"]), float(classifier.meta["pad"])
+        source = frame if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+        with classifier.general_only():
+            probs = classifier.probabilities(
+                np.stack([index_crop(source, b, size, pad) for b in boxes]))
+        if code is not None and code in classifier.classes:
+            card = probs[:, classifier.classes.index(code)]
+        else:
+            card = 1.0 - probs[:, classifier.none_index]
+        chance = {b: float(c) for b, c in zip(boxes, card, strict=True)}
+    for weigh in (lambda b, s: chance[b] if chance[b] >= INDEX_CHANCE else 0.0,
+                  lambda b, s: s):
+        best: tuple[float, list[Box]] = (0.0, [])
+        for diagonal in ((0, 2), (1, 3)):
+            picked, total = [], 0.0
+            for corner in diagonal:
+                hits = [(weigh(b, s), b) for b, s in zones[corner]]
+                hits = [h for h in hits if h[0] > 0.0]
+                if hits:
+                    score, box = max(hits, key=lambda h: h[0])
+                    picked.append(box)
+                    total += score
+            if total > best[0]:
+                best = (total, picked)
+        if best[1]:
+            return best[1]
+    return []
 
 
-def single_card(reader: CardReader, frame: np.ndarray) -> tuple[list[Box], np.ndarray]:
-    """The index boxes of a picture of one card, and the card's outline (4x2): a photo of
-    it on a table (its outline found by :func:`vision.locate.find_cards`, the largest) or
-    a scan (the whole picture is the card)."""
+def single_card(reader: CardReader, frame: np.ndarray, code: str | None = None
+                ) -> tuple[list[Box], np.ndarray]:
+    """The index boxes of a picture of one card (``code``, when known: see
+    :func:`card_boxes`), and the card's outline (4x2): a photo of it on a table (its
+    outline found by :func:`vision.locate.find_cards`, the largest) or a scan (the whole
+    picture is the card)."""
     from vision.locate import find_cards, order_quad
 
     h, w = frame.shape[:2]
     quads = [q for q in find_cards(frame) if cv2.contourArea(q) >= 0.2 * h * w]
     whole = order_quad(np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32))
     quad = max(quads, key=cv2.contourArea) if quads else whole
-    boxes = card_boxes(reader, frame, quad) if quads else []
+    boxes = card_boxes(reader, frame, quad, code=code) if quads else []
     if len(boxes) < 2:
         # No outline, or one that is a court card's printed frame: the picture is the card.
-        other = card_boxes(reader, frame, whole)
+        other = card_boxes(reader, frame, whole, code=code)
         if len(other) > len(boxes):
             boxes, quad = other, whole
     return boxes, np.asarray(quad, np.float32).reshape(4, 2)
@@ -599,7 +635,8 @@ def table_frame(source: np.ndarray, quad: np.ndarray, rng: np.random.Generator,
 
 
 def table_looks(reader: CardReader, source: np.ndarray, quad: np.ndarray,
-                rng: np.random.Generator, n: int = TABLE_FRAMES_PER_CARD) -> np.ndarray:
+                rng: np.random.Generator, n: int = TABLE_FRAMES_PER_CARD,
+                code: str | None = None) -> np.ndarray:
     """Patches of a card's indices as the reader cuts them from table frames: the card
     laid in ``n`` frames (:func:`table_frame`), its indices boxed by the reader's own
     detector in its corners (:func:`card_boxes`), each box cut as the first read cuts it
@@ -617,7 +654,7 @@ def table_looks(reader: CardReader, source: np.ndarray, quad: np.ndarray,
     for _ in range(n):
         frame, dst = table_frame(source, quad, rng)
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        for box in card_boxes(reader, frame, dst):
+        for box in card_boxes(reader, frame, dst, code=code):
             cuts.append(index_crop(frame, box, size, pad)[None])
             cuts.append(look_crops(frame, reader.detector.refine(gray, box) or box, size, pad))
     if not cuts:
@@ -671,7 +708,7 @@ class Enroller:
             self.patches.setdefault(code, []).append(
                 index_looks(source, box, self.rng, size, pad))
         if quad is not None and self.table_frames:
-            looks = table_looks(self.reader, source, quad, self.rng, self.table_frames)
+            looks = table_looks(self.reader, source, quad, self.rng, self.table_frames, code)
             if len(looks):
                 self.table_patches.setdefault(code, []).append(looks)
 
@@ -759,7 +796,7 @@ def enroll_folder(reader: CardReader, directory: str | Path, head: str = DEFAULT
             except ValueError:
                 raise DeckError("%(path)s: not a readable picture (JPEG, PNG...)",
                                 path=path) from None
-            boxes, quad = single_card(reader, frame)
+            boxes, quad = single_card(reader, frame, code)
             if not boxes:
                 raise DeckError("%(path)s: no card index found in this picture: "
                                 "photograph the whole card, flat, well lit", path=path)

@@ -760,3 +760,36 @@ def test_a_card_pictured_under_a_warm_lamp_is_learnt_with_white_paper(reader):
     size, pad = int(reader.classifier.meta["crop"]), float(reader.classifier.meta["pad"])
     tinted = index_crop(warm, boxes[0], size, pad).astype(float)
     assert np.abs(firsts[0] - tinted).mean() > 20
+
+
+def test_a_cards_index_boxes_are_those_read_as_the_card_not_the_detectors_surest(
+        reader, monkeypatch):
+    """A court's picture, or its name printed in the other two corners, gives boxes the
+    detector may be surer of than of the index (kde-tigullio-international's queen of
+    hearts: both chosen boxes were its printed name). The index boxes are those the
+    general model takes for the card; boxes read as no card are passed over, however sure
+    the detector."""
+    import vision.deck
+    from vision.deck import card_boxes, corner_zone, inside, single_card
+
+    picture = _table(4, DECK_STYLE, ["QH"], size=(480, 560), height=420.0)
+    boxes, quad = single_card(reader, picture, "QH")
+    assert len(boxes) == 2
+    found = reader.detector.detect(cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY))
+    corners = [c for c in range(4) if any(inside(b, corner_zone(quad, c)) for b in boxes)]
+    assert len(corners) == 2 and (corners[1] - corners[0]) == 2  # one diagonal
+    w, h = boxes[0][2] - boxes[0][0], boxes[0][3] - boxes[0][1]
+    decoys = []
+    for c in set(range(4)) - set(corners):  # the other diagonal: plain paper there
+        cx, cy = corner_zone(quad, c).mean(axis=0)
+        decoys.append(((float(cx - w / 2), float(cy - h / 2), float(cx + w / 2),
+                        float(cy + h / 2)), 5.0))
+    assert all(inside(b, corner_zone(quad, c)) for (b, _), c in
+               zip(decoys, sorted(set(range(4)) - set(corners)), strict=True))
+    with_decoys = found + decoys
+    assert card_boxes(reader, picture, quad, with_decoys, code="QH") == boxes
+    assert sorted(card_boxes(reader, picture, quad, with_decoys)) == sorted(boxes)
+    # By the detector's sureness alone (no box reaching the chance asked), the decoys.
+    monkeypatch.setattr(vision.deck, "INDEX_CHANCE", 2.0)
+    assert sorted(card_boxes(reader, picture, quad, with_decoys, code="QH")) == \
+        sorted(b for b, _ in decoys)
