@@ -88,7 +88,7 @@ class Rule(NamedTuple):
 # vision.lab.enroll_bench.DEV_DESIGNS. Never chosen on the designs or photos
 # benchmarks/enroll.py and benchmarks/real_decks.py report.
 HEADS: dict[str, Rule] = {
-    "prototype": Rule(0.50, 0.12, 0.20, 0.95),
+    "prototype": Rule(0.88, 0.24, 0.20, 0.8),
     "template": Rule(0.60, 0.10, 0.20, 0.0),
 }
 # The ranks whose boxes the deck judges by ``COURT_RULES``: courts and aces. A number
@@ -99,7 +99,7 @@ HEADS: dict[str, Rule] = {
 # on the boxes the general model takes for a court or an ace (``vision.lab.deck_rules``).
 COURT_RANKS = "JQKA"
 COURT_RULES: dict[str, Rule] = {
-    "prototype": Rule(0.50, 0.04, 0.20, 0.95),
+    "prototype": Rule(0.50, 0.16, 0.20, 0.8),
     "template": Rule(0.60, 0.10, 0.20, 0.0),
 }
 # The linear read (prototype head, whole decks): a box is read as an enrolled card when a
@@ -107,7 +107,7 @@ COURT_RULES: dict[str, Rule] = {
 # best card guess at least ``accept`` (``margin`` unused), under the same floors as above.
 # Chosen as ``HEADS`` and ``COURT_RULES`` are (``vision.lab.deck_rules``), per kind.
 LINEAR_RULES: dict[str, Rule] = {
-    "numbers": Rule(0.63, 0.0, 0.20, 0.9),
+    "numbers": Rule(0.67, 0.0, 0.20, 0.0),
     "courts": Rule(0.56, 0.0, 0.20, 0.0),
 }
 # The fit: full-batch gradient descent on the unit looks, this many steps of this size,
