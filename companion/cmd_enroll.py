@@ -210,7 +210,17 @@ class TableEnrollment:
             self._last_wrong = wrong
             return
         self._last_wrong = []
+        import cv2
+
+        from vision.deck import card_boxes
+
+        found = self.reader.detector.detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
         for code, (_x, boxes, quad) in zip(group, cards, strict=True):
+            if quad is not None:
+                # The card is known now: its index boxes are those the general model
+                # reads most as that card (a court's name or picture can look more to
+                # the detector like an index than the index itself).
+                boxes = card_boxes(self.reader, frame, quad, found, code=code) or boxes
             # The outline lets the deck also learn the card laid in other table frames
             # (``vision.deck.table_looks``: nearer, farther, turned, softer).
             self.enroller.add(code, frame, boxes, quad)

@@ -507,6 +507,44 @@ def test_a_card_whose_outline_is_not_found_is_counted_by_its_two_indices(reader,
     assert not table.enroller.table_patches  # no outline: no looks from table frames
 
 
+def test_enrolling_at_the_table_learns_the_boxes_read_as_the_card_asked_for(
+        reader, monkeypatch):
+    """Once the cards laid match the group asked for, each card's index boxes are chosen
+    again knowing the card (``card_boxes`` with its code): a court's printed name can be
+    read as some card more than its index is, never as that card more."""
+    import vision.deck
+    from companion.cmd_enroll import TableEnrollment
+
+    codes = ["7S", "QH", "AD", "KC"]
+    frame = _table(39, DECK_STYLE, codes, height=200.0)
+    asked: list[str | None] = []
+    chosen: dict[str, list] = {}
+    original = vision.deck.card_boxes
+
+    def spy(reader_, frame_, quad, found=None, code=None):
+        boxes = original(reader_, frame_, quad, found, code=code)
+        if frame_ is frame:  # not the card laid in other table frames (``table_looks``)
+            asked.append(code)
+            if code is not None:
+                chosen[code] = boxes
+        return boxes
+
+    monkeypatch.setattr(vision.deck, "card_boxes", spy)
+    learnt: dict[str, list] = {}
+    table = TableEnrollment(reader, codes, 4, 1, "prototype", lambda _s: None)
+    add = table.enroller.add
+
+    def add_spy(code, frame_, boxes, quad=None):
+        learnt[code] = boxes
+        add(code, frame_, boxes, quad)
+
+    monkeypatch.setattr(table.enroller, "add", add_spy)
+    table.feed(frame)
+    assert table.done
+    assert [c for c in asked if c is not None] == codes
+    assert learnt == chosen and all(len(b) == 2 for b in learnt.values())
+
+
 def test_two_boxes_are_not_taken_for_one_card_when_either_has_another_partner(reader):
     from companion.cmd_enroll import paired_indices
 
