@@ -182,8 +182,8 @@ class CardReader:
         dark = int((levels < DARK_INK).sum())
         named = probs.argmax(axis=1) != self.classifier.none_index
         named_dark = int((named & (levels < LIGHT_PAPER)).sum())
-        black = (dark >= max(DARK_LEAST, DARK_SHARE * len(boxes))
-                 or named_dark >= max(DARK_LEAST, NAMED_DARK_SHARE * int(named.sum())))
+        by_ink = dark >= max(DARK_LEAST, DARK_SHARE * len(boxes))
+        black = by_ink or named_dark >= max(DARK_LEAST, NAMED_DARK_SHARE * int(named.sum()))
         negative: list[Detection] = []
         extra: list[Box] = []
         if not black:
@@ -203,17 +203,20 @@ class CardReader:
             # An index on dark paper that the negative boxed too is read there alone:
             # read as it is, light ink on dark paper, it is unlike every index the model
             # learnt, and a read of it can be sure and wrong.
-            # So is a box of the frame under LIGHT_PAPER that overlaps (the centre of either
-            # in the other) a box the negative reads as a card, surely or not: a loose box,
-            # an index on dark paper with some of the card's picture, read as it is, named
-            # a sure wrong card too (AS_IS_KEPT_LEVEL). (Not any box the negative boxed: a
-            # white deck's dark court pictures, boxed there and read as no card.)
+            # So, in a frame told by its boxes on dark paper, is a box of the frame under
+            # LIGHT_PAPER that overlaps (the centre of either in the other) a box the
+            # negative reads as a card, surely or not: a loose box, an index on dark paper
+            # with some of the card's picture, read as it is, named a sure wrong card too
+            # (AS_IS_KEPT_LEVEL). Not any box the negative boxed: a white deck's dark court
+            # pictures, boxed there and read as no card. Nor in a frame told black by its
+            # boxes read as cards alone: white cards spread overlapping, their indices
+            # read surely as they are and doubtfully on the negative.
             carded = [n for n in seen if any(
                 (d.code or d.guess) and _within(((n[0] + n[2]) / 2, (n[1] + n[3]) / 2), d.quad)
                 for d in read)]
             keep = [i for i, (box, level) in enumerate(zip(boxes, levels, strict=True))
                     if (level >= DARK_INK or not any(_overlaps(box, n) for n in seen))
-                    and (level >= AS_IS_KEPT_LEVEL
+                    and (level >= AS_IS_KEPT_LEVEL or not by_ink
                          or not any(_overlaps(box, n) or _overlaps(n, box) for n in carded))]
             boxes = [boxes[i] for i in keep]
             if grey or self.classifier.deck is None:

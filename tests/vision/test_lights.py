@@ -253,6 +253,27 @@ def test_a_loose_box_over_an_index_the_negative_boxed_is_not_read_as_it_is(
         assert {"JH", "JS"} <= got <= present
 
 
+def test_white_cards_spread_overlapping_keep_the_indices_they_show_as_they_are(reader):
+    """A row of white Paris-pattern cards (``spread.py``'s French-printed frames, seed
+    9971) is told black by its boxes read as cards, with no box on dark paper: the
+    negative reads its queen of clubs' index doubtfully as a spade. Read as it is, that
+    index stays read: only a frame with boxes on dark paper reads such boxes on its
+    negative alone."""
+    import pytest
+
+    from benchmarks.spread import spread_frames
+    from vision.lab import decks, render
+
+    manifest = decks.load_manifest()
+    if manifest is None:
+        pytest.skip("no deck designs cached (make decks)")
+    render.art_styles(held_out=None, french_art=True)
+    styles = [f"art-{d}-fr" for d in decks.PARIS_ART if d in manifest["designs"]]
+    *_, (frame, readable, present) = spread_frames(styles, 5, 9971)
+    got = {d.code for d in reader.read(frame) if d.code}
+    assert "QC" in readable and "QC" in got and got <= present
+
+
 def test_a_black_deck_on_a_checked_cloth_is_told_by_its_boxes_read_as_cards(
         reader, monkeypatch):
     """Black Hershey cards in gold lying askew on a red-and-white checked cloth
