@@ -70,28 +70,15 @@ test: test-venv browser mosquitto decks lint
 	$(BIN)/pytest
 
 # Every benchmark: each prints its figures and writes benchmarks/<name>.json.
+# Every benchmark script the README and the model card quote, in this order (each writes
+# its figures to benchmarks/); then the ones with options of their own.
+BENCHES = scorer card_size accuracy misses real_decks orientation lights spread stills \
+	photos card_faces enroll enroll_table misreads held_out_games render pipeline web club
+
 bench: test-venv browser mosquitto decks
-	$(BIN)/python benchmarks/scorer.py
 	$(BIN)/belote-table vision bench
-	$(BIN)/python benchmarks/card_size.py
-	$(BIN)/python benchmarks/accuracy.py
-	$(BIN)/python benchmarks/misses.py
-	$(BIN)/python benchmarks/real_decks.py
-	$(BIN)/python benchmarks/orientation.py
-	$(BIN)/python benchmarks/lights.py
-	$(BIN)/python benchmarks/spread.py
-	$(BIN)/python benchmarks/stills.py
-	$(BIN)/python benchmarks/photos.py
-	$(BIN)/python benchmarks/card_faces.py
-	$(BIN)/python benchmarks/enroll.py
-	$(BIN)/python benchmarks/enroll_table.py
+	set -e; for b in $(BENCHES); do $(BIN)/python benchmarks/$$b.py; done
 	$(BIN)/python benchmarks/enroll_table.py --count 12
-	$(BIN)/python benchmarks/misreads.py
-	$(BIN)/python benchmarks/held_out_games.py
-	$(BIN)/python benchmarks/render.py
-	$(BIN)/python benchmarks/pipeline.py
-	$(BIN)/python benchmarks/web.py
-	$(BIN)/python benchmarks/club.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
