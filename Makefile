@@ -69,9 +69,8 @@ lint: test-venv
 test: test-venv browser mosquitto decks lint
 	$(BIN)/pytest
 
-# Every benchmark: each prints its figures and writes benchmarks/<name>.json.
-# Every benchmark script the README and the model card quote, in this order (each writes
-# its figures to benchmarks/); then the ones with options of their own.
+# Every benchmark the README and the model card quote: each prints its figures and
+# writes benchmarks/<name>.json; then the ones with options of their own.
 BENCHES = scorer card_size accuracy misses real_decks orientation lights spread stills \
 	photos card_faces enroll enroll_table misreads held_out_games render pipeline web club
 

@@ -211,9 +211,8 @@ class CardReader:
             # pictures, boxed there and read as no card. Nor in a frame told black by its
             # boxes read as cards alone: white cards spread overlapping, their indices
             # read surely as they are and doubtfully on the negative.
-            carded = [n for n in seen if any(
-                (d.code or d.guess) and _within(((n[0] + n[2]) / 2, (n[1] + n[3]) / 2), d.quad)
-                for d in read)]
+            carded = [n for n in seen
+                      if any((d.code or d.guess) and _overlaps(n, _span(d.quad)) for d in read)]
             keep = [i for i, (box, level) in enumerate(zip(boxes, levels, strict=True))
                     if (level >= DARK_INK or not any(_overlaps(box, n) for n in seen))
                     and (level >= AS_IS_KEPT_LEVEL or not by_ink
@@ -249,12 +248,9 @@ class CardReader:
         named = classes.index(read.code)
         rivals = [k for k, c in enumerate(classes)
                   if c != read.code and c[0] == read.code[0] and k != self.classifier.none_index]
-        xs = [x for x, _ in read.quad]
-        ys = [y for _, y in read.quad]
-        m = NEGATIVE_RIVAL_MARGIN
+        span = _span(read.quad, NEGATIVE_RIVAL_MARGIN)
         for box, p in zip(boxes, probs, strict=True):
-            cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-            if not (min(xs) - m <= cx <= max(xs) + m and min(ys) - m <= cy <= max(ys) + m):
+            if not _overlaps(box, span):
                 continue
             rival = float(p[rivals].max())
             if rival >= AS_IS_RIVAL and rival > float(p[named]):
@@ -858,12 +854,12 @@ NEGATIVE_SPADE_PAIR_EXPONENT = 0.7
 #: names right on the frames the black rules were chosen on (seeds 19851, 32 frames a
 #: style: 23 of 2,349; benchmarks/lights.json).
 AS_IS_RIVAL = 0.85
+NEGATIVE_RIVAL_MARGIN = 4.0
 #: The boxes of a black deck's frame that overlap one the negative reads as a card are read
 #: as they are only from this level up. DARK_INK before: 3 cards named wrong by boxes
 #: between 0.38 and 0.52 on a fresh draw of the other styles in black (seed 49851); the two
 #: under LIGHT_PAPER are no longer named (benchmarks/lights-other-49851.json).
 AS_IS_KEPT_LEVEL = LIGHT_PAPER
-NEGATIVE_RIVAL_MARGIN = 4.0
 
 
 def paper_level(gray: np.ndarray, box: Box) -> float:
@@ -1012,6 +1008,12 @@ def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
 def _overlaps(a: Box, b: Box) -> bool:
     """Whether the centre of box ``a`` lies in box ``b`` (x1, y1, x2, y2)."""
     return _within(((a[0] + a[2]) / 2, (a[1] + a[3]) / 2), [[b[0], b[1]], [b[2], b[3]]])
+
+
+def _span(quad: list[list[float]], margin: float = 0.0) -> Box:
+    """The box spanned by ``quad``'s corners, ``margin`` pixels wider on every side."""
+    xs, ys = [x for x, _ in quad], [y for _, y in quad]
+    return (min(xs) - margin, min(ys) - margin, max(xs) + margin, max(ys) + margin)
 
 
 def _within(point: tuple[float, float], quad: list[list[float]]) -> bool:
