@@ -24,6 +24,10 @@ Sets, each card face once:
    card gives them: its neighbours' indices often lie in the picture too. Read with each
    of ``read_face``'s choices among several cards read surely (``FACE_CHOICES``:
    "placed", shipped; "pairs_first", shipped before; "surest", before that).
+6. ``spread_crops``: the same, each card a person could name in frames of the held-out
+   designs' cards spread overlapping, a fan or a row (``render_spread_scene``, as
+   ``spread.py`` draws them; seed 9883): cut out at its bounding box, such a card's
+   picture is mostly the cards lying over it, one of them often whole.
 
 Nothing here is tuned on. Prints the figures and writes ``benchmarks/card_faces.json``.
 
@@ -59,6 +63,7 @@ PHOTO_SIZE = (180, 252)
 FLAT_SIZE = (500, 700)
 WAYS = ("printed", "photo", "flattened")
 CROPS_SEED = 9881
+SPREAD_CROPS_SEED = 9883
 
 
 def as_photo(face: np.ndarray) -> np.ndarray:
@@ -157,10 +162,10 @@ def real_cards(reader: CardReader) -> dict[str, Any]:
 
 
 def crops(reader: CardReader, designs: list[str], frames: int = 20,
-          seed: int = CROPS_SEED) -> dict[str, Any]:
-    """Each readable card of ``frames`` table frames a design cut out at its bounding box
-    (5 % more each side), read by ``read_face`` with each of its choices; the reader's
-    choice is put back after."""
+          seed: int = CROPS_SEED, spread: bool = False) -> dict[str, Any]:
+    """Each readable card of ``frames`` table frames a design (with ``spread``, frames of
+    cards spread overlapping) cut out at its bounding box (5 % more each side), read by
+    ``read_face`` with each of its choices; the reader's choice is put back after."""
     answers = {choice: Answers() for choice in FACE_CHOICES}
     rng = np.random.default_rng(seed)
     was = reader.face_choice
@@ -168,7 +173,10 @@ def crops(reader: CardReader, designs: list[str], frames: int = 20,
         for design in designs:
             for k in range(frames):
                 style = design_styles(design)[k % 2]
-                frame, things = render.render_scene(rng, style=style, overlap=0.5)
+                if spread:
+                    frame, things = render.render_spread_scene(rng, style=style)
+                else:
+                    frame, things = render.render_scene(rng, style=style, overlap=0.5)
                 frame = as_saved(frame)
                 h, w = frame.shape[:2]
                 for thing in things:
@@ -208,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
         "held_out_designs_french_indices": design_faces(reader, held, "-fr"),
         "trained_designs": design_faces(reader, trained),
         "real_cards": real_cards(reader),
-        "crops": crops(reader, held)}
+        "crops": crops(reader, held),
+        "spread_crops": crops(reader, held, frames=10, seed=SPREAD_CROPS_SEED, spread=True)}
     result["seconds"] = round(time.time() - t0, 1)
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     for key in ("held_out_designs", "held_out_designs_french_indices", "trained_designs"):
@@ -220,10 +229,11 @@ def main(argv: list[str] | None = None) -> int:
     f = result["real_cards"]
     print(f"real cards/ crops (test): {f['read_right']}/{f['belote_cards']} right, "
           f"{f['misread']} misread")
-    for key in FACE_CHOICES:
-        f = result["crops"][key]
-        print(f"cards cut out of table frames, {key}: {f['read_right']}/{f['belote_cards']} "
-              f"right, {f['misread']} misread")
+    for kind, name in (("crops", "table frames"), ("spread_crops", "cards spread overlapping")):
+        for key in FACE_CHOICES:
+            f = result[kind][key]
+            print(f"cards cut out of {name}, {key}: {f['read_right']}/{f['belote_cards']} "
+                  f"right, {f['misread']} misread")
     return 0
 
 

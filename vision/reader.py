@@ -647,9 +647,11 @@ FACE_MARGIN = 0.03
 FACE_INSET = (0.09, 0.12)
 #: A doubtful read of another card lying this much nearer (over the card's height) where
 #: the picture's card has its indices than the best placed sure read: the picture's card
-#: is taken to be read doubtfully, and the sure read a neighbour's (nothing named). Chosen
-#: on the same crops among 0, 0.05, 0.1 and 0.15.
-FACE_DOUBT_NEARER = 0.1
+#: is taken to be read doubtfully, and the sure read a neighbour's (nothing named). 0: any
+#: nearer. Chosen on the same crops and on crops of cards spread overlapping (a fan or a
+#: row, seed 5883: the card lying over the picture's read whole), most right less misread
+#: of 0.1 (chosen on the first crops alone, 2026-11-29), 0.05, 0.02 and 0 (12-01).
+FACE_DOUBT_NEARER = 0.0
 
 
 def face_spots(w: int, h: int) -> tuple[np.ndarray, float]:

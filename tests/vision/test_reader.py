@@ -848,14 +848,23 @@ def test_a_picture_s_card_read_doubtfully_where_it_lies_leaves_a_neighbour_unnam
     neighbour = Detection("TH", 0.999, box, (100.0, 60.0), indices=1)
     own = Detection(None, 0.8, box, (x + 2, y + 1), guess="7C")
     reads = [neighbour, own]
-    monkeypatch.setattr(reader, "read", lambda image: list(reads))
+    # The reads are placed in this picture: the picture stretched to the other shape
+    # (read when nothing is named surely) shows nothing.
+    monkeypatch.setattr(reader, "read",
+                        lambda image: list(reads) if image.shape[:2] == face.shape[:2] else [])
     found = reader.read_face(face)
     assert found is not None and found.code is None and found.guess == "7C"
-    # Nearer, but by less than the margin: the sure read stands.
-    reads[0] = Detection("TH", 0.999, box, (x + 0.5 * FACE_DOUBT_NEARER * height, y))
+    # Nearer by no more than the margin: the sure read stands.
+    reads[0] = Detection("TH", 0.999, box, (x + FACE_DOUBT_NEARER * height, y))
     reads[1] = Detection(None, 0.8, box, (x, y), guess="7C")
     assert face_misplacement(reads[1], spots, height) == 0.0
     assert reader.read_face(face).code == "TH"
+    # A card lying over the picture's, read surely at its index a twentieth of the card's
+    # height off the spot (a fan: its index beside the card's own), the card's own read
+    # doubtfully on it: the margin is none (it was 0.1: TH was named).
+    reads[0] = Detection("TH", 0.999, box, (x + 0.05 * height, y))
+    found = reader.read_face(face)
+    assert found is not None and found.code is None and found.guess == "7C"
     # The same card's doubtful index is no rival to its sure one.
     reads[1] = Detection(None, 0.8, box, (x, y), guess="TH")
     assert reader.read_face(face).code == "TH"
