@@ -28,6 +28,9 @@ Sets, each card face once:
    designs' cards spread overlapping, a fan or a row (``render_spread_scene``, as
    ``spread.py`` draws them; seed 9883): cut out at its bounding box, such a card's
    picture is mostly the cards lying over it, one of them often whole.
+7. ``black_decks``: the faces of ``lights.py``'s black decks (four drawn styles printed
+   in one gold or silver ink on black paper), the three ways; ``black_crops``: their
+   cards cut out of table frames (2 a style, seed 9885), as in 5.
 
 Nothing here is tuned on. Prints the figures and writes ``benchmarks/card_faces.json``.
 
@@ -51,6 +54,7 @@ sys.path.insert(0, str(ROOT))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
+from benchmarks.lights import BLACK_BASES, INKS, black_style  # noqa: E402
 from scorer.cards import CARD_CODES  # noqa: E402
 from vision.lab import decks, render  # noqa: E402
 from vision.lab.dataset import REAL_CARDS, split_of  # noqa: E402
@@ -64,6 +68,7 @@ FLAT_SIZE = (500, 700)
 WAYS = ("printed", "photo", "flattened")
 CROPS_SEED = 9881
 SPREAD_CROPS_SEED = 9883
+BLACK_CROPS_SEED = 9885
 
 
 def as_photo(face: np.ndarray) -> np.ndarray:
@@ -136,16 +141,22 @@ def _faces(style: str, codes: tuple[str, ...]) -> Iterator[tuple[str, np.ndarray
 
 def design_faces(reader: CardReader, designs: list[str], suffix: str = "") -> dict[str, Any]:
     """Each design's faces (``art-<design><suffix>``), each drawn once and read ``WAYS``."""
+    return {"designs": designs,
+            **style_faces(reader, [f"art-{design}{suffix}" for design in designs])}
+
+
+def style_faces(reader: CardReader, styles: list[str]) -> dict[str, Any]:
+    """Each style's faces, each drawn once and read ``WAYS``."""
     answers = {way: Answers() for way in WAYS}
     rng = np.random.default_rng(9871)  # the flattened photos' warps, face after face
-    for design in designs:
-        for code, face in _faces(f"art-{design}{suffix}", CARD_CODES + NOT_BELOTE):
+    for style in styles:
+        for code, face in _faces(style, CARD_CODES + NOT_BELOTE):
             pictures = {"printed": face, "photo": as_photo(face),
                         "flattened": as_flattened(face, rng)}
             for way in WAYS:
                 found = reader.read_face(pictures[way])
                 answers[way].add(code, found.code if found else None)
-    return {"designs": designs, **{way: a.figures() for way, a in answers.items()}}
+    return {way: a.figures() for way, a in answers.items()}
 
 
 def real_cards(reader: CardReader) -> dict[str, Any]:
@@ -162,17 +173,19 @@ def real_cards(reader: CardReader) -> dict[str, Any]:
 
 
 def crops(reader: CardReader, designs: list[str], frames: int = 20,
-          seed: int = CROPS_SEED, spread: bool = False) -> dict[str, Any]:
+          seed: int = CROPS_SEED, spread: bool = False,
+          styles: list[str] | None = None) -> dict[str, Any]:
     """Each readable card of ``frames`` table frames a design (with ``spread``, frames of
-    cards spread overlapping) cut out at its bounding box (5 % more each side), read by
-    ``read_face`` with each of its choices; the reader's choice is put back after."""
+    cards spread overlapping; with ``styles``, of each of those styles instead) cut out
+    at its bounding box (5 % more each side), read by ``read_face`` with each of its
+    choices; the reader's choice is put back after."""
     answers = {choice: Answers() for choice in FACE_CHOICES}
     rng = np.random.default_rng(seed)
     was = reader.face_choice
     try:
-        for design in designs:
+        for design in styles or designs:
             for k in range(frames):
-                style = design_styles(design)[k % 2]
+                style = design if styles else design_styles(design)[k % 2]
                 if spread:
                     frame, things = render.render_spread_scene(rng, style=style)
                 else:
@@ -193,7 +206,7 @@ def crops(reader: CardReader, designs: list[str], frames: int = 20,
                         got.add(thing["code"], found.code if found else None)
     finally:
         reader.face_choice = was
-    return {"designs": designs, "frames_per_design": frames, "seed": seed,
+    return {"designs": styles or designs, "frames_per_design": frames, "seed": seed,
             **{choice: a.figures() for choice, a in answers.items()}}
 
 
@@ -218,9 +231,13 @@ def main(argv: list[str] | None = None) -> int:
         "real_cards": real_cards(reader),
         "crops": crops(reader, held),
         "spread_crops": crops(reader, held, frames=10, seed=SPREAD_CROPS_SEED, spread=True)}
+    blacks = [black_style(base, ink) for base in BLACK_BASES for ink in INKS]
+    result["black_decks"] = {"styles": blacks, **style_faces(reader, blacks)}
+    result["black_crops"] = crops(reader, [], frames=2, seed=BLACK_CROPS_SEED, styles=blacks)
     result["seconds"] = round(time.time() - t0, 1)
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
-    for key in ("held_out_designs", "held_out_designs_french_indices", "trained_designs"):
+    for key in ("held_out_designs", "held_out_designs_french_indices", "trained_designs",
+                "black_decks"):
         for way in WAYS:
             f = result[key][way]
             print(f"{key}, {way}: {f['read_right']}/{f['belote_cards']} right, "
@@ -229,7 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     f = result["real_cards"]
     print(f"real cards/ crops (test): {f['read_right']}/{f['belote_cards']} right, "
           f"{f['misread']} misread")
-    for kind, name in (("crops", "table frames"), ("spread_crops", "cards spread overlapping")):
+    for kind, name in (("crops", "table frames"), ("spread_crops", "cards spread overlapping"),
+                       ("black_crops", "black decks' table frames")):
         for key in FACE_CHOICES:
             f = result[kind][key]
             print(f"cards cut out of {name}, {key}: {f['read_right']}/{f['belote_cards']} "

@@ -217,7 +217,7 @@ def _face_reads(reader, monkeypatch, b_reads, a_read):
     """read_face with design B's reads and design A's corner read given."""
     corner = reader._corner_reader()
     assert corner is not None and corner is not reader
-    monkeypatch.setattr(reader, "read", lambda image: list(b_reads))
+    monkeypatch.setattr(reader, "read", lambda image, doubts=None: list(b_reads))
     monkeypatch.setattr(corner, "read_quads", lambda image, quads: [a_read])
     return reader._read_face_once(np.zeros((350, 250, 3), np.uint8))
 
@@ -797,7 +797,7 @@ def test_a_picture_s_card_is_chosen_by_where_it_is_read(reader, monkeypatch):
     reads = [Detection("AS", 0.999, box, (5.0, 5.0), indices=1),
              Detection("KH", 0.98, box, (100.0, 150.0), indices=2),
              Detection("QD", 0.97, box, (60.0, 150.0), indices=2)]
-    monkeypatch.setattr(reader, "read", lambda image: list(reads))
+    monkeypatch.setattr(reader, "read", lambda image, doubts=None: list(reads))
     assert reader.face_choice == "placed"
     assert reader.read_face(face).code == "KH"  # centred in the picture
     try:
@@ -825,7 +825,7 @@ def test_a_picture_s_card_read_at_one_index_is_the_one_at_its_corner(reader, mon
     own = Detection("7C", 0.95, box, (float(x) + 3, float(y) - 2), indices=1)
     reads = [Detection("TH", 0.999, box, (100.0, 60.0), indices=1),
              Detection("KD", 0.99, box, (170.0, 250.0), indices=2), own]
-    monkeypatch.setattr(reader, "read", lambda image: list(reads))
+    monkeypatch.setattr(reader, "read", lambda image, doubts=None: list(reads))
     assert reader.read_face(face).code == "7C"
     reader.face_choice = "pairs_first"
     try:
@@ -851,7 +851,8 @@ def test_a_picture_s_card_read_doubtfully_where_it_lies_leaves_a_neighbour_unnam
     # The reads are placed in this picture: the picture stretched to the other shape
     # (read when nothing is named surely) shows nothing.
     monkeypatch.setattr(reader, "read",
-                        lambda image: list(reads) if image.shape[:2] == face.shape[:2] else [])
+                        lambda image, doubts=None: (list(reads) if image.shape[:2] == face.shape[:2]
+                                                    else []))
     found = reader.read_face(face)
     assert found is not None and found.code is None and found.guess == "7C"
     # Nearer by no more than the margin: the sure read stands.
@@ -868,6 +869,62 @@ def test_a_picture_s_card_read_doubtfully_where_it_lies_leaves_a_neighbour_unnam
     # The same card's doubtful index is no rival to its sure one.
     reads[1] = Detection(None, 0.8, box, (x, y), guess="TH")
     assert reader.read_face(face).code == "TH"
+
+
+def test_a_picture_s_card_read_doubtfully_at_both_its_corners_is_named():
+    """``face_pair``: two doubtful reads of one card, one at each of two opposite corners
+    where the card filling the picture has its indices, name it when their joint chance
+    is ``FACE_PAIR_ACCEPT`` or more; not at two corners of one side, not two cards, not
+    a read away from the corners, not under the joint threshold."""
+    from vision.reader import FACE_PAIR_ACCEPT, FACE_PAIR_NEAR, Detection, face_pair, face_spots
+
+    w, h = 250, 350
+    spots, height = face_spots(w, h)
+
+    def doubt(k: int, guess: str, p: float, dx: float = 0.0) -> Detection:
+        x, y = (float(v) for v in spots[k])
+        box = [[x - 8, y - 12], [x + 8, y - 12], [x + 8, y + 12], [x - 8, y + 12]]
+        return Detection(None, p, box, (x + dx * height, y), guess=guess)
+
+    p = 0.9  # each alone doubtful; together 1 - 0.1 * 0.1 = 0.99
+    assert 1 - (1 - p) ** 2 >= FACE_PAIR_ACCEPT > p
+    found = face_pair([doubt(0, "QD", p), doubt(2, "QD", p)], w, h)
+    assert found is not None and found.code == "QD" and found.indices == 2
+    assert found.confidence == pytest.approx(1 - (1 - p) ** 2)
+    assert face_pair([doubt(1, "9H", p), doubt(3, "9H", p)], w, h).code == "9H"
+    assert face_pair([doubt(0, "QD", p), doubt(1, "QD", p)], w, h) is None  # one side
+    assert face_pair([doubt(0, "QD", p), doubt(2, "QS", p)], w, h) is None  # two cards
+    assert face_pair([doubt(0, "QD", p), doubt(2, "QD", p, FACE_PAIR_NEAR + 0.05)],
+                     w, h) is None  # off the corner
+    low = 1 - (1 - FACE_PAIR_ACCEPT) ** 0.5 - 0.01
+    assert face_pair([doubt(0, "QD", low), doubt(2, "QD", low)], w, h) is None
+    sure = Detection("QD", 0.99, doubt(0, "QD", p).quad, doubt(0, "QD", p).center)
+    assert face_pair([sure, doubt(2, "QD", p)], w, h) is None  # a sure read is no doubt
+
+
+#: A drawn style printed in gold on black paper (one the rule was chosen on), and its card.
+BLACK_FACE = ("fr-hershey", "JS")
+
+
+def test_a_black_card_s_picture_is_read_at_both_its_corners(reader):
+    """A card of a deck printed in gold on black paper, filling the picture: its negative
+    reads it doubtfully at both indices, where the card has them: named (``face_pair``);
+    without the rule it was left unknown."""
+    import vision.reader as vr
+    from benchmarks.lights import black_style
+    from vision.lab.render import render_card
+
+    style = black_style(BLACK_FACE[0], "gold")
+    face = render_card(BLACK_FACE[1], style, np.random.default_rng(0))
+    found = reader.read_face(face)
+    assert found is not None and found.code == BLACK_FACE[1]
+    was = vr.FACE_PAIR_ACCEPT
+    try:
+        vr.FACE_PAIR_ACCEPT = 1.1
+        off = reader.read_face(face)
+        assert off is None or off.code is None
+    finally:
+        vr.FACE_PAIR_ACCEPT = was
 
 
 @pytest.mark.parametrize("w, h", [(200, 280), (280, 200), (250, 250), (230, 260)])
