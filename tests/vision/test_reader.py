@@ -902,6 +902,33 @@ def test_a_picture_s_card_read_doubtfully_at_both_its_corners_is_named():
     assert face_pair([sure, doubt(2, "QD", p)], w, h) is None  # a sure read is no doubt
 
 
+def test_a_grey_or_lamp_lit_picture_s_card_is_not_named_by_two_doubts(reader, monkeypatch):
+    """On a grey picture, or one lit by a warm lamp, a card's two indices slip to the same
+    wrong suit together: ``read_face`` names no card from two doubtful reads there, as it
+    does in colour on white paper."""
+    from vision.reader import Detection, face_spots
+
+    w, h = 250, 350
+    spots, _ = face_spots(w, h)
+    reads = []
+    for k in (0, 2):
+        x, y = (float(v) for v in spots[k])
+        box = [[x - 8, y - 12], [x + 8, y - 12], [x + 8, y + 12], [x - 8, y + 12]]
+        reads.append(Detection(None, 0.9, box, (x, y), guess="9D"))
+    monkeypatch.setattr(reader, "read", lambda image, doubts=None: list(reads))
+    colour = np.full((h, w, 3), 255, np.uint8)
+    colour[40:60, 30:50] = (40, 30, 200)  # some red ink: not a grey picture
+    found = reader.read_face(colour)
+    assert found is not None and found.code == "9D"
+    grey = np.full((h, w, 3), 255, np.uint8)
+    found = reader.read_face(grey)
+    assert found is None or found.code is None
+    warm = colour.copy()
+    warm[colour[..., 0] == 255] = (110, 170, 255)  # the paper under a warm lamp
+    found = reader.read_face(warm)
+    assert found is None or found.code is None
+
+
 #: A drawn style printed in gold on black paper (one the rule was chosen on), and its card.
 BLACK_FACE = ("fr-hershey", "JS")
 
