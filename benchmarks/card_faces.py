@@ -44,7 +44,7 @@ import json
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -174,18 +174,19 @@ def real_cards(reader: CardReader) -> dict[str, Any]:
 
 def crops(reader: CardReader, designs: list[str], frames: int = 20,
           seed: int = CROPS_SEED, spread: bool = False,
-          styles: list[str] | None = None) -> dict[str, Any]:
-    """Each readable card of ``frames`` table frames a design (with ``spread``, frames of
-    cards spread overlapping; with ``styles``, of each of those styles instead) cut out
-    at its bounding box (5 % more each side), read by ``read_face`` with each of its
-    choices; the reader's choice is put back after."""
+          styles_of: Callable[[str], list[str]] = design_styles) -> dict[str, Any]:
+    """Each readable card of ``frames`` table frames a design (its ``styles_of`` in turn;
+    with ``spread``, frames of cards spread overlapping) cut out at its bounding box (5 %
+    more each side), read by ``read_face`` with each of its choices; the reader's choice
+    is put back after."""
     answers = {choice: Answers() for choice in FACE_CHOICES}
     rng = np.random.default_rng(seed)
     was = reader.face_choice
     try:
-        for design in styles or designs:
+        for design in designs:
+            styles = styles_of(design)
             for k in range(frames):
-                style = design if styles else design_styles(design)[k % 2]
+                style = styles[k % len(styles)]
                 if spread:
                     frame, things = render.render_spread_scene(rng, style=style)
                 else:
@@ -206,7 +207,7 @@ def crops(reader: CardReader, designs: list[str], frames: int = 20,
                         got.add(thing["code"], found.code if found else None)
     finally:
         reader.face_choice = was
-    return {"designs": styles or designs, "frames_per_design": frames, "seed": seed,
+    return {"designs": designs, "frames_per_design": frames, "seed": seed,
             **{choice: a.figures() for choice, a in answers.items()}}
 
 
@@ -233,7 +234,8 @@ def main(argv: list[str] | None = None) -> int:
         "spread_crops": crops(reader, held, frames=10, seed=SPREAD_CROPS_SEED, spread=True)}
     blacks = [black_style(base, ink) for base in BLACK_BASES for ink in INKS]
     result["black_decks"] = {"styles": blacks, **style_faces(reader, blacks)}
-    result["black_crops"] = crops(reader, [], frames=2, seed=BLACK_CROPS_SEED, styles=blacks)
+    result["black_crops"] = crops(reader, blacks, frames=2, seed=BLACK_CROPS_SEED,
+                                  styles_of=lambda style: [style])
     result["seconds"] = round(time.time() - t0, 1)
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     for key in ("held_out_designs", "held_out_designs_french_indices", "trained_designs",

@@ -560,11 +560,11 @@ class CardReader:
             # Not on a grey picture, nor with a lamp's reads (paper not white, or a black
             # deck's gold ink: its negative's reads only): there a card's two indices slip
             # to the same wrong suit together (FACE_PAIR_ACCEPT).
-            doubts = negative if paper_gains(image) is not None else reads + negative
-            both = (None if is_grey(image)
-                    else face_pair(doubts, image.shape[1], image.shape[0]))
-            if both is not None:
-                return both
+            if not is_grey(image):
+                doubts = negative if paper_gains(image) is not None else reads + negative
+                both = face_pair(doubts, image.shape[1], image.shape[0])
+                if both is not None:
+                    return both
         # Design A's corner model knows nothing of an enrolled deck, but a picture B leaves
         # unsure is still read by it as without one: a deck never reads a picture worse.
         corner = self._corner_reader()
@@ -742,11 +742,7 @@ def face_pair(reads: list[Detection], w: int, h: int) -> Detection | None:
             joint = 1.0 - (1.0 - a.confidence) * (1.0 - b.confidence)
             if joint < FACE_PAIR_ACCEPT or best is not None and joint <= best.confidence:
                 continue
-            xs = [c for d in (a, b) for c, _ in d.quad]
-            ys = [c for d in (a, b) for _, c in d.quad]
-            best = Detection(a.guess, joint,
-                             [[min(xs), min(ys)], [max(xs), min(ys)], [max(xs), max(ys)],
-                              [min(xs), max(ys)]],
+            best = Detection(a.guess, joint, _box_quad(_span(a.quad + b.quad)),
                              ((a.center[0] + b.center[0]) / 2, (a.center[1] + b.center[1]) / 2),
                              indices=2)
     return best
@@ -1054,7 +1050,7 @@ def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
         # The card's centre lies halfway between its two indices.
         xs = [c for b, _ in hits for c in (b[0], b[2])]
         ys = [c for b, _ in hits for c in (b[1], b[3])]
-        quad = [[min(xs), min(ys)], [max(xs), min(ys)], [max(xs), max(ys)], [min(xs), max(ys)]]
+        quad = _box_quad((min(xs), min(ys), max(xs), max(ys)))
         center = (float(np.mean([(b[0] + b[2]) / 2 for b, _ in hits])),
                   float(np.mean([(b[1] + b[3]) / 2 for b, _ in hits])))
         out.append(Detection(code, sure, quad, center, indices=len(hits)))
@@ -1084,6 +1080,12 @@ def _span(quad: list[list[float]], margin: float = 0.0) -> Box:
     """The box spanned by ``quad``'s corners, ``margin`` pixels wider on every side."""
     xs, ys = [x for x, _ in quad], [y for _, y in quad]
     return (min(xs) - margin, min(ys) - margin, max(xs) + margin, max(ys) + margin)
+
+
+def _box_quad(box: Box) -> list[list[float]]:
+    """``box``'s four corners, clockwise from its top-left (a Detection's quad)."""
+    x1, y1, x2, y2 = box
+    return [[x1, y1], [x2, y1], [x2, y2], [x1, y2]]
 
 
 def _within(point: tuple[float, float], quad: list[list[float]]) -> bool:

@@ -871,6 +871,16 @@ def test_a_picture_s_card_read_doubtfully_where_it_lies_leaves_a_neighbour_unnam
     assert reader.read_face(face).code == "TH"
 
 
+def _doubt_at(spots: np.ndarray, k: int, guess: str, p: float, shift: float = 0.0):
+    """A doubtful read of ``guess`` at ``p``, its index box centred ``shift`` pixels right
+    of the picture card's index spot ``k`` (``face_spots``)."""
+    from vision.reader import Detection
+
+    x, y = (float(v) for v in spots[k])
+    box = [[x - 8, y - 12], [x + 8, y - 12], [x + 8, y + 12], [x - 8, y + 12]]
+    return Detection(None, p, box, (x + shift, y), guess=guess)
+
+
 def test_a_picture_s_card_read_doubtfully_at_both_its_corners_is_named():
     """``face_pair``: two doubtful reads of one card, one at each of two opposite corners
     where the card filling the picture has its indices, name it when their joint chance
@@ -882,9 +892,7 @@ def test_a_picture_s_card_read_doubtfully_at_both_its_corners_is_named():
     spots, height = face_spots(w, h)
 
     def doubt(k: int, guess: str, p: float, dx: float = 0.0) -> Detection:
-        x, y = (float(v) for v in spots[k])
-        box = [[x - 8, y - 12], [x + 8, y - 12], [x + 8, y + 12], [x - 8, y + 12]]
-        return Detection(None, p, box, (x + dx * height, y), guess=guess)
+        return _doubt_at(spots, k, guess, p, dx * height)
 
     p = 0.9  # each alone doubtful; together 1 - 0.1 * 0.1 = 0.99
     assert 1 - (1 - p) ** 2 >= FACE_PAIR_ACCEPT > p
@@ -906,15 +914,11 @@ def test_a_grey_or_lamp_lit_picture_s_card_is_not_named_by_two_doubts(reader, mo
     """On a grey picture, or one lit by a warm lamp, a card's two indices slip to the same
     wrong suit together: ``read_face`` names no card from two doubtful reads there, as it
     does in colour on white paper."""
-    from vision.reader import Detection, face_spots
+    from vision.reader import face_spots
 
     w, h = 250, 350
     spots, _ = face_spots(w, h)
-    reads = []
-    for k in (0, 2):
-        x, y = (float(v) for v in spots[k])
-        box = [[x - 8, y - 12], [x + 8, y - 12], [x + 8, y + 12], [x - 8, y + 12]]
-        reads.append(Detection(None, 0.9, box, (x, y), guess="9D"))
+    reads = [_doubt_at(spots, k, "9D", 0.9) for k in (0, 2)]
     monkeypatch.setattr(reader, "read", lambda image, doubts=None: list(reads))
     colour = np.full((h, w, 3), 255, np.uint8)
     colour[40:60, 30:50] = (40, 30, 200)  # some red ink: not a grey picture
@@ -933,7 +937,7 @@ def test_a_grey_or_lamp_lit_picture_s_card_is_not_named_by_two_doubts(reader, mo
 BLACK_FACE = ("fr-hershey", "JS")
 
 
-def test_a_black_card_s_picture_is_read_at_both_its_corners(reader):
+def test_a_black_card_s_picture_is_read_at_both_its_corners(reader, monkeypatch):
     """A card of a deck printed in gold on black paper, filling the picture: its negative
     reads it doubtfully at both indices, where the card has them: named (``face_pair``);
     without the rule it was left unknown."""
@@ -945,13 +949,9 @@ def test_a_black_card_s_picture_is_read_at_both_its_corners(reader):
     face = render_card(BLACK_FACE[1], style, np.random.default_rng(0))
     found = reader.read_face(face)
     assert found is not None and found.code == BLACK_FACE[1]
-    was = vr.FACE_PAIR_ACCEPT
-    try:
-        vr.FACE_PAIR_ACCEPT = 1.1
-        off = reader.read_face(face)
-        assert off is None or off.code is None
-    finally:
-        vr.FACE_PAIR_ACCEPT = was
+    monkeypatch.setattr(vr, "FACE_PAIR_ACCEPT", 1.1)
+    off = reader.read_face(face)
+    assert off is None or off.code is None
 
 
 @pytest.mark.parametrize("w, h", [(200, 280), (280, 200), (250, 250), (230, 260)])
