@@ -12,7 +12,11 @@ Sets (seeds never used by training; 40 frames each by default):
 * ``first_styles``: the ten drawn styles, in turn (seed 9951);
 * ``held_out_designs``: the four deck designs never trained on
   (``vision.lab.decks.HELD_OUT``), bridge and piquet size in turn (seeds 9961...);
-* ``paris_french``: the Paris-pattern art printed as a French deck (seed 9971).
+* ``paris_french``: the Paris-pattern art printed as a French deck (seed 9971);
+* ``full_deck``, apart from the total: hands drawn from a 52-card deck, as another game
+  is played (``render_spread_scene(full_deck=True)``): the 2s to 6s among the cards are
+  no belote card, and naming one as a belote card is inventing it. The first styles
+  (seed 9981) and the four held-out designs (seeds 9991...).
 
 Each frame is read as ``run`` reads the camera's frames (the figures at each set's top
 level), and as a still picture (``vision read``, ``vision eval``: ``CardReader(still=True)``)
@@ -58,12 +62,13 @@ STILL_WAYS = {"still": True, "still_one_box": False}
 DEV_OUT = ROOT / "benchmarks" / "spread-dev.json"
 
 
-def spread_frames(styles: list[Any], n: int, seed: int):
+def spread_frames(styles: list[Any], n: int, seed: int, full_deck: bool = False):
     """``n`` spread frames of ``styles`` in turn, saved and read back as JPEG; yields
     ``(frame, readable, present)`` (see ``cards_in_sight``)."""
     rng = np.random.default_rng(seed)
     for i in range(n):
-        frame, things = render.render_spread_scene(rng, style=styles[i % len(styles)])
+        frame, things = render.render_spread_scene(rng, style=styles[i % len(styles)],
+                                                   full_deck=full_deck)
         yield (as_saved(frame), *cards_in_sight(things))
 
 
@@ -75,9 +80,10 @@ def figures(cards: int, read: int, invented: int) -> dict[str, Any]:
 
 
 def measure(reader: CardReader, styles: list[Any], n: int, seed: int,
-            still: CardReader | None = None) -> dict[str, Any]:
+            still: CardReader | None = None, full_deck: bool = False) -> dict[str, Any]:
     """The frames read by ``reader`` (as ``run`` reads the camera's); with ``still`` (a
-    ``CardReader(still=True)``), read as still pictures too (``STILL_WAYS``)."""
+    ``CardReader(still=True)``), read as still pictures too (``STILL_WAYS``); with
+    ``full_deck``, hands drawn from a 52-card deck."""
     # Each way: its reader, and the still reader's ``both_levels`` (None: as it is).
     ways: dict[str, tuple[CardReader, bool | None]] = {"camera": (reader, None)}
     if still is not None:
@@ -86,7 +92,7 @@ def measure(reader: CardReader, styles: list[Any], n: int, seed: int,
     detector = still.detector if still is not None else None
     was = detector.both_levels if detector is not None else True
     try:
-        for frame, readable, present in spread_frames(styles, n, seed):
+        for frame, readable, present in spread_frames(styles, n, seed, full_deck):
             for way, (r, both) in ways.items():
                 if both is not None and detector is not None:
                     detector.both_levels = both
@@ -183,9 +189,18 @@ def main(argv: list[str] | None = None) -> int:
     sets = [result["first_styles"], *result["held_out_designs"].values(),
             result["paris_french"]]
     result["total"] = total(sets)
+    print(f"all: {json.dumps(result['total'])}", flush=True)
+    full = {"first_styles": measure(reader, list(render.STYLES), args.frames, 9981, still,
+                                    full_deck=True)}
+    for k, design in enumerate(held):
+        full[design] = measure(reader, [f"art-{design}", f"art-{design}-piquet"],
+                               args.frames, 9991 + k, still, full_deck=True)
+    full["total"] = total(list(full.values()))
+    result["full_deck"] = full
+    print(f"hands of a 52-card deck: {json.dumps(full['total'])}", flush=True)
     result["seconds"] = round(time.time() - t0, 1)
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
-    print(f"all: {json.dumps(result['total'])}; written to {args.out}")
+    print(f"written to {args.out}")
     return 0
 
 

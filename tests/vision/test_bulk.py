@@ -70,6 +70,30 @@ def test_bulk_training_refuses_too_few_frames(tiny_shards, tmp_path, capsys):
     assert "--frames" in capsys.readouterr().err
 
 
+def test_bulk_refuses_a_full_deck_share_out_of_range(tiny_shards, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        tiny_shards.main(["--init", "x.onnx", "--out", str(tmp_path), "--spread-full", "1.5"])
+    assert "--spread-full" in capsys.readouterr().err
+    assert not (tmp_path / "bulk_summary.json").exists()
+
+
+def test_spread_shards_of_a_full_deck_teach_its_2s_to_6s_as_no_card(tiny_shards):
+    from vision.lab import dataset as ds
+
+    crops, labels = tiny_shards._shard(("spread", 7, str(MODELS / "index_detector.onnx"),
+                                        0.0, 0.0, (), 1, 1.0))
+    assert len(crops) == len(labels) > 0
+    # Spread frames drawn so show 2s to 6s, and every index of one is labelled none.
+    rng = np.random.default_rng(7)
+    lows = 0
+    for _ in range(tiny_shards.SHARD):
+        _, things = ds._spread_scene(rng, 1.0)
+        low = [t for t in things if t["code"][0] in "23456"]
+        lows += len(low)
+        assert all(y == ds.NONE_INDEX for t in low for _, y in ds.index_truth(t))
+    assert lows > 0
+
+
 def test_bulk_refuses_to_favour_a_held_out_design(tiny_shards, tmp_path, capsys):
     with pytest.raises(SystemExit):
         tiny_shards.main(["--init", "x.onnx", "--out", str(tmp_path),
@@ -87,7 +111,7 @@ def test_a_favoured_design_is_drawn_that_many_times_as_often(tiny_shards):
     try:
         # A held-out design favoured (the command line refuses it) is still never drawn.
         crops, labels = tiny_shards._shard(("synth", 5, str(MODELS / "index_detector.onnx"),
-                                            0.0, 0.0, ("bellot", *decks.HELD_OUT), 3))
+                                            0.0, 0.0, ("bellot", *decks.HELD_OUT), 3, 0.0))
         assert len(crops) == len(labels) > 0
         names = [st.name for st in render.EXTRA_STYLES]
         assert names.count("art-bellot") == 3 and names.count("art-bellot-fr") == 3

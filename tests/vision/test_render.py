@@ -378,6 +378,21 @@ def test_spread_cards_overlap_and_show_one_index_each_close_together():
     assert max(closest) < 2.5  # a card's own two indices lie further apart (PAIR_SPAN)
 
 
+def test_a_spread_hand_of_a_full_deck_shows_2s_to_6s_as_no_belote_cards():
+    rng = np.random.default_rng(12)
+    codes = []
+    for _ in range(6):
+        _, things = render.render_spread_scene(rng, style="en-bicycle", full_deck=True)
+        codes += [t["code"] for t in things]
+        assert all(t["belote"] == (t["code"] in render.BELOTE_CODES) for t in things)
+    low = [c for c in codes if c[0] in "23456"]
+    assert low and len(low) < len(codes)
+    assert len(set(render.FULL_DECK_CODES)) == 52
+    # Without it, a hand is of belote cards only.
+    _, things = render.render_spread_scene(np.random.default_rng(12), style="en-bicycle")
+    assert all(t["belote"] for t in things)
+
+
 def test_spread_scene_is_seeded():
     a = render.render_spread_scene(np.random.default_rng(3))
     b = render.render_spread_scene(np.random.default_rng(3))

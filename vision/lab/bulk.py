@@ -11,7 +11,9 @@ mix (``more``) and of the French-printed styles alone (``printed``, the printed-
 styles and the training designs' art with French indices), jittered patches at true
 boxes and random ones (``synth``), and the real photos' ``train`` bursts; with
 ``--spread``, that share of the shards draws cards spread overlapping (a fan, a row:
-``spread``), boxed as the reader boxes crowded indices too. Held-out designs are never
+``spread``), boxed as the reader boxes crowded indices too; with ``--spread-full``, that
+share of their frames takes its cards from a 52-card deck, the 2s to 6s taught as no
+belote card (a hand of another game, fanned). Held-out designs are never
 drawn. Writes the float classifier; make it 8-bit and calibrate it with
 ``vision train ... --only quantize --out DIR``.
 
@@ -50,14 +52,14 @@ def shard_kind(i: int, spread: float = 0.0) -> str:
     return KINDS[i % len(KINDS)]
 
 
-def _shard(job: tuple[str, int, str, float, float, tuple[str, ...], int]
+def _shard(job: tuple[str, int, str, float, float, tuple[str, ...], int, float]
            ) -> tuple[np.ndarray, np.ndarray]:
     """Render one shard: its patches and their labels (``dataset``'s classes, HIDDEN
     marks included)."""
     from vision.lab import dataset as ds
     from vision.lab import render
 
-    kind, seed, detector, art_mix, art_fonts, favour, times = job
+    kind, seed, detector, art_mix, art_fonts, favour, times, full_deck = job
     if kind == "printed":
         added = render.use_extra_styles(art=False, printed=True, art_mix=art_mix,
                                         art_fonts=art_fonts)
@@ -69,7 +71,7 @@ def _shard(job: tuple[str, int, str, float, float, tuple[str, ...], int]
         _, _, crops, labels = ds.synthetic_scenes(seed, SHARD)
         return crops, labels
     crops, labels, _, _ = ds.detector_samples(seed, SHARD, Path(detector),
-                                              spread=kind == "spread")
+                                              spread=kind == "spread", full_deck=full_deck)
     # The hard ``none`` cases (pips, pictures at the detector's boxes) weigh three times,
     # as in ``vision train``.
     hard = ds.taught(labels) == ds.NONE_INDEX
@@ -102,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--spread", type=float, default=0.0,
                    help="share of the shards drawn as cards spread overlapping (a fan, a "
                         "row), patches at the boxes the reader's crowded pass finds too")
+    p.add_argument("--spread-full", type=float, default=0.0,
+                   help="share of the spread frames whose cards come from a 52-card deck "
+                        "(its 2s to 6s taught as no belote card)")
     p.add_argument("--render-seconds", type=float, default=None,
                    help="leave out the shards not rendered by then")
     args = p.parse_args(argv)
@@ -110,8 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     favour = tuple(d for d in args.favour.split(",") if d)
     if args.favour_times < 1:
         p.error("--favour-times: at least 1")
-    if not all(0.0 <= v <= 1.0 for v in (args.art_mix, args.art_fonts, args.spread)):
-        p.error("--art-mix, --art-fonts, --spread: expected a share from 0 to 1")
+    if not all(0.0 <= v <= 1.0
+               for v in (args.art_mix, args.art_fonts, args.spread, args.spread_full)):
+        p.error("--art-mix, --art-fonts, --spread, --spread-full: expected a share from 0 to 1")
 
     import cv2
 
@@ -141,7 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     n = args.frames // SHARD
     kinds = [shard_kind(i, args.spread) for i in range(n)]
     jobs = [(kind, SEED_BASE + 1000 * args.seed + i, str(detector), args.art_mix,
-             args.art_fonts, favour, args.favour_times) for i, kind in enumerate(kinds)]
+             args.art_fonts, favour, args.favour_times, args.spread_full)
+            for i, kind in enumerate(kinds)]
     done: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     with get_context("fork").Pool(args.workers) as pool:
         pending = {i: pool.apply_async(_shard, (job,)) for i, job in enumerate(jobs)}
@@ -174,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
              "art_fonts": args.art_fonts, "favour": list(favour),
              "favour_times": args.favour_times, "held_out": list(manifest["held_out"]),
              "seconds_render": round(rendered, 1),
-             "spread": args.spread,
+             "spread": args.spread, "spread_full": args.spread_full,
              "kinds": {k: round(kinds.count(k) / n, 3) for k in sorted({*KINDS, "spread"})}}
     for run, init in enumerate(args.init, 1):
         out = args.out if len(args.init) == 1 else args.out / str(run)

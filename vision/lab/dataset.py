@@ -335,11 +335,13 @@ def _training_scene(rng: np.random.Generator):
                         overlap=float(rng.uniform(0.0, 0.8)), hands=int(rng.integers(0, 3)))
 
 
-def _spread_scene(rng: np.random.Generator):
-    """One rendered frame of cards spread overlapping (a fan or a row), and 0-2 apart."""
+def _spread_scene(rng: np.random.Generator, full_deck: float = 0.0):
+    """One rendered frame of cards spread overlapping (a fan or a row), and 0-2 apart;
+    with a ``full_deck`` chance, its cards drawn from a 52-card deck (2s to 6s too)."""
     from vision.lab.render import render_spread_scene
 
-    return render_spread_scene(rng)
+    full = full_deck > 0 and rng.random() < full_deck
+    return render_spread_scene(rng, full_deck=full)
 
 
 def synthetic_scenes(seed: int, n: int, crops_per_box: int = 3, negatives: int = 8,
@@ -429,7 +431,8 @@ def real_index_samples(split: str, rng: np.random.Generator, crops_per_box: int 
     return frames, all_boxes, np.stack(crops), np.array(ys, np.int64)
 
 
-def detector_samples(seed: int, n: int, detector: Path, spread: bool = False):
+def detector_samples(seed: int, n: int, detector: Path, spread: bool = False,
+                     full_deck: float = 0.0):
     """Render ``n`` table frames and cut a patch at every box the index detector gives.
 
     ``spread``: frames of cards spread overlapping (:func:`_spread_scene`), boxed as the
@@ -450,6 +453,8 @@ def detector_samples(seed: int, n: int, detector: Path, spread: bool = False):
     look, :meth:`vision.classify.IndexDetector.refine`), which calibrate that
     second look, with ``look_labels`` (m,): what the closer box holds (it may
     have moved onto an index, or off one; :data:`AMBIGUOUS` when it half meets one).
+    ``full_deck``: the chance that a spread frame's cards come from a 52-card deck, its
+    2s to 6s labelled ``none`` as every other negative.
     """
     from vision.classify import IndexDetector
     from vision.locate import INDEX_CROP, LOOKS, index_crop, look_crops
@@ -458,7 +463,8 @@ def detector_samples(seed: int, n: int, detector: Path, spread: bool = False):
     rng = np.random.default_rng(seed)
     crops, labels, looks, look_labels = [], [], [], []
     for _ in range(n):
-        frame, annotations = (_spread_scene if spread else _training_scene)(rng)
+        frame, annotations = (_spread_scene(rng, full_deck) if spread
+                              else _training_scene(rng))
         truth = [t for a in annotations for t in index_truth(a)]
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         found = det.detect(gray)

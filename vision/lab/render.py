@@ -40,6 +40,8 @@ CARD_SIZE = (CARD_W, CARD_H)
 BELOTE_CODES = CARD_CODES
 #: Codes of things that are not belote cards: the reader must answer "no belote card".
 NEGATIVE_CODES = ("BACK", "JOKER") + tuple(r + s for s in SUITS for r in "23456")
+#: A 52-card deck: the belote cards and the 2s to 6s.
+FULL_DECK_CODES = tuple(BELOTE_CODES) + NEGATIVE_CODES[2:]
 CLUTTER_KINDS = ("COASTER", "SCOREPAD", "PHONE", "COIN")
 _CLUTTER_SIZE = {"COIN": (0.24, 0.32), "COASTER": (1.0, 1.2), "SCOREPAD": (1.4, 1.8),
                  "PHONE": (1.6, 1.8)}
@@ -1621,13 +1623,16 @@ def place_spread(scene: TableScene, rng: np.random.Generator, codes: list[str],
 def render_spread_scene(rng: np.random.Generator, style: DeckStyle | str | None = None,
                         size: tuple[int, int] = (1280, 720), n_cards: int | None = None,
                         loose: int | None = None, degrade_strength: float = 1.0,
-                        ) -> tuple[np.ndarray, list[dict[str, Any]]]:
+                        full_deck: bool = False) -> tuple[np.ndarray, list[dict[str, Any]]]:
     """A frame with 3-7 belote cards spread overlapping (:func:`place_spread`) and 0-2 cards
-    lying apart; returns ``(frame_bgr, annotations)`` as :func:`render_scene` does."""
+    lying apart; returns ``(frame_bgr, annotations)`` as :func:`render_scene` does.
+    ``full_deck``: the cards are drawn from a 52-card deck (:data:`FULL_DECK_CODES`), as a
+    hand of another game shows them: the 2s to 6s among them are no belote cards."""
     n = int(rng.integers(3, 8)) if n_cards is None else n_cards
     extra = int(rng.integers(0, 3)) if loose is None else loose
-    picked = rng.choice(len(BELOTE_CODES), size=min(n + extra, 32), replace=False)
-    codes = [BELOTE_CODES[int(i)] for i in picked]
+    pool = FULL_DECK_CODES if full_deck else BELOTE_CODES
+    picked = rng.choice(len(pool), size=min(n + extra, len(pool)), replace=False)
+    codes = [pool[int(i)] for i in picked]
     scene = TableScene(rng, size, background=None, light=float(rng.uniform(0.3, 1.3)),
                        tilt=float(rng.uniform(0.0, 0.06)),
                        card_height=float(rng.uniform(0.17, 0.36) * size[1]), style=style)
