@@ -31,6 +31,10 @@ Sets, each card face once:
 7. ``black_decks``: the faces of ``lights.py``'s black decks (four drawn styles printed
    in one gold or silver ink on black paper), the three ways; ``black_crops``: their
    cards cut out of table frames (2 a style, seed 9885), as in 5.
+8. ``index_fonts``: two drawn styles (``FONT_STYLES``: English K/Q/J and French R/D/V)
+   with their indices printed in each face of the glyph atlases that no drawn style
+   prints (``vision/lab/assets``; the shipped classifier never learnt them), the three
+   ways: a maker's own index font.
 
 Nothing here is tuned on. Prints the figures and writes ``benchmarks/card_faces.json``.
 
@@ -69,6 +73,7 @@ WAYS = ("printed", "photo", "flattened")
 CROPS_SEED = 9881
 SPREAD_CROPS_SEED = 9883
 BLACK_CROPS_SEED = 9885
+FONT_STYLES = ("en-bicycle", "fr-grimaud")
 
 
 def as_photo(face: np.ndarray) -> np.ndarray:
@@ -159,6 +164,25 @@ def style_faces(reader: CardReader, styles: list[str]) -> dict[str, Any]:
     return {way: a.figures() for way, a in answers.items()}
 
 
+def font_faces(reader: CardReader) -> dict[str, Any]:
+    """``FONT_STYLES`` printed in each atlas face no drawn style uses: per face, and all."""
+    used = {st.font for st in render.STYLES}
+    fonts = [f for f in render.atlas_fonts() if f not in used]
+    out: dict[str, Any] = {"styles": list(FONT_STYLES), "fonts": {}}
+    for font in fonts:
+        styles = []
+        for name in FONT_STYLES:
+            style = render.with_style(render.get_style(name), name=f"{name}+{font}", font=font)
+            render.register_style(style)
+            styles.append(style.name)
+        out["fonts"][font] = style_faces(reader, styles)
+    out["all"] = {way: {k: sum(f[way][k] for f in out["fonts"].values())
+                        for k in ("belote_cards", "read_right", "unknown", "misread",
+                                  "other_faces", "other_named_a_card")}
+                  for way in WAYS}
+    return out
+
+
 def real_cards(reader: CardReader) -> dict[str, Any]:
     """The ``cards/`` crops of the real photos' held-out bursts."""
     answers = Answers()
@@ -236,6 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     result["black_decks"] = {"styles": blacks, **style_faces(reader, blacks)}
     result["black_crops"] = crops(reader, blacks, frames=2, seed=BLACK_CROPS_SEED,
                                   styles_of=lambda style: [style])
+    result["index_fonts"] = font_faces(reader)
     result["seconds"] = round(time.time() - t0, 1)
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     for key in ("held_out_designs", "held_out_designs_french_indices", "trained_designs",
@@ -245,6 +270,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{key}, {way}: {f['read_right']}/{f['belote_cards']} right, "
                   f"{f['misread']} misread, {f['other_named_a_card']} of {f['other_faces']} "
                   f"other faces named a card")
+    for way in WAYS:
+        f = result["index_fonts"]["all"][way]
+        wrong = {font: v[way]["wrong"] for font, v in result["index_fonts"]["fonts"].items()
+                 if v[way]["wrong"]}
+        print(f"index fonts never learnt, {way}: {f['read_right']}/{f['belote_cards']} right, "
+              f"{f['misread']} misread, {f['other_named_a_card']} of {f['other_faces']} other "
+              f"faces named a card; {wrong}")
     f = result["real_cards"]
     print(f"real cards/ crops (test): {f['read_right']}/{f['belote_cards']} right, "
           f"{f['misread']} misread")

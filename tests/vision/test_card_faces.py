@@ -72,3 +72,23 @@ def test_cards_cut_out_of_table_frames_are_read_each_way_and_the_choice_put_back
         f = got[c]
         assert f["read_right"] + f["unknown"] + f["misread"] == f["belote_cards"]
     assert got["seed"] == CROPS_SEED == 9881 and got["frames_per_design"] == 1
+
+
+def test_index_fonts_reads_only_the_faces_no_drawn_style_prints(reader, monkeypatch):
+    """``index_fonts``: each atlas face no drawn style uses, in ``FONT_STYLES``, read the
+    three ways; the totals are the faces' sums."""
+    from benchmarks import card_faces
+    from vision.lab import render
+
+    used = render.STYLES[0].font
+    unused = next(f for f in render.atlas_fonts() if f not in {st.font for st in render.STYLES})
+    monkeypatch.setattr(render, "atlas_fonts", lambda: [used, unused])
+    monkeypatch.setattr(card_faces, "FONT_STYLES", ("en-bicycle",))
+    got = card_faces.font_faces(reader)
+    assert list(got["fonts"]) == [unused] and got["styles"] == ["en-bicycle"]
+    assert render.get_style(f"en-bicycle+{unused}").font == unused
+    for way in card_faces.WAYS:
+        f = got["fonts"][unused][way]
+        assert f["belote_cards"] == 32 and f["other_faces"] == len(card_faces.NOT_BELOTE)
+        assert f["read_right"] + f["unknown"] + f["misread"] == 32
+        assert got["all"][way]["read_right"] == f["read_right"]

@@ -306,6 +306,11 @@ def _atlas_meta() -> dict[str, Any]:
     return json.loads(path.read_text())
 
 
+def atlas_fonts() -> list[str]:
+    """The faces of the glyph atlases (``vision/lab/assets``), sorted."""
+    return sorted(_atlas_meta()["fonts"])
+
+
 @cache
 def _atlas(font: str) -> np.ndarray:
     path = ASSETS / f"{font}.png"
@@ -750,7 +755,7 @@ def _mixed_art(st: DeckStyle, code: str, rng: np.random.Generator
     if st.art_fonts:
         # The index, too, in any face (``vision.lab.make_assets``: many fonts are drawn
         # only here), with French or English letters.
-        fonts = sorted(_atlas_meta()["fonts"])
+        fonts = atlas_fonts()
         font = fonts[int(rng.integers(len(fonts)))] if rng.random() < st.art_fonts else st.font
         indices = "english" if rng.random() < 0.4 else "french"
         st = replace(st, font=font, indices=indices)
