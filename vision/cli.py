@@ -212,7 +212,18 @@ def _enroll(args: argparse.Namespace) -> int:
     if not out.parent.is_dir():
         return _fail(_("%(dir)s: no such folder, nothing written") % {"dir": out.parent})
     t0 = time.monotonic()
-    deck = enroll_folder(CardReader(args.model), args.dir, args.head, learnt=_say_learnt)
+    misread: list[str] = []
+
+    def read_as(path: Path, code: str, other: str) -> None:
+        misread.append(code)
+        print(_("%(path)s: the reader takes this picture for %(other)s (%(other_name)s), "
+                "not %(card)s: check that it is in the right folder; if it is, this card "
+                "of the deck may be misread at the table, enrolled or not")
+              % {"path": path, "other": other, "other_name": _card_name(other),
+                 "card": code})
+
+    deck = enroll_folder(CardReader(args.model), args.dir, args.head, learnt=_say_learnt,
+                         read_as=read_as)
     deck.save(out)
     print(ngettext("%(file)s: %(n)s card learnt in %(seconds)s s",
                    "%(file)s: %(n)s cards learnt in %(seconds)s s", len(deck.cards))
@@ -222,14 +233,20 @@ def _enroll(args: argparse.Namespace) -> int:
     if missing:
         print(_("not enrolled, read by the general model: %(cards)s")
               % {"cards": " ".join(missing)})
+    if misread:
+        print(_("taken for another card by the reader: %(cards)s")
+              % {"cards": " ".join(sorted(set(misread)))})
     return 0
 
 
-def _say_learnt(code: str) -> None:
+def _card_name(code: str) -> str:
     from vision.deck import card_name_fr
 
-    name = card_name_fr(code) if language() == "fr" else card_label(code)
-    print(_("%(card)s (%(name)s): learnt") % {"card": code, "name": name})
+    return card_name_fr(code) if language() == "fr" else card_label(code)
+
+
+def _say_learnt(code: str) -> None:
+    print(_("%(card)s (%(name)s): learnt") % {"card": code, "name": _card_name(code)})
 
 
 def _decimal(seconds: float) -> str:

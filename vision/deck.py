@@ -781,11 +781,18 @@ def folder_images(directory: str | Path) -> dict[str, list[Path]]:
 
 def enroll_folder(reader: CardReader, directory: str | Path, head: str = DEFAULT_HEAD,
                   learnt: Callable[[str], None] = lambda _code: None, seed: int = 0,
-                  table_frames: int = TABLE_FRAMES_PER_CARD) -> Deck:
+                  table_frames: int = TABLE_FRAMES_PER_CARD,
+                  read_as: Callable[[Path, str, str], None] | None = None) -> Deck:
     """Learn a deck from ``DIR/<CARD>/*.jpg|png``. Every picture is checked (readable,
     its card found) before the deck is made; the first fault raises :class:`DeckError`
     naming the file. ``learnt`` is told each card's code once its pictures are learnt
-    (the command says so in the organiser's language)."""
+    (the command says so in the organiser's language).
+
+    ``read_as`` (``reader`` being the general model) is told each picture the general
+    model surely reads as another card, ``(path, code, other)``: a picture put in the
+    wrong folder, or a card of this deck the reader takes for another (a looped Q read
+    as a 9). The deck only confirms what the general model guesses (:meth:`Deck.judge`),
+    so it does not mend such a card: the organiser is told."""
     from vision.reader import load_image
 
     enroller = Enroller(reader, head, seed, table_frames)
@@ -801,6 +808,10 @@ def enroll_folder(reader: CardReader, directory: str | Path, head: str = DEFAULT
                 raise DeckError("%(path)s: no card index found in this picture: "
                                 "photograph the whole card, flat, well lit", path=path)
             enroller.add(code, frame, boxes, quad)
+            if read_as is not None:
+                found = reader.read_face(frame)
+                if found is not None and found.code is not None and found.code != code:
+                    read_as(path, code, found.code)
         learnt(code)
     return enroller.deck()
 

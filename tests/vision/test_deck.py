@@ -368,6 +368,24 @@ def test_a_grey_frame_is_read_by_the_general_model_alone_even_with_a_deck(deck_f
     assert any(conf == pytest.approx(DECK_SURE, abs=1e-4) for _, conf in reads(with_deck, colour))
 
 
+def test_a_picture_the_reader_takes_for_another_card_is_told_and_the_deck_written(
+        tmp_path, capsys):
+    """A picture in the wrong folder (or a card of the deck the reader takes for another,
+    which the deck does not mend) is named to the organiser, in French; the deck is
+    written all the same."""
+    pictures = _card_pictures(tmp_path / "pictures", DECK_STYLE, ["7S", "9C"])
+    (pictures / "9C").rename(pictures / "QH")  # the nine of clubs put in the queen's folder
+    out = tmp_path / "club.npz"
+    assert vision_main(["enroll", str(pictures), "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    picture = pictures / "QH" / "card.png"
+    assert (f"{picture} : le lecteur prend cette photo pour 9C (9 de trèfle), pas pour QH"
+            in said)
+    assert "prises pour une autre carte par le lecteur : QH\n" in said
+    assert str(pictures / "7S") not in said  # the seven, read as itself, is not named
+    assert out.is_file()
+
+
 def test_bad_folder_name_is_refused_naming_it_and_nothing_is_written(tmp_path, capsys):
     pictures = _card_pictures(tmp_path / "pictures", DECK_STYLE, ["7S"])
     (pictures / "10X").mkdir()
