@@ -51,6 +51,7 @@ import numpy as np
 from scorer.cards import RANK_INDEX_FR, SUIT_NAMES_FR, Card, InvalidCardError
 from vision.classify import FEATURES, NONE, softmax
 from vision.errors import ExplainedError
+from vision.imagefile import IMAGE_SUFFIXES
 from vision.locate import index_crop, moved_box
 
 if TYPE_CHECKING:
@@ -65,7 +66,6 @@ if TYPE_CHECKING:
 # card laid in table frames (``table_looks``, not kept among the looks).
 VERSION = 4
 READABLE_VERSIONS = (1, 2, 3, 4)
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in frame pixels
 
 
@@ -772,7 +772,7 @@ def folder_images(directory: str | Path) -> dict[str, list[Path]]:
                             code=code)
         images = sorted(p for p in sub.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         if not images:
-            raise DeckError("%(folder)s: no .jpg or .png picture", folder=sub)
+            raise DeckError("%(folder)s: no picture (JPEG, PNG, BMP or WebP)", folder=sub)
         out[code] = images
     if not out:
         raise DeckError("%(folder)s: no card folder (TH/, QS/...)", folder=root)

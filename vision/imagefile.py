@@ -21,6 +21,9 @@ import numpy as np
 
 from vision.errors import ExplainedError
 
+# The picture files a folder is read for (``vision eval``, ``vision enroll``, a folder of
+# frames): the formats whose size :func:`image_size` checks, by their usual names.
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 # A 64 Mpx sensor's frame is well under this; a decoded frame of this many
 # pixels takes 3 bytes each (BGR).
 MAX_PIXELS = 70_000_000

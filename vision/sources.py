@@ -20,8 +20,7 @@ import cv2
 import numpy as np
 
 from vision.errors import ExplainedError
-
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
+from vision.imagefile import IMAGE_SUFFIXES
 
 Frame = tuple[float, np.ndarray]
 

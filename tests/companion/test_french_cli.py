@@ -291,7 +291,8 @@ def test_vision_enroll_refusals_are_french_by_default_english_with_lang_en(
     (pictures / "10X").rmdir()
     (pictures / "TH").mkdir()
     out = cli("vision", "enroll", str(pictures), "--out", str(out_file))
-    assert out.stderr == f"belote-table vision : {pictures / 'TH'} : aucune image .jpg ou .png\n"
+    assert out.stderr == (f"belote-table vision : {pictures / 'TH'} : aucune image (JPEG, PNG, "
+                          "BMP ou WebP)\n")
     assert not out_file.exists()
     out = cli("vision", "read", str(tmp_path / "none.jpg"))
     assert out.stderr == f"belote-table vision : {tmp_path / 'none.jpg'} : image introuvable\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import cv2
 import pytest
 
 from vision.cli import main
@@ -111,6 +112,21 @@ def test_eval_card_folders_reports_accuracy(capsys, tmp_path, real_cards):
     result = json.loads(capsys.readouterr().out)
     assert result["images"] == copied
     assert result["accuracy"] >= 0.5
+
+
+def test_eval_card_folders_read_bmp_and_webp_pictures_too(capsys, tmp_path, real_cards):
+    """Every format ``vision read`` opens is read from a card folder, whatever the case
+    of its name; a file of another kind is passed over."""
+    folder = tmp_path / "cards"
+    (folder / "KH").mkdir(parents=True)
+    image = cv2.imread(str(sorted((real_cards / "cards" / "KH").glob("*.jpg"))[0]))
+    for name in ("a.bmp", "b.WEBP", "c.PNG"):
+        assert cv2.imwrite(str(folder / "KH" / name.lower()), image)
+        (folder / "KH" / name.lower()).rename(folder / "KH" / name)
+    (folder / "KH" / "notes.txt").write_text("pas une photo")
+    assert main(["eval", str(folder)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["images"] == 3
 
 
 def test_eval_gives_readable_figures_without_the_cards_marked_unreadable(capsys, tmp_path,

@@ -30,13 +30,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scorer.cards import CARD_CODES
+from vision.imagefile import IMAGE_SUFFIXES
 from vision.lab.labelfix import LabelFixError, apply_fixes, load_fixes
 from vision.reader import CardReader, load_image
 
 if TYPE_CHECKING:
     import numpy as np
 
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 _BELOTE = set(CARD_CODES)
 
 
