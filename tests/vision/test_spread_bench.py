@@ -65,7 +65,12 @@ def test_each_reported_frame_is_read_as_a_camera_frame_and_as_a_still_two_ways(
     assert bench.main(["--frames", "1", "--out", str(out)]) == 0
     got = json.loads(out.read_text())
     sets = [got["first_styles"], *got["held_out_designs"].values(), got["paris_french"]]
-    assert ways == [(0.5, True), (1.0, True), (1.0, False)] * len(sets)
+    # Then the hands of a 52-card deck, apart from the total: first styles, each design.
+    full = [v for k, v in got["full_deck"].items() if k != "total"]
+    assert list(got["full_deck"]) == ["first_styles", *got["held_out_designs"], "total"]
+    assert ways == [(0.5, True), (1.0, True), (1.0, False)] * (len(sets) + len(full))
+    assert got["full_deck"]["total"]["cards"] == sum(s["cards"] for s in full) > 0
+    assert [s["seed"] for s in full] == [9981, *range(9991, 9991 + len(full) - 1)]
     for way in ("still", "still_one_box"):
         assert got["total"][way]["cards"] == sum(s[way]["cards"] for s in sets) \
             == got["total"]["cards"] > 0
