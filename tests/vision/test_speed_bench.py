@@ -38,3 +38,17 @@ def test_no_cpuinfo_still_answers():
     found = cpu("")
     assert found["int8_instructions"] == "none known"
     assert found["cpu"]
+
+
+def test_a_frame_s_time_is_split_between_the_two_models(tmp_path):
+    """One frame: the classifier's and the detector's share of it, each under the whole
+    frame, and the patches the classifier read."""
+    from benchmarks.vision import run
+
+    got = run(frames=1, repeats=1, out=tmp_path / "vision.json")
+    for threads in (1, 2):
+        whole = got[f"ms_per_frame_{threads}t_mean"]
+        parts = [got[f"ms_per_frame_{threads}t_{m}"] for m in ("classifier", "detector")]
+        assert all(0 < p < whole for p in parts) and sum(parts) < whole
+        assert got[f"patches_per_frame_{threads}t"] >= 8  # 8 cards, each read once at least
+    assert (tmp_path / "vision.json").is_file()
