@@ -51,7 +51,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from vision.lab import decks, render  # noqa: E402
-from vision.lab.evaluate import as_saved, cards_in_sight  # noqa: E402
+from vision.lab.evaluate import as_saved, cards_in_sight, design_styles  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "spread.json"
@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     held = [d for d in decks.HELD_OUT if d in manifest["held_out"]]
     result["held_out_designs"] = {}
     for k, design in enumerate(held):
-        styles = [f"art-{design}", f"art-{design}-piquet"]
+        styles = design_styles(design)
         result["held_out_designs"][design] = measure(reader, styles, args.frames, 9961 + k,
                                                      still)
         print(f"{design}: {json.dumps(result['held_out_designs'][design])}", flush=True)
@@ -193,8 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     full = {"first_styles": measure(reader, list(render.STYLES), args.frames, 9981, still,
                                     full_deck=True)}
     for k, design in enumerate(held):
-        full[design] = measure(reader, [f"art-{design}", f"art-{design}-piquet"],
-                               args.frames, 9991 + k, still, full_deck=True)
+        full[design] = measure(reader, design_styles(design), args.frames, 9991 + k, still,
+                               full_deck=True)
     full["total"] = total(list(full.values()))
     result["full_deck"] = full
     print(f"hands of a 52-card deck: {json.dumps(full['total'])}", flush=True)

@@ -103,24 +103,25 @@ def run(model_path: str | Path | None = None, frames: int = 10, repeats: int = 3
         times = []
         # Where a frame's time goes: the two models' runs (and how many patches the
         # classifier reads), the rest being the reader's own work (cutting, rules).
-        timed = {"classifier": _Timed(reader.classifier.session)}
-        reader.classifier.session = timed["classifier"]
-        if reader.detector is not None:
-            timed["detector"] = _Timed(reader.detector.session)
-            reader.detector.session = timed["detector"]
-        for _ in range(repeats):
-            for frame in images:
-                t0 = time.perf_counter()
-                reader.read(frame)
-                times.append((time.perf_counter() - t0) * 1000)
-        # Means, to set beside the frame's mean (the figure of merit is the median).
+        models = {name: m for name, m in (("classifier", reader.classifier),
+                                          ("detector", reader.detector)) if m is not None}
+        timed = {name: _Timed(m.session) for name, m in models.items()}
+        for name, t in timed.items():
+            models[name].session = t
+        try:
+            for _ in range(repeats):
+                for frame in images:
+                    t0 = time.perf_counter()
+                    reader.read(frame)
+                    times.append((time.perf_counter() - t0) * 1000)
+        finally:
+            for name, t in timed.items():
+                models[name].session = t.session
+        # The models' mean times, beside the frame's mean (the figure of merit is its median).
         result[f"ms_per_frame_{threads}t_mean"] = round(statistics.mean(times), 2)
         for name, t in timed.items():
             result[f"ms_per_frame_{threads}t_{name}"] = round(t.seconds * 1000 / len(times), 2)
         result[f"patches_per_frame_{threads}t"] = round(timed["classifier"].items / len(times), 1)
-        reader.classifier.session = timed["classifier"].session
-        if reader.detector is not None:
-            reader.detector.session = timed["detector"].session
         result[f"ms_per_frame_{threads}t"] = round(statistics.median(times), 2)
         result[f"ms_per_frame_{threads}t_p90"] = round(float(np.percentile(times, 90)), 2)
         # Per card: the classifier alone, on a batch of 8 cards (two indices each).

@@ -39,9 +39,10 @@ CARD_SIZE = (CARD_W, CARD_H)
 #: The 32 cards in the project's notation (scorer.cards), in its order.
 BELOTE_CODES = CARD_CODES
 #: Codes of things that are not belote cards: the reader must answer "no belote card".
-NEGATIVE_CODES = ("BACK", "JOKER") + tuple(r + s for s in SUITS for r in "23456")
+LOW_CODES = tuple(r + s for s in SUITS for r in "23456")  # the 2s to 6s
+NEGATIVE_CODES = ("BACK", "JOKER") + LOW_CODES
 #: A 52-card deck: the belote cards and the 2s to 6s.
-FULL_DECK_CODES = tuple(BELOTE_CODES) + NEGATIVE_CODES[2:]
+FULL_DECK_CODES = tuple(BELOTE_CODES) + LOW_CODES
 CLUTTER_KINDS = ("COASTER", "SCOREPAD", "PHONE", "COIN")
 _CLUTTER_SIZE = {"COIN": (0.24, 0.32), "COASTER": (1.0, 1.2), "SCOREPAD": (1.4, 1.8),
                  "PHONE": (1.6, 1.8)}
