@@ -7,7 +7,12 @@ groups, and writes the deck file (``vision.deck``) for ``run --deck``. A
 group is learnt once the camera has seen exactly that many cards, each with
 an index, in ``--steady`` frames in a row, and none of them is read surely as
 another card by the general model (a card out of order, or the wrong card:
-it says which, and waits). Stopped early (Ctrl-C, or the end
+it says which, and waits). A card that the general model keeps reading as another
+card of its suit, not one of the group (a maker's own index font: a looped Q read
+as a 9), is passed over once the organiser leaves it ``--confirm`` seconds after being
+told: the rest of the group is learnt, and that card is left to the general model
+(learnt from an index the reader takes for another card, the deck would only hide the
+fault). Stopped early (Ctrl-C, or the end
 of a video), it writes the cards learnt so far: the others are read by the
 general model.
 
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -31,6 +37,9 @@ PROG = "belote-table enroll"
 #: outline larger than this is the table or its cloth, and the cards inside it would be
 #: taken for its printed frame and lost (``vision.locate.find_cards`` keeps outer outlines).
 LARGEST_CARD = 0.25
+#: Seconds the organiser, told that a card is read as another of its suit, has to put it
+#: right before the command passes it over (``--confirm``).
+CONFIRM_SECONDS = 10.0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,6 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help=_("only these cards, comma-separated (default: all 32)"))
     p.add_argument("--head", choices=("prototype", "template"), default="prototype",
                    help=_("how looks are compared (default: %(default)s)"))
+    p.add_argument("--confirm", type=float, default=CONFIRM_SECONDS, metavar=_("SECONDS"),
+                   help=_("a card still read as another card of its suit this long after "
+                          "you are told is passed over and left to the general model "
+                          "(default: %(default)s)"))
     return p
 
 
@@ -59,6 +72,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     check_zoom(parser, args)
     if args.per < 1 or args.steady < 1:
         parser.error(_("--per and --steady must be 1 or more"))
+    if not 0 <= args.confirm <= 3600:
+        parser.error(_("--confirm must be between 0 and 3600 seconds"))
     from scorer.cards import DECK, Card, InvalidCardError
 
     if args.cards:
@@ -144,11 +159,29 @@ def paired_indices(reader: Any, frame: Any, boxes: list[Any]) -> list[tuple[Any,
     return pairs
 
 
+def font_misreads(group: list[str], wrong: list[tuple[str, str]]) -> dict[str, str]:
+    """The cards of ``wrong`` (expected, read) that the command may pass over, as
+    {expected: read}: every card read as another is read as a card of its own suit, of
+    another rank, that is not in the group (a maker's index font the reader misreads, as a
+    looped Q for a 9). Empty as soon as one is not so: a card of another suit, or one of
+    the group (cards out of order), is a card to put right, and the command waits."""
+    from scorer.cards import Card
+
+    out = {}
+    for want, got in wrong:
+        a, b = Card.parse(want), Card.parse(got)
+        if a.suit != b.suit or a.rank == b.rank or got in group:
+            return {}
+        out[want] = got
+    return out
+
+
 class TableEnrollment:
     """The organiser's loop, a frame at a time (``feed``); ``say`` talks to the organiser."""
 
     def __init__(self, reader: Any, codes: list[str], per: int, steady: int, head: str,
-                 say: Callable[[str], None] = print) -> None:
+                 say: Callable[[str], None] = print, confirm: float = CONFIRM_SECONDS,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         from vision.deck import Enroller
 
         self.reader = reader
@@ -161,6 +194,11 @@ class TableEnrollment:
         self._clear = False  # waiting for the table to be cleared
         self._last_count: int | None = None
         self._last_wrong: list[tuple[str, str]] = []
+        self._wrong_since = 0.0
+        self.confirm = confirm
+        self.clock = clock
+        # Cards passed over (``font_misreads``): {card: the card the reader takes it for}.
+        self.passed: dict[str, str] = {}
         self.ask()
 
     @property
@@ -200,15 +238,31 @@ class TableEnrollment:
         if self._seen < self.steady:
             return
         wrong = self.misplaced(frame, group, [boxes for _x, boxes, _quad in cards])
+        passing: dict[str, str] = {}
         if wrong:
             self._seen = 0
+            fonts = font_misreads(group, wrong)
             if wrong != self._last_wrong:
+                self._last_wrong = wrong
+                self._wrong_since = self.clock()
                 reads = ", ".join(_("%(got)s instead of %(want)s") % {"got": got, "want": want}
                                   for want, got in wrong)
                 self.say(_("I read %(reads)s: check the cards and their order, left to right")
                          % {"reads": reads})
-            self._last_wrong = wrong
-            return
+                if fonts:
+                    self.say(_("If these are the right cards, leave them: in %(s)s s the "
+                               "cards the reader takes for others will be passed over and "
+                               "read by the general model: %(cards)s")
+                             % {"s": f"{self.confirm:g}", "cards": " ".join(fonts)})
+                return
+            if not fonts or self.clock() - self._wrong_since < self.confirm:
+                return
+            passing = fonts
+            self.passed.update(fonts)
+            self.say(_("Passed over, left to the general model: %(cards)s")
+                     % {"cards": ", ".join(_("%(want)s (read as %(got)s)")
+                                           % {"want": want, "got": got}
+                                           for want, got in fonts.items())})
         self._last_wrong = []
         import cv2
 
@@ -216,6 +270,8 @@ class TableEnrollment:
 
         found = self.reader.detector.detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
         for code, (_x, boxes, quad) in zip(group, cards, strict=True):
+            if code in passing:
+                continue
             if quad is not None:
                 # The card is known now: its index boxes are those the general model
                 # reads most as that card (a court's name or picture can look more to
@@ -255,7 +311,7 @@ class TableEnrollment:
 
     def show(self) -> None:
         learnt = self.enroller.cards
-        left = [c for c in self.codes if c not in learnt]
+        left = [c for c in self.codes if c not in learnt and c not in self.passed]
         self.say(_("Learnt (%(n)s/%(total)s): %(cards)s")
                  % {"n": len(learnt), "total": len(self.codes), "cards": " ".join(learnt)})
         if left:
@@ -274,7 +330,8 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         reader = CardReader(args.model)
-        table = TableEnrollment(reader, args.codes, args.per, args.steady, args.head)
+        table = TableEnrollment(reader, args.codes, args.per, args.steady, args.head,
+                                confirm=args.confirm)
         source = open_source(args)
     except (ValueError, FileNotFoundError) as exc:  # SourceError and DeckError are ValueErrors
         print(located(PROG, reason(exc)), file=sys.stderr)
@@ -300,6 +357,11 @@ def main(argv: list[str]) -> int:
     deck.save(out)
     print(_("%(file)s: deck written, %(n)s card(s) learnt")
           % {"file": out, "n": len(deck.cards)})
-    if not table.done:
+    if table.passed:
+        print(_("Not learnt, the reader takes them for another card (they may be misread "
+                "at the table): %(cards)s")
+              % {"cards": ", ".join(_("%(want)s (read as %(got)s)") % {"want": want, "got": got}
+                                    for want, got in table.passed.items())})
+    if not table.done or table.passed:
         print(_("The cards not learnt will be read by the general model"))
     return 0

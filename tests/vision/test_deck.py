@@ -563,6 +563,96 @@ def test_enrolling_at_the_table_learns_the_boxes_read_as_the_card_asked_for(
     assert learnt == chosen and all(len(b) == 2 for b in learnt.values())
 
 
+def test_only_a_card_read_as_another_of_its_suit_outside_the_group_may_be_passed_over():
+    from companion.cmd_enroll import font_misreads
+
+    group = ["JC", "QC", "KC", "AC"]
+    assert font_misreads(group, [("QC", "9C")]) == {"QC": "9C"}
+    assert font_misreads(group, [("QC", "9C"), ("KC", "8C")]) == {"QC": "9C", "KC": "8C"}
+    assert font_misreads(group, [("QC", "KC"), ("KC", "QC")]) == {}  # out of order
+    assert font_misreads(group, [("QC", "QH")]) == {}  # another suit: the wrong card
+    assert font_misreads(group, [("QC", "9C"), ("KC", "KD")]) == {}
+
+
+def _bookman_style() -> str:
+    """An English deck printing its indices in URW Bookman, whose looped Q the shipped
+    reader takes for a 9 (``benchmarks/card_faces.py``, ``index_fonts``)."""
+    from vision.lab import render
+
+    name = "en-bicycle+urw-bookman-demi"
+    render.register_style(render.with_style(render.get_style("en-bicycle"), name=name,
+                                            font="urw-bookman-demi"))
+    return name
+
+
+def test_a_card_the_reader_keeps_taking_for_another_is_passed_over_once_confirmed(reader):
+    """A maker's looped Q read surely as a 9 of its suit would hold the organiser at that
+    group for ever: told, and left as it is for ``confirm`` seconds, the command learns
+    the rest of the group and leaves that card to the general model."""
+    from companion.cmd_enroll import TableEnrollment
+
+    group = ["JC", "QC", "KC", "AC"]
+    frame = _table(31, _bookman_style(), group, height=200.0)
+    now = [100.0]
+    said: list[str] = []
+    table = TableEnrollment(reader, group, 4, 1, "prototype", said.append, confirm=10.0,
+                            clock=lambda: now[0])
+    table.feed(frame)
+    assert said[-2] == ("Je lis 9C à la place de QC : vérifiez les cartes et leur ordre, de "
+                        "gauche à droite")
+    assert said[-1].startswith("Si ce sont bien les bonnes cartes, laissez-les : dans 10 s")
+    assert said[-1].endswith(": QC")
+    now[0] += 9.0
+    table.feed(frame)
+    assert not table.done and not table.enroller.cards
+    now[0] += 2.0
+    table.feed(frame)
+    assert table.done
+    assert table.enroller.cards == ["JC", "KC", "AC"]
+    assert table.passed == {"QC": "9C"}
+    assert "Passées, laissées au modèle général : QC (lue 9C)" in said
+    assert said[-1] == "Appris (3/4) : JC KC AC"  # nothing left to lay
+
+
+def test_enroll_names_the_cards_passed_over_and_refuses_a_bad_wait(tmp_path, capsys):
+    from companion.cmd_enroll import main as enroll_main
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    group = ["JC", "QC", "KC", "AC"]
+    shot = _table(31, _bookman_style(), group, height=200.0)
+    for i in range(2):
+        cv2.imwrite(str(frames / f"{i:03d}.png"), shot)
+    out = tmp_path / "deck.npz"
+    args = ["--images", str(frames), "--out", str(out), "--cards", ",".join(group),
+            "--steady", "1"]
+    with pytest.raises(SystemExit):
+        enroll_main(args + ["--confirm", "-1"])
+    assert "--confirm doit être entre 0 et 3600 secondes" in capsys.readouterr().err
+    assert not out.exists()
+    assert enroll_main(args + ["--confirm", "0"]) == 0
+    said = capsys.readouterr().out
+    assert ("Non apprises, le lecteur les prend pour une autre carte (elles risquent d'être "
+            "mal lues à la table) : QC (lue 9C)") in said
+    assert "Les cartes non apprises seront lues par le modèle général" in said
+    assert sorted(Deck.load(out).cards) == ["AC", "JC", "KC"]
+
+
+def test_cards_out_of_order_are_never_passed_over(reader):
+    from companion.cmd_enroll import TableEnrollment
+
+    now = [0.0]
+    said: list[str] = []
+    table = TableEnrollment(reader, ["7S", "8S", "9S"], 3, 1, "prototype", said.append,
+                            confirm=1.0, clock=lambda: now[0])
+    frame = _table(20, DECK_STYLE, ["8S", "7S", "9S"])
+    for _ in range(3):
+        table.feed(frame)
+        now[0] += 60.0
+    assert not table.done and not table.enroller.cards and not table.passed
+    assert not any(s.startswith("Si ce sont bien") for s in said)
+
+
 def test_two_boxes_are_not_taken_for_one_card_when_either_has_another_partner(reader):
     from companion.cmd_enroll import paired_indices
 
