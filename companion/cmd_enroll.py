@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--confirm", type=float, default=CONFIRM_SECONDS, metavar=_("SECONDS"),
                    help=_("a card still read as another card of its suit this long after "
                           "you are told is passed over and left to the general model "
-                          "(default: %(default)s)"))
+                          "(default: %(default)g)"))
     return p
 
 
