@@ -175,6 +175,12 @@ def font_misreads(group: list[str], wrong: list[tuple[str, str]]) -> dict[str, s
     return out
 
 
+def read_as_list(misread: dict[str, str]) -> str:
+    """{card: the card the reader takes it for} as the organiser reads it: "QC (lue 9C)"."""
+    return ", ".join(_("%(want)s (read as %(got)s)") % {"want": want, "got": got}
+                     for want, got in misread.items())
+
+
 class TableEnrollment:
     """The organiser's loop, a frame at a time (``feed``); ``say`` talks to the organiser."""
 
@@ -259,9 +265,7 @@ class TableEnrollment:
             passing = fonts
             self.passed.update(fonts)
             self.say(_("Passed over, left to the general model: %(cards)s")
-                     % {"cards": ", ".join(_("%(want)s (read as %(got)s)")
-                                           % {"want": want, "got": got}
-                                           for want, got in fonts.items())})
+                     % {"cards": read_as_list(fonts)})
         self._last_wrong = []
         import cv2
 
@@ -359,8 +363,7 @@ def main(argv: list[str]) -> int:
     if table.passed:
         print(_("Not learnt, the reader takes them for another card (they may be misread "
                 "at the table): %(cards)s")
-              % {"cards": ", ".join(_("%(want)s (read as %(got)s)") % {"want": want, "got": got}
-                                    for want, got in table.passed.items())})
+              % {"cards": read_as_list(table.passed)})
     if not table.done or table.passed:
         print(_("The cards not learnt will be read by the general model"))
     return 0
