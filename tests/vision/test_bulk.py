@@ -77,11 +77,31 @@ def test_bulk_refuses_a_full_deck_share_out_of_range(tiny_shards, tmp_path, caps
     assert not (tmp_path / "bulk_summary.json").exists()
 
 
+def test_bulk_refuses_a_drawn_fonts_share_out_of_range(tiny_shards, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        tiny_shards.main(["--init", "x.onnx", "--out", str(tmp_path), "--drawn-fonts", "-0.1"])
+    assert "--drawn-fonts" in capsys.readouterr().err
+    assert not (tmp_path / "bulk_summary.json").exists()
+
+
+def test_a_shard_drawn_with_drawn_fonts_leaves_them_set_for_its_worker(tiny_shards):
+    from vision.lab import render
+
+    try:
+        crops, labels = tiny_shards._shard(("synth", 5, str(MODELS / "index_detector.onnx"),
+                                            0.0, 0.0, (), 1, 0.0, 0.4))
+        assert len(crops) == len(labels) > 0
+        assert render.DRAWN_FONTS[0] == 0.4
+    finally:
+        render.use_extra_styles(art=False, printed=False, french_art=False)
+        assert render.DRAWN_FONTS[0] == 0.0
+
+
 def test_spread_shards_of_a_full_deck_teach_its_2s_to_6s_as_no_card(tiny_shards):
     from vision.lab import dataset as ds
 
     crops, labels = tiny_shards._shard(("spread", 7, str(MODELS / "index_detector.onnx"),
-                                        0.0, 0.0, (), 1, 1.0))
+                                        0.0, 0.0, (), 1, 1.0, 0.0))
     assert len(crops) == len(labels) > 0
     # Spread frames drawn so show 2s to 6s, and every index of one is labelled none.
     rng = np.random.default_rng(7)
@@ -111,7 +131,8 @@ def test_a_favoured_design_is_drawn_that_many_times_as_often(tiny_shards):
     try:
         # A held-out design favoured (the command line refuses it) is still never drawn.
         crops, labels = tiny_shards._shard(("synth", 5, str(MODELS / "index_detector.onnx"),
-                                            0.0, 0.0, ("bellot", *decks.HELD_OUT), 3, 0.0))
+                                            0.0, 0.0, ("bellot", *decks.HELD_OUT), 3, 0.0,
+                                            0.0))
         assert len(crops) == len(labels) > 0
         names = [st.name for st in render.EXTRA_STYLES]
         assert names.count("art-bellot") == 3 and names.count("art-bellot-fr") == 3

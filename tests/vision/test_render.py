@@ -406,3 +406,35 @@ def test_training_draws_spread_frames_with_a_box_for_each_index_seen():
     assert frames.shape == (2, ds.DET_H, ds.DET_W)
     assert all(len(b) >= 4 for b in boxes)  # 3-7 cards, the top one with two indices
     assert len(crops) == len(labels) and (labels != ds.NONE_INDEX).sum() >= 3 * 8
+
+
+def test_drawn_fonts_print_a_share_of_drawn_indices_in_other_faces_only_when_asked():
+    """``use_extra_styles(drawn_fonts=)``: off (the default), a drawn face is drawn byte for
+    byte as before, from the same random draws; on, about that share of the drawn faces
+    print their index in another atlas face than the style's, the rest of the face as it
+    was, and a share out of 0-1 is refused."""
+    st = get_style("en-bicycle")
+    box = st.index_box()
+
+    def faces(n: int, seed: int) -> list[np.ndarray]:
+        rng = np.random.default_rng(seed)
+        return [render_card("QS", st, rng) for _ in range(n)]
+
+    try:
+        before = faces(20, 3)
+        render.use_extra_styles(art=False, printed=False, french_art=False, drawn_fonts=0.0)
+        assert all(np.array_equal(a, b) for a, b in zip(before, faces(20, 3), strict=True))
+        render.use_extra_styles(art=False, printed=False, french_art=False, drawn_fonts=0.5)
+        after = faces(20, 3)
+        x1, y1, x2, y2 = box
+        # A new face shows in the index: most of the corner's ink moves.
+        changed = [float(np.abs(a[y1:y2, x1:x2].astype(int) - b[y1:y2, x1:x2]).mean()) > 4
+                   for a, b in zip(before, after, strict=True)]
+        assert 4 <= sum(changed) <= 16
+        # Every other face of the atlases, URW Bookman's looped Q among them.
+        drawn = {render._drawn_font(st, np.random.default_rng(s)).font for s in range(300)}
+        assert drawn == set(render.atlas_fonts()) and "urw-bookman-demi" in drawn
+        with pytest.raises(RenderError, match="drawn_fonts"):
+            render.use_extra_styles(drawn_fonts=1.5)
+    finally:
+        render.use_extra_styles(art=False, printed=False, french_art=False)

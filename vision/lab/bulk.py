@@ -52,19 +52,20 @@ def shard_kind(i: int, spread: float = 0.0) -> str:
     return KINDS[i % len(KINDS)]
 
 
-def _shard(job: tuple[str, int, str, float, float, tuple[str, ...], int, float]
+def _shard(job: tuple[str, int, str, float, float, tuple[str, ...], int, float, float]
            ) -> tuple[np.ndarray, np.ndarray]:
     """Render one shard: its patches and their labels (``dataset``'s classes, HIDDEN
     marks included)."""
     from vision.lab import dataset as ds
     from vision.lab import render
 
-    kind, seed, detector, art_mix, art_fonts, favour, times, full_deck = job
+    kind, seed, detector, art_mix, art_fonts, favour, times, full_deck, drawn_fonts = job
     if kind == "printed":
         added = render.use_extra_styles(art=False, printed=True, art_mix=art_mix,
-                                        art_fonts=art_fonts)
+                                        art_fonts=art_fonts, drawn_fonts=drawn_fonts)
     else:
-        added = render.use_extra_styles(art_mix=art_mix, art_fonts=art_fonts)
+        added = render.use_extra_styles(art_mix=art_mix, art_fonts=art_fonts,
+                                        drawn_fonts=drawn_fonts)
     # The favoured designs' styles drawn ``times`` as often as the others.
     render.EXTRA_STYLES.extend([st for st in added if st.art in favour] * (times - 1))
     if kind == "synth":
@@ -97,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
                         "(vision.lab.render.use_extra_styles)")
     p.add_argument("--art-fonts", type=float, default=0.0,
                    help="share of the art mix's indices printed in any atlas's face")
+    p.add_argument("--drawn-fonts", type=float, default=0.0,
+                   help="share of the drawn styles' indices printed in another atlas face")
     p.add_argument("--favour", default="",
                    help="designs (comma-separated, e.g. paris,kde-gm-paris) drawn more often")
     p.add_argument("--favour-times", type=int, default=3,
@@ -116,8 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.favour_times < 1:
         p.error("--favour-times: at least 1")
     if not all(0.0 <= v <= 1.0
-               for v in (args.art_mix, args.art_fonts, args.spread, args.spread_full)):
-        p.error("--art-mix, --art-fonts, --spread, --spread-full: expected a share from 0 to 1")
+               for v in (args.art_mix, args.art_fonts, args.drawn_fonts, args.spread,
+                         args.spread_full)):
+        p.error("--art-mix, --art-fonts, --drawn-fonts, --spread, --spread-full: expected a "
+                "share from 0 to 1")
 
     import cv2
 
@@ -147,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     n = args.frames // SHARD
     kinds = [shard_kind(i, args.spread) for i in range(n)]
     jobs = [(kind, SEED_BASE + 1000 * args.seed + i, str(detector), args.art_mix,
-             args.art_fonts, favour, args.favour_times, args.spread_full)
+             args.art_fonts, favour, args.favour_times, args.spread_full, args.drawn_fonts)
             for i, kind in enumerate(kinds)]
     done: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     with get_context("fork").Pool(args.workers) as pool:
@@ -178,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
              "seed_base": SEED_BASE, "patches": int(len(crops)), "real_patches": int(len(ry)),
              "steps": args.steps, "batch": args.batch, "max_lr": args.max_lr,
              "seed": args.seed, "device": args.device, "art_mix": args.art_mix,
-             "art_fonts": args.art_fonts, "favour": list(favour),
+             "art_fonts": args.art_fonts, "drawn_fonts": args.drawn_fonts,
+             "favour": list(favour),
              "favour_times": args.favour_times, "held_out": list(manifest["held_out"]),
              "seconds_render": round(rendered, 1),
              "spread": args.spread, "spread_full": args.spread_full,

@@ -161,6 +161,9 @@ PRINTED_FRENCH: list[DeckStyle] = [
 #: Styles drawn at random beside STYLES (see :func:`use_extra_styles`); empty by default so
 #: that seeded scenes stay what they were.
 EXTRA_STYLES: list[DeckStyle] = []
+#: The share of the drawn styles' faces printed in another index face (training only,
+#: see :func:`use_extra_styles`); 0 by default so that seeded scenes stay what they were.
+DRAWN_FONTS: list[float] = [0.0]
 
 
 def french_styles() -> list[DeckStyle]:
@@ -235,17 +238,22 @@ def art_styles(root: Path | None = None, held_out: bool | None = False,
 
 def use_extra_styles(art: bool = True, printed: bool = True,
                      french_art: bool = True, art_mix: float = 0.0,
-                     art_fonts: float = 0.0) -> list[DeckStyle]:
+                     art_fonts: float = 0.0, drawn_fonts: float = 0.0) -> list[DeckStyle]:
     """Draw the printed-French styles and the training deck designs beside STYLES from now
     on (training data, the figures on them), and those designs with French indices printed
     over their own (``french_art``, see :func:`art_styles`); returns what was added.
     ``art_mix`` (training only) is the share of those French-printed faces drawn on the art
     of another training design (:func:`_mixed_art`), ``art_fonts`` the share of those
-    whose index is printed in any atlas's face (run 8 was trained without)."""
-    for name, share in (("art_mix", art_mix), ("art_fonts", art_fonts)):
+    whose index is printed in any atlas's face (run 8 was trained without).
+    ``drawn_fonts`` (training only) is the share of the drawn styles' faces (STYLES and
+    the printed-French styles) whose index is printed in another atlas face than the
+    style's own, its letters the style's (:func:`_drawn_font`)."""
+    for name, share in (("art_mix", art_mix), ("art_fonts", art_fonts),
+                        ("drawn_fonts", drawn_fonts)):
         if not 0.0 <= share <= 1.0:
             raise RenderError(f"{name}: expected a share from 0 to 1, got {share}")
     EXTRA_STYLES.clear()
+    DRAWN_FONTS[0] = drawn_fonts
     if printed:
         for st in PRINTED_FRENCH:
             _STYLE_BY_NAME[st.name] = st
@@ -719,6 +727,8 @@ def render_card(code: str, style: DeckStyle | str | None, rng: np.random.Generat
         _ace(img, st, suit, rng)
     else:
         _court(img, st, rank, suit, rng)
+    if DRAWN_FONTS[0]:
+        st = _drawn_font(st, rng)
     _corner_index(img, st, _index_label(st, rank, rng), suit)
     if (st.ace_one or st.frameless) and rng.random() < 0.25:
         _glossy(img, rng)
@@ -761,6 +771,16 @@ def _mixed_art(st: DeckStyle, code: str, rng: np.random.Generator
         indices = "english" if rng.random() < 0.4 else "french"
         st = replace(st, font=font, indices=indices)
     return art, st
+
+
+def _drawn_font(st: DeckStyle, rng: np.random.Generator) -> DeckStyle:
+    """``st`` with its index in another atlas face, a ``DRAWN_FONTS`` share of the time
+    (training only: the index faces no drawn style prints, such as URW Bookman's looped Q,
+    are learnt on the drawn faces too, not only on the art mix's)."""
+    if rng.random() >= DRAWN_FONTS[0]:
+        return st
+    fonts = [f for f in atlas_fonts() if f != st.font]
+    return replace(st, font=fonts[int(rng.integers(len(fonts)))])
 
 
 def _restamp(img: np.ndarray, st: DeckStyle, code: str, rng: np.random.Generator) -> None:
