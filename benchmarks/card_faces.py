@@ -39,6 +39,9 @@ Sets, each card face once:
 Nothing here is tuned on. Prints the figures and writes ``benchmarks/card_faces.json``.
 
     .venv/bin/python benchmarks/card_faces.py [--model PATH] [--out FILE]
+        [--only index_fonts]
+
+``--only index_fonts`` reads set 8 alone (a candidate's index faces, in minutes).
 """
 
 from __future__ import annotations
@@ -239,17 +242,28 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", help="classifier .onnx (default: the shipped model)")
     p.add_argument("--out", default=str(OUT))
+    p.add_argument("--only", choices=("index_fonts",),
+                   help="read this set alone (the JSON holds it alone)")
     args = p.parse_args(argv)
+    if args.only and Path(args.out).resolve() == OUT.resolve():
+        p.error("--only: give --out too (benchmarks/card_faces.json holds every set)")
     manifest = decks.manifest_or_exit(p)
     t0 = time.time()
     reader = CardReader(args.model)
     render.art_styles(held_out=None, french_art=True)
+    head: dict[str, Any] = {"benchmark": "pictures of one card each, read by read_face",
+                            "measured": time.strftime("%Y-%m-%d", time.gmtime()),
+                            "model": args.model or "shipped"}
+    if args.only:
+        result = {**head, "index_fonts": font_faces(reader),
+                  "seconds": round(time.time() - t0, 1)}
+        Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+        _print_fonts(result)
+        return 0
     held = list(manifest["held_out"])
     trained = [d for d in manifest["designs"] if d not in held]
-    result: dict[str, Any] = {
-        "benchmark": "pictures of one card each, read by read_face",
-        "measured": time.strftime("%Y-%m-%d", time.gmtime()),
-        "model": args.model or "shipped",
+    result = {
+        **head,
         "held_out_designs": design_faces(reader, held),
         "held_out_designs_french_indices": design_faces(reader, held, "-fr"),
         "trained_designs": design_faces(reader, trained),
@@ -270,13 +284,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{key}, {way}: {f['read_right']}/{f['belote_cards']} right, "
                   f"{f['misread']} misread, {f['other_named_a_card']} of {f['other_faces']} "
                   f"other faces named a card")
-    for way in WAYS:
-        f = result["index_fonts"]["all"][way]
-        wrong = {font: v[way]["wrong"] for font, v in result["index_fonts"]["fonts"].items()
-                 if v[way]["wrong"]}
-        print(f"index fonts never learnt, {way}: {f['read_right']}/{f['belote_cards']} right, "
-              f"{f['misread']} misread, {f['other_named_a_card']} of {f['other_faces']} other "
-              f"faces named a card; {wrong}")
+    _print_fonts(result)
     f = result["real_cards"]
     print(f"real cards/ crops (test): {f['read_right']}/{f['belote_cards']} right, "
           f"{f['misread']} misread")
@@ -287,6 +295,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"cards cut out of {name}, {key}: {f['read_right']}/{f['belote_cards']} "
                   f"right, {f['misread']} misread")
     return 0
+
+
+def _print_fonts(result: dict[str, Any]) -> None:
+    for way in WAYS:
+        f = result["index_fonts"]["all"][way]
+        wrong = {font: v[way]["wrong"] for font, v in result["index_fonts"]["fonts"].items()
+                 if v[way]["wrong"]}
+        print(f"index fonts never learnt, {way}: {f['read_right']}/{f['belote_cards']} right, "
+              f"{f['misread']} misread, {f['other_named_a_card']} of {f['other_faces']} other "
+              f"faces named a card; {wrong}")
 
 
 if __name__ == "__main__":

@@ -92,3 +92,38 @@ def test_index_fonts_reads_only_the_faces_no_drawn_style_prints(reader, monkeypa
         assert f["belote_cards"] == 32 and f["other_faces"] == len(card_faces.NOT_BELOTE)
         assert f["read_right"] + f["unknown"] + f["misread"] == 32
         assert got["all"][way]["read_right"] == f["read_right"]
+
+
+def test_only_index_fonts_writes_that_set_alone_and_never_over_the_full_figures(
+        tmp_path, monkeypatch, capsys):
+    """``--only index_fonts``: the set read alone into ``--out``; without ``--out`` it is
+    refused (``benchmarks/card_faces.json`` keeps every set)."""
+    import json
+
+    import pytest
+
+    from benchmarks import card_faces
+    from vision.lab import decks
+
+    with pytest.raises(SystemExit):
+        card_faces.main(["--only", "index_fonts"])
+    assert "--out" in capsys.readouterr().err
+    if decks.load_manifest() is None:
+        pytest.skip("deck designs not cached (make decks)")
+    sets = []
+    ways = {w: {"belote_cards": 2, "read_right": 1, "unknown": 0, "misread": 1,
+                "other_faces": 0, "other_named_a_card": 0, "wrong": {"QS->9S": 1}}
+            for w in card_faces.WAYS}
+
+    def fonts(reader):
+        sets.append("index_fonts")
+        return {"styles": [], "fonts": {"a-face": ways}, "all": ways}
+
+    monkeypatch.setattr(card_faces, "font_faces", fonts)
+    monkeypatch.setattr(card_faces, "design_faces", lambda *a, **k: sets.append("designs"))
+    out = tmp_path / "fonts.json"
+    assert card_faces.main(["--only", "index_fonts", "--out", str(out)]) == 0
+    assert sets == ["index_fonts"]
+    written = json.loads(out.read_text())
+    assert written["index_fonts"]["all"] == ways and "crops" not in written
+    assert "QS->9S" in capsys.readouterr().out
