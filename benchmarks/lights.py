@@ -37,6 +37,13 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from vision.lab import decks, render  # noqa: E402
+from vision.lab.black_decks import (  # noqa: E402
+    BLACK_BASES,
+    BLACK_PAPER,
+    INKS,
+    black_style,
+    other_bases,
+)
 from vision.lab.evaluate import design_frames, design_styles  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
 
@@ -46,9 +53,7 @@ LIGHTS: dict[str, tuple[tuple[float, float], tuple[float, float]]] = {
     "warm": ((0.45, 0.7), (0.7, 0.85)),
     "red": ((0.25, 0.45), (0.45, 0.6)),
 }
-BLACK_PAPER = (28, 26, 24)
-INKS = {"gold": (60, 180, 215), "silver": (200, 200, 200)}  # BGR
-BLACK_BASES = ("fr-grimaud", "fr-printed-serif", "fr-ducale", "en-bicycle")
+# Black decks (BLACK_PAPER, INKS, BLACK_BASES, black_style): vision.lab.black_decks.
 
 
 def lit(frame: np.ndarray, light: str, rng: np.random.Generator) -> np.ndarray:
@@ -56,14 +61,6 @@ def lit(frame: np.ndarray, light: str, rng: np.random.Generator) -> np.ndarray:
     (b0, b1), (g0, g1) = LIGHTS[light]
     gain = np.array([rng.uniform(b0, b1), rng.uniform(g0, g1), 1.0], np.float32)
     return np.clip(frame.astype(np.float32) * gain, 0, 255).astype(np.uint8)
-
-
-def black_style(base: str, ink: str) -> str:
-    """The name of ``base`` printed on black paper in one ``ink`` (registered)."""
-    style = render.with_style(render.get_style(base), name=f"{base}-black-{ink}",
-                              paper=BLACK_PAPER, red=INKS[ink], black=INKS[ink])
-    render.register_style(style)
-    return style.name
 
 
 class Count:
@@ -141,10 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         # The other drawn styles in black, on seeds of their own: the frames the rule
         # "an index boxed on the negative is read there only" was chosen on (not a fair
         # measure of it; ``black_decks`` above is).
-        others = tuple(st.name for st in (*render.STYLES, *render.PRINTED_FRENCH)
-                       if st.name not in BLACK_BASES)
-        result["black_decks_other_styles"] = black_decks(reader, args.other_frames, others,
-                                                         args.other_seed)
+        result["black_decks_other_styles"] = black_decks(reader, args.other_frames,
+                                                         other_bases(), args.other_seed)
     result["seconds"] = round(time.time() - t0, 1)
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     for key in ("as_is", *LIGHTS):
