@@ -21,6 +21,26 @@ def reader():
 
 
 @pytest.fixture(scope="session")
+def rule_case(reader):
+    """``rule_case(name)``: a reader rule of ``vision.lab.rule_cases`` and its stored cases
+    (``tests/vision/rule_cases.json``), checked to be found with the shipped classifier."""
+    from vision.deck import model_sha256
+    from vision.lab import rule_cases
+
+    def cases(name):
+        stored = rule_cases.load()
+        assert stored["model_sha256"] == model_sha256(reader.classifier.model_path), (
+            f"{rule_cases.CASES.name} was found with another classifier: after shipping a "
+            "model, run python -m vision.lab.rule_cases --write")
+        found = stored["rules"][name]["cases"]
+        assert found, (f"{name}: no case found for this classifier: run python -m "
+                       f"vision.lab.rule_cases --write --rule {name} --frames N")
+        return rule_cases.RULES[name], found
+
+    return cases
+
+
+@pytest.fixture(scope="session")
 def real_cards(shared_data) -> Path:
     return shared_data / "real-cards"
 

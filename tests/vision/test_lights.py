@@ -171,76 +171,60 @@ def test_a_lamp_lit_frame_is_read_at_the_grey_thresholds(reader, monkeypatch):
 
 
 def test_an_index_on_black_paper_boxed_on_the_negative_is_read_there_only(
-        reader, monkeypatch):
+        reader, rule_case):
     """Black decks of styles the benchmark does not report (``lights.py`` prints four on
-    seeds 9851...): read as they are, light ink on dark paper, a printed-French eight of
-    spades was named a sure eight of hearts (0.998) and a Hershey ace of diamonds an ace
-    of spades. Their indices are boxed on the negative too, and read there alone: the
-    eight, in a frame of seven cards, is no longer misread; the frame still reads cards
-    (two of the Hershey frame's five since a spade's pair counts for less on the negative)."""
-    import vision.reader
-
-    # Read as they are as well, the dark indices name the wrong card.
-    cases = [("fr-printed-triplex", "gold", 19851 + 8, 0, "8H"),
-             ("fr-hershey", "silver", 19851 + 2, 1, "AS")]
-    _never_named_but_without(reader, monkeypatch, cases, least=2,
-                             off=lambda: monkeypatch.setattr(vision.reader, "_overlaps",
-                                                             lambda a, b: False))
+    seeds 9851...): read as they are, light ink on dark paper, an index can be named a
+    sure card it is not. Their indices are boxed on the negative too, and read there
+    alone: no card is misread, and the frame still reads cards (fewer where spades lie,
+    whose pair counts for less on the negative). (The frames: ``vision.lab.rule_cases``.)"""
+    _never_named_but_without(reader, rule_case, "negative_only")
 
 
-def _never_named_but_without(reader, monkeypatch, cases, least, off):
-    """Each case's frame (``base`` in black ``ink``, the ``index``-th of ``seed``'s draw)
-    names no card that is not in it, ``least`` of its cards or more, and ``wrong`` once
-    the rule is turned ``off``."""
-    from vision.lab.evaluate import design_frames
+def _never_named_but_without(reader, rule_case, name):
+    """Each stored case of the rule ``name`` (``tests/vision/rule_cases.json``): its frame
+    names no card that is not in it, the rule's ``least`` of its cards or more, and the
+    case's ``wrong`` card once the rule is turned off (the rule's ``setup``, where it has
+    one, turns off another rule for both reads)."""
+    from contextlib import nullcontext
 
-    for base, ink, seed, index, wrong in cases:
-        *_, (frame, readable, present) = design_frames([black_style(base, ink)], index + 1,
-                                                      seed)
-        assert wrong not in present
-        got = {d.code for d in reader.read(frame) if d.code}
-        assert got <= present and len(got & readable) >= least
-        off()
-        assert wrong in {d.code for d in reader.read(frame) if d.code}
-        monkeypatch.undo()
+    from vision.lab import rule_cases
+
+    rule, cases = rule_case(name)
+    with rule_cases.scene(rule):
+        for case in cases:
+            frame, readable, present = rule_cases.draw(rule, case)
+            assert case["wrong"] not in present
+            with rule.setup(reader) if rule.setup else nullcontext():
+                got = {d.code for d in reader.read(frame) if d.code}
+                assert got <= present and len(got & readable) >= rule.least, case
+                with rule.off(reader):
+                    assert case["wrong"] in {d.code for d in reader.read(frame) if d.code}, case
 
 
-def test_a_card_the_frame_as_it_is_reads_in_another_suit_is_left_unknown(
-        reader, monkeypatch):
-    """Silver-ink courts of diamonds (``lights.py --other-seed 29851`` and ``39851``, 16
-    frames a style): their negative read a sure king and queen of spades (0.999, 0.997),
-    where the frame as it is reads the king and the queen of diamonds (0.91, 0.93). Such a
-    card is left unknown: never named wrong, the frame's other cards still read."""
-    import vision.reader
-
-    cases = [("en-mono", "silver", 29851 + 5, 12, "KS"),
-             ("en-sans", "silver", 39851 + 3, 12, "QS")]
-    _never_named_but_without(reader, monkeypatch, cases, least=3,
-                             off=lambda: monkeypatch.setattr(vision.reader, "AS_IS_RIVAL",
-                                                             2.0))
+def test_a_card_the_frame_as_it_is_reads_in_another_suit_is_left_unknown(reader, rule_case):
+    """Black decks in silver ink (``lights.py --other-seed 29851``, ``39851``...): their
+    negative can read a court surely in another suit (courts of diamonds named spades)
+    where the frame as it is reads the card in its own suit, likely enough. Such a card is
+    left unknown: never named wrong, the frame's other cards still read."""
+    _never_named_but_without(reader, rule_case, "as_is_rival")
 
 
 def test_a_loose_box_over_an_index_the_negative_boxed_is_not_read_as_it_is(
-        reader, monkeypatch):
-    """Silver-ink cards (``lights.py --other-seed 49851``, 16 frames a style): a box of the
-    frame as it is, loose over an index on black paper that the negative read as a card
-    (an eight of clubs, a doubtful queen of diamonds), lying between DARK_INK and
-    LIGHT_PAPER, named a sure ten of clubs (0.994) and a nine of diamonds (0.997). A white
-    Paris-pattern deck whose court pictures make the frame look like a black deck's
-    (``real_decks.py``'s French-printed frames, seed 9761) keeps its jacks: the negative
-    boxes their pictures but reads no card there."""
+        reader, rule_case):
+    """Black decks in silver ink (``lights.py --other-seed 49851``...): a box of the frame
+    as it is, loose over an index on black paper that the negative read as a card, lying
+    between DARK_INK and LIGHT_PAPER, can name a sure card that is not there. Such boxes
+    are read as they are only from AS_IS_KEPT_LEVEL up. A white Paris-pattern deck whose
+    court pictures make the frame look like a black deck's (``real_decks.py``'s
+    French-printed frames, seed 9761) keeps its jacks: the negative boxes their pictures
+    but reads no card there."""
     import pytest
 
-    import vision.reader
     from benchmarks.real_decks import PARIS_ART
     from vision.lab import decks, render
     from vision.lab.evaluate import design_frames
 
-    cases = [("fr-narrow", "silver", 49851 + 1, 15, "TC"),
-             ("en-mono", "silver", 49851 + 5, 11, "9D")]
-    _never_named_but_without(reader, monkeypatch, cases, least=3,
-                             off=lambda: monkeypatch.setattr(vision.reader, "AS_IS_KEPT_LEVEL",
-                                                             vision.reader.DARK_INK))
+    _never_named_but_without(reader, rule_case, "as_is_kept_level")
     manifest = decks.load_manifest()
     if manifest is None:
         pytest.skip("no deck designs cached (make decks)")
@@ -275,43 +259,25 @@ def test_white_cards_spread_overlapping_keep_the_indices_they_show_as_they_are(r
 
 
 def test_a_black_deck_on_a_checked_cloth_is_told_by_its_boxes_read_as_cards(
-        reader, monkeypatch):
-    """Black Hershey cards in gold lying askew on a red-and-white checked cloth
-    (``lights.py --other-seed 29851``): the cloth gives 50 boxes, only 2 of them under
-    DARK_INK, and the cloth in each askew card's box lifts its level. Read as it was, a
-    ten of spades was named a ten of diamonds. Its boxes read as a card lie mostly under
-    LIGHT_PAPER: the frame is a black deck's, and nothing in it is misread."""
-    import vision.reader
-    from vision.lab.evaluate import design_frames
-
-    *_, (frame, readable, present) = design_frames([black_style("fr-hershey", "gold")], 4,
-                                                   29853)
-    assert "TD" not in present
-    got = {d.code for d in reader.read(frame) if d.code}
-    assert got <= present and len(got & readable) >= 3
-    # Told by its dark boxes' count alone, the frame is read as it is, and misread.
-    monkeypatch.setattr(vision.reader, "NAMED_DARK_SHARE", 10.0)
-    assert "TD" in {d.code for d in reader.read(frame) if d.code}
+        reader, rule_case):
+    """Black cards lying askew on a patterned cloth, a red-and-white checked one
+    (``lights.py --other-seed 29851``...): the cloth gives many boxes, few of them under
+    DARK_INK, and the cloth in each askew card's box lifts its level. Told by its dark
+    boxes' count alone, the frame is read as it is, and a card is misread. Its boxes read
+    as a card lie mostly under LIGHT_PAPER: the frame is a black deck's, and nothing in
+    it is misread."""
+    _never_named_but_without(reader, rule_case, "named_dark_share")
 
 
 def test_a_spade_named_by_two_doubtful_indices_on_the_negative_needs_more(
-        reader, monkeypatch):
-    """Black monospaced cards in gold (``lights.py --other-seed 29851``): on the negative,
-    the two indices of a king of diamonds both guessed a king of spades, doubtfully. At
-    the grey pair exponent they named it; a spade's pair counts for less there. (The frame
-    as it is reads the king of diamonds too: that rule is off here, to judge this one.)"""
-    import vision.reader
-    from vision.lab.evaluate import design_frames
-
-    *_, (frame, readable, present) = design_frames([black_style("en-mono", "gold")], 13,
-                                                   29856)
-    assert "KS" not in present
-    monkeypatch.setattr(vision.reader, "AS_IS_RIVAL", 2.0)
-    got = {d.code for d in reader.read(frame) if d.code}
-    assert got <= present and len(got & readable) >= 3
-    monkeypatch.setattr(vision.reader, "NEGATIVE_SPADE_PAIR_EXPONENT",
-                        reader.classifier.pair_exponent(True))
-    assert "KS" in {d.code for d in reader.read(frame) if d.code}
+        reader, rule_case):
+    """Black decks (``lights.py --other-seed 29851``...): on the negative, the two indices
+    of a card can both guess, doubtfully, the same rank in spades. At the grey pair
+    exponent they name it; a spade's pair counts for less there (the wrong cards such
+    pairs named on the other drawn styles in black were all spades). The frame as it is
+    may read the card in its own suit too: that rule (AS_IS_RIVAL) is off here, to judge
+    this one."""
+    _never_named_but_without(reader, rule_case, "negative_spade_pair")
 
 
 def test_a_black_deck_frame_is_read_at_the_grey_thresholds(reader, monkeypatch):

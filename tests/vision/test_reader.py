@@ -933,25 +933,21 @@ def test_a_grey_or_lamp_lit_picture_s_card_is_not_named_by_two_doubts(reader, mo
     assert found is None or found.code is None
 
 
-#: A drawn style printed in gold on black paper (one the rule was chosen on), and its card.
-BLACK_FACE = ("fr-hershey", "JS")
+def test_a_black_card_s_picture_is_read_at_both_its_corners(reader, rule_case):
+    """A card of a deck printed in light ink on black paper, filling the picture: its
+    negative may read it only doubtfully, at both indices, where the card has them. The
+    two together name it (``face_pair``); without the rule it is left unknown. (The
+    cards: ``vision.lab.rule_cases``.)"""
+    from vision.lab import rule_cases
 
-
-def test_a_black_card_s_picture_is_read_at_both_its_corners(reader, monkeypatch):
-    """A card of a deck printed in gold on black paper, filling the picture: its negative
-    reads it doubtfully at both indices, where the card has them: named (``face_pair``);
-    without the rule it was left unknown."""
-    import vision.reader as vr
-    from benchmarks.lights import black_style
-    from vision.lab.render import render_card
-
-    style = black_style(BLACK_FACE[0], "gold")
-    face = render_card(BLACK_FACE[1], style, np.random.default_rng(0))
-    found = reader.read_face(face)
-    assert found is not None and found.code == BLACK_FACE[1]
-    monkeypatch.setattr(vr, "FACE_PAIR_ACCEPT", 1.1)
-    off = reader.read_face(face)
-    assert off is None or off.code is None
+    rule, cases = rule_case("face_pair")
+    for case in cases:
+        face, _, _ = rule_cases.draw(rule, case)
+        found = reader.read_face(face)
+        assert found is not None and found.code == case["card"], case
+        with rule.off(reader):
+            off = reader.read_face(face)
+        assert off is None or off.code is None, case
 
 
 @pytest.mark.parametrize("w, h", [(200, 280), (280, 200), (250, 250), (230, 260)])

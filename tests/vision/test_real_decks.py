@@ -356,32 +356,23 @@ def test_grey_is_a_sample_of_pixels_with_almost_none_in_colour():
 
 
 @needs_decks
-def test_a_grey_pair_misread_is_left_unknown_at_the_grey_pair_exponent(
-        reader, tmp_path, monkeypatch):
-    """A grey misread of ``python -m vision.lab.pair_rule`` at exponent 1 (run 14
-    averaged): orell, the training design whose frames are drawn from seed 6100 + 17 x 11,
-    its 93rd frame turned grey, where two doubtful indices of the queen of diamonds joined
-    as independent readings name the queen of spades. At the model's grey pair exponent it
-    is left unknown; the frame's other cards are still read, none wrong."""
-    from vision.lab.evaluate import design_frames, design_styles
+def test_a_grey_pair_misread_is_left_unknown_at_the_grey_pair_exponent(reader, rule_case):
+    """On a grey frame the suit is told by its shape alone, and a card's two indices,
+    printed and lit alike, slip to the same wrong suit together: two doubtful indices
+    joined as independent readings (exponent 1) can name a card that is not there (a
+    grey misread of ``python -m vision.lab.pair_rule``, run on orell's frames turned
+    grey). At the model's grey pair exponent it is left unknown; the frame's other cards
+    are still read, none wrong. (The frames: ``vision.lab.rule_cases``.)"""
+    from vision.lab import rule_cases
 
-    monkeypatch.setattr(decks, "DESIGNS", {"orell": "english"})
-    monkeypatch.setattr(decks, "KDE_DESIGNS", {})
-    monkeypatch.setattr(decks, "DATA", tmp_path)
-    render._art_face.cache_clear()
-    try:
-        decks.build(tmp_path, log=lambda m: None)
-        render.art_styles(tmp_path, held_out=None, french_art=True)
-        *_, (frame, readable, present) = design_frames(design_styles("orell"), 93,
-                                                      6100 + 17 * 11)
-        assert "QD" in present and "QS" not in present
-        grey = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
-        shipped = {d.code for d in reader.read(grey) if d.code}
-        assert shipped <= present and len(shipped & readable) >= 2
-        grey_meta = reader.classifier.meta["grey"]
-        assert grey_meta["pair_exponent"] < 1.0
-        monkeypatch.setitem(grey_meta, "pair_exponent", 1.0)
-        assert {d.code for d in reader.read(grey) if d.code} - present == {"QS"}
-    finally:
-        render.EXTRA_STYLES.clear()
-        render._art_face.cache_clear()
+    rule, cases = rule_case("grey_pair_exponent")
+    assert reader.classifier.meta["grey"]["pair_exponent"] < 1.0
+    with rule_cases.scene(rule):
+        for case in cases:
+            grey, readable, present = rule_cases.draw(rule, case)
+            assert case["wrong"] not in present
+            shipped = {d.code for d in reader.read(grey) if d.code}
+            assert shipped <= present and len(shipped & readable) >= rule.least, case
+            with rule.off(reader):
+                assert {d.code for d in reader.read(grey) if d.code} - present == {
+                    case["wrong"]}, case
