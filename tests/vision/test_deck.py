@@ -575,8 +575,8 @@ def test_only_a_card_read_as_another_of_its_suit_outside_the_group_may_be_passed
 
 
 def _bookman_style() -> str:
-    """An English deck printing its indices in URW Bookman, whose looped Q the shipped
-    reader takes for a 9 (``benchmarks/card_faces.py``, ``index_fonts``)."""
+    """An English deck printing its indices in URW Bookman, with a looped Q
+    (``benchmarks/card_faces.py``, ``index_fonts``)."""
     from vision.lab import render
 
     name = "en-bicycle+urw-bookman-demi"
@@ -585,12 +585,34 @@ def _bookman_style() -> str:
     return name
 
 
-def test_a_card_the_reader_keeps_taking_for_another_is_passed_over_once_confirmed(reader):
+def _queen_of_clubs_read_as_nine(monkeypatch) -> None:
+    """From now on the general model reads every index it takes for a QC (or a 9C) as a
+    sure 9C: the classifier of 2026-12-02 so read Bookman's looped Q (``_bookman_style``),
+    and this keeps the flow of a card the reader keeps taking for another tested for any
+    classifier. The frames hold no nine of clubs."""
+    from vision.classify import CardClassifier
+
+    real = CardClassifier.probabilities
+
+    def probabilities(self, crops):
+        probs = real(self, crops).copy()
+        queen, nine = self.classes.index("QC"), self.classes.index("9C")
+        as_nine = np.isin(probs.argmax(axis=1), (queen, nine))
+        probs[as_nine] = 0.0
+        probs[as_nine, nine] = 1.0
+        return probs
+
+    monkeypatch.setattr(CardClassifier, "probabilities", probabilities)
+
+
+def test_a_card_the_reader_keeps_taking_for_another_is_passed_over_once_confirmed(
+        reader, monkeypatch):
     """A maker's looped Q read surely as a 9 of its suit would hold the organiser at that
     group for ever: told, and left as it is for ``confirm`` seconds, the command learns
     the rest of the group and leaves that card to the general model."""
     from companion.cmd_enroll import TableEnrollment
 
+    _queen_of_clubs_read_as_nine(monkeypatch)
     group = ["JC", "QC", "KC", "AC"]
     frame = _table(31, _bookman_style(), group, height=200.0)
     now = [100.0]
@@ -614,9 +636,11 @@ def test_a_card_the_reader_keeps_taking_for_another_is_passed_over_once_confirme
     assert said[-1] == "Appris (3/4) : JC KC AC"  # nothing left to lay
 
 
-def test_enroll_names_the_cards_passed_over_and_refuses_a_bad_wait(tmp_path, capsys):
+def test_enroll_names_the_cards_passed_over_and_refuses_a_bad_wait(tmp_path, capsys,
+                                                                  monkeypatch):
     from companion.cmd_enroll import main as enroll_main
 
+    _queen_of_clubs_read_as_nine(monkeypatch)
     frames = tmp_path / "frames"
     frames.mkdir()
     group = ["JC", "QC", "KC", "AC"]
