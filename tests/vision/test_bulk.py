@@ -84,6 +84,15 @@ def test_bulk_refuses_a_drawn_fonts_share_out_of_range(tiny_shards, tmp_path, ca
     assert not (tmp_path / "bulk_summary.json").exists()
 
 
+@pytest.mark.parametrize("share", ["-0.1", "0.9"])
+def test_bulk_refuses_a_recolour_share_that_leaves_no_room_for_grey(tiny_shards, tmp_path,
+                                                                    capsys, share):
+    with pytest.raises(SystemExit):
+        tiny_shards.main(["--init", "x.onnx", "--out", str(tmp_path), "--recolour", share])
+    assert "--recolour" in capsys.readouterr().err
+    assert not (tmp_path / "bulk_summary.json").exists()
+
+
 def test_a_shard_drawn_with_drawn_fonts_leaves_them_set_for_its_worker(tiny_shards):
     from vision.lab import render
 

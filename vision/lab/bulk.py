@@ -110,6 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--spread-full", type=float, default=0.0,
                    help="share of the spread frames whose cards come from a 52-card deck "
                         "(its 2s to 6s taught as no belote card)")
+    p.add_argument("--recolour", type=float, default=0.15,
+                   help="share of index patches lit warm or red or printed in one light ink "
+                        "on black paper (vision.lab.train._desaturate; 0.15 turned grey "
+                        "besides, so at most 0.85)")
     p.add_argument("--render-seconds", type=float, default=None,
                    help="leave out the shards not rendered by then")
     args = p.parse_args(argv)
@@ -123,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
                          args.spread_full)):
         p.error("--art-mix, --art-fonts, --drawn-fonts, --spread, --spread-full: expected a "
                 "share from 0 to 1")
+    if not 0.0 <= args.recolour <= 0.85:
+        p.error("--recolour: expected a share from 0 to 0.85 (0.15 of the patches are "
+                "turned grey besides)")
 
     import cv2
 
@@ -188,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
              "favour_times": args.favour_times, "held_out": list(manifest["held_out"]),
              "seconds_render": round(rendered, 1),
              "spread": args.spread, "spread_full": args.spread_full,
+             "recolour": args.recolour,
              "kinds": {k: round(kinds.count(k) / n, 3) for k in sorted({*KINDS, "spread"})}}
     for run, init in enumerate(args.init, 1):
         out = args.out if len(args.init) == 1 else args.out / str(run)
@@ -195,8 +203,8 @@ def main(argv: list[str] | None = None) -> int:
         start = classifier_from_onnx(init, crops[pick])
         clf = train_classifier(crops, taught, args.steps, args.seed, len(ds.CLASSES),
                                rotate=True, real=real, init=start, max_lr=args.max_lr,
-                               aspect=1.4, recolour=0.15, batch=args.batch, device=args.device,
-                               workers=args.workers,
+                               aspect=1.4, recolour=args.recolour, batch=args.batch,
+                               device=args.device, workers=args.workers,
                                log=lambda m: print(m, flush=True))
         diff = export_classifier(clf, out / FLOAT_CLASSIFIER)
         summary = {"init": init.name, **drawn, "seconds": round(time.time() - t0, 1),
