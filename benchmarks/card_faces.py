@@ -61,9 +61,9 @@ sys.path.insert(0, str(ROOT))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from benchmarks.lights import BLACK_BASES, INKS, black_style  # noqa: E402
 from scorer.cards import CARD_CODES  # noqa: E402
 from vision.lab import decks, render  # noqa: E402
+from vision.lab.black_decks import BLACK_BASES, INKS, black_style  # noqa: E402
 from vision.lab.dataset import REAL_CARDS, split_of  # noqa: E402
 from vision.lab.evaluate import as_saved, design_styles  # noqa: E402
 from vision.reader import FACE_CHOICES, CardReader, load_image  # noqa: E402
