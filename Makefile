@@ -77,6 +77,7 @@ BENCHES = scorer card_size accuracy misses real_decks orientation lights spread 
 bench: test-venv browser mosquitto decks
 	$(BIN)/belote-table vision bench
 	set -e; for b in $(BENCHES); do $(BIN)/python benchmarks/$$b.py; done
+	$(BIN)/python benchmarks/misses.py --held-out
 	$(BIN)/python benchmarks/enroll_table.py --count 12
 
 clean:

@@ -118,3 +118,66 @@ def test_design_frames_repeat_with_their_seed_and_name_only_cards_in_sight():
         assert r1 <= p1
     assert any(not (a[0].shape == b[0].shape and (a[0] == b[0]).all())
                for a, b in zip(first, other, strict=True))
+
+
+def test_held_out_figures_split_motion_by_its_length(misses):
+    rows = [card(True, "motion"), card(False, "motion"), card(False, "motion"), card(True)]
+    for r, px in zip(rows, (3.0, 5.0, 8.0, 0.0), strict=True):
+        r["blur_px"] = px
+    got = misses.held_out_figures(rows, [])
+    assert got["motion by length"] == {"3-5 px": {"cards": 2, "missed": 1},
+                                       "6-8 px": {"cards": 1, "missed": 1}}
+    assert got["by camera blur"]["motion"]["missed"] == 2
+
+
+def test_index_check_tells_a_boxed_index_from_one_no_box_covers(misses):
+    import numpy as np
+
+    from vision.lab.render import render_scene
+    from vision.reader import CardReader
+
+    reader = CardReader()
+    frame, things = render_scene(np.random.default_rng(4), n_cards=5, style="fr-grimaud")
+    thing = next(a for a in things if a["belote"] and a["readable"])
+    own = [b for b, r in zip(thing["index_boxes"], thing["index_readable"], strict=True) if r]
+    boxed = misses.index_check(reader, frame, own, thing)
+    assert boxed["box_overlap"] == pytest.approx(1.0)
+    apart = [(b[0] + 400, b[1] + 400, b[2] + 400, b[3] + 400) for b in own]
+    assert misses.index_check(reader, frame, apart, thing)["box_overlap"] == 0.0
+    assert misses.index_check(reader, frame, [], thing) == {
+        "box_overlap": 0.0, "true_box_chance": boxed["true_box_chance"]}
+    assert 0.0 <= boxed["true_box_chance"] <= 1.0
+
+
+@pytest.mark.slow
+def test_the_held_out_mode_reads_what_real_decks_choose_reads(misses, tmp_path, monkeypatch):
+    """One held-out design's frames: the general model's figures are those of
+    ``real_decks.py --choose 1``; the same cards are counted with the deck; each card the
+    general model misses is told by its index."""
+    from benchmarks.real_decks import seed_of, synthetic_set
+    from vision.lab import decks, render
+    from vision.lab.evaluate import design_styles
+    from vision.reader import CardReader
+
+    design = "kde-dondorf"
+    if decks.load_manifest() is None or design not in decks.HELD_OUT:
+        pytest.skip("no deck designs cached (make decks)")
+    monkeypatch.setattr(decks, "HELD_OUT", (design,))
+    out = tmp_path / "h.json"
+    result = misses.main(["--held-out", "--frames", "3", "--jobs", "1", "--out", str(out)])
+    assert json.loads(out.read_text()) == result
+    assert result["designs"] == [design] and result["seed_offset"] == 1
+    render.art_styles(held_out=None, french_art=True)
+    want = synthetic_set(CardReader(), design_styles(design), 3, seed_of(design) + 1,
+                         grey_too=False)["figures"]["all"]
+    general, deck = result["general"]["breakdown"]["all"], result["deck"]["breakdown"]["all"]
+    assert (general["cards"], general["missed"], general["invented"]) == (
+        want["cards"], want["missed"], want["invented"])
+    assert deck["cards"] == general["cards"] > 10
+    missed = result["general"]["missed"]
+    assert len(missed) == general["missed"]
+    assert all(0.0 <= m["box_overlap"] <= 1.0 and 0.0 <= m["true_box_chance"] <= 1.0
+               for m in missed)
+    by_index = result["general_missed_by_index"]
+    assert by_index["no_box_over_the_index"] + by_index["boxed_true_box_read_surely"] + \
+        by_index["boxed_true_box_unsure"] == len(missed)

@@ -220,11 +220,12 @@ def design_styles(design: str) -> list[str]:
     return [f"art-{design}", f"art-{design}-piquet"]
 
 
-def design_frames(styles: list[str], n: int, seed: int):
+def design_scenes(styles: list[str], n: int, seed: int):
     """``n`` frames of the given styles in turn, saved and read back as JPEG.
 
-    Yields ``(frame, readable, present)``: the decoded frame and its
-    :func:`cards_in_sight`. The same ``seed`` gives the same frames.
+    Yields ``(frame, annotations, faults)``: the decoded frame, the renderer's
+    annotations and the camera faults it was given (see
+    :func:`vision.lab.render.render_scene`). The same ``seed`` gives the same frames.
     """
     import numpy as np
 
@@ -233,8 +234,17 @@ def design_frames(styles: list[str], n: int, seed: int):
     rng = np.random.default_rng(seed)
     for i in range(n):
         style = styles[i % len(styles)]
-        frame, things = render_scene(rng, n_cards=int(rng.integers(4, 10)), style=style)
-        yield (as_saved(frame), *cards_in_sight(things))
+        faults: dict = {}
+        frame, things = render_scene(rng, n_cards=int(rng.integers(4, 10)), style=style,
+                                     faults=faults)
+        yield as_saved(frame), things, faults
+
+
+def design_frames(styles: list[str], n: int, seed: int):
+    """The frames of :func:`design_scenes`. Yields ``(frame, readable, present)``: the
+    decoded frame and its :func:`cards_in_sight`."""
+    for frame, things, _ in design_scenes(styles, n, seed):
+        yield (frame, *cards_in_sight(things))
 
 
 def cards_in_sight(things: list[dict]) -> tuple[set[str], set[str]]:
