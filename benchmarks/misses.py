@@ -247,6 +247,9 @@ def main(argv: list[str] | None = None) -> dict:
                     help="default: benchmarks/misses.json (--held-out: misses-held-out.json)")
     args = ap.parse_args(argv)
     if args.held_out:
+        from vision.lab import decks
+
+        decks.manifest_or_exit(ap)  # the designs' art is cached by `belote-table vision decks`
         args.out = args.out or ROOT / "benchmarks" / "misses-held-out.json"
         found = held_out(args)
         args.out.write_text(json.dumps(found, indent=1) + "\n")

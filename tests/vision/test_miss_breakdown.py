@@ -181,3 +181,15 @@ def test_the_held_out_mode_reads_what_real_decks_choose_reads(misses, tmp_path, 
     by_index = result["general_missed_by_index"]
     assert by_index["no_box_over_the_index"] + by_index["boxed_true_box_read_surely"] + \
         by_index["boxed_true_box_unsure"] == len(missed)
+
+
+def test_the_held_out_mode_without_the_designs_says_how_and_writes_nothing(
+        misses, tmp_path, monkeypatch, capsys):
+    from vision.lab import decks
+
+    monkeypatch.setattr(decks, "DATA", tmp_path / "nothing")
+    out = tmp_path / "h.json"
+    with pytest.raises(SystemExit) as stop:
+        misses.main(["--held-out", "--out", str(out)])
+    assert stop.value.code == 2 and not out.exists()
+    assert decks.NOT_CACHED in capsys.readouterr().err
