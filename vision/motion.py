@@ -1,0 +1,132 @@
+"""A frame smeared by the camera's motion: how far and which way, and the frame sharpened.
+
+A camera shaken while it exposes (a knock on the table, a loose mount) smears the whole
+frame along one line: each point becomes a short streak. Such a blur multiplies the
+frame's spectrum by that of a line, whose zeros come back at a spacing set by the
+streak's length; in the *cepstrum* (the inverse transform of the spectrum's logarithm)
+they make one deep trough at the streak's length and direction from the centre
+(:func:`estimate`). Knowing the streak, the frame is sharpened by a Wiener filter
+(:func:`sharpen`): the inverse of the streak's blur, held back where the blur left
+little of the picture.
+
+The reader sharpens a frame only where it leaves a card index unsure and the frame is
+clearly smeared (``vision.reader.CardReader``), then reads it again: a card named only
+there needs a surer read than a first read does (``vision.reader.SHARPENED_SURE``).
+
+numpy and OpenCV only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+# The squares of the frame (TILES across its middle, at most TILE a side) whose
+# cepstrum is measured.
+TILE = 512
+TILES = 1
+# Troughs searched within this many pixels of the centre (a streak up to that long),
+# beyond the first pixels (a focus blur's, or the picture's own, fall-off).
+LONGEST = 11.0
+SHORTEST = 2.5
+# The Wiener filter's noise-to-signal ratio: how much it holds back where the streak's
+# blur left little (higher: less ringing, less sharpening).
+WIENER_K = 0.02
+
+
+@dataclass(frozen=True)
+class Motion:
+    """A frame's streak: ``length`` in pixels, ``angle`` in radians (counterclockwise on
+    screen from the x axis), and ``depth``: how far the cepstrum's trough lies below the
+    rest of the searched disc, in standard deviations (a clear streak: 2.5 or more)."""
+
+    length: float
+    angle: float
+    depth: float
+
+
+def estimate(gray: np.ndarray) -> Motion:
+    """The streak of a grey frame (H x W uint8 or float), from its centre's cepstrum."""
+    g = np.asarray(gray, np.float32)
+    h, w = g.shape[:2]
+    if min(h, w) < 2 * LONGEST or float(g.std()) < 1.0:
+        return Motion(0.0, 0.0, 0.0)  # too small, or blank: no streak to tell
+    side = min(TILE, h, w)
+    window = np.outer(np.hanning(side), np.hanning(side)).astype(np.float32)
+    # The log spectra of TILES squares across the frame, averaged: the picture's own
+    # content differs from square to square, the streak does not.
+    y0 = (h - side) // 2
+    log = np.zeros((side, side), np.float32)
+    starts = np.linspace(0, w - side, TILES + 2)[1:-1].round().astype(int)
+    for x0 in starts:
+        tile = g[y0:y0 + side, x0:x0 + side]
+        tile = (tile - float(tile.mean())) * window
+        spectrum = cv2.dft(tile, flags=cv2.DFT_COMPLEX_OUTPUT)
+        magnitude = cv2.magnitude(spectrum[..., 0], spectrum[..., 1])
+        log += np.log(magnitude + 1e-3).astype(np.float32) / len(starts)
+    # The log spectrum is real and even: its forward transform is its inverse, scaled.
+    ceps = cv2.dft(log, flags=cv2.DFT_COMPLEX_OUTPUT)[..., 0]
+    r = int(np.ceil(LONGEST))
+    # The cepstrum wraps round: its centre is the corner; gather the disc around it.
+    rows = np.arange(-r, r + 1) % side
+    disc = ceps[np.ix_(rows, rows)].astype(np.float64)
+    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
+    radius = np.hypot(xx, yy)
+    searched = (radius >= SHORTEST) & (radius <= LONGEST)
+    values = disc[searched]
+    i = int(np.argmin(np.where(searched, disc, np.inf)))
+    dy, dx = int(yy.ravel()[i]), int(xx.ravel()[i])
+    depth = float((values.mean() - disc.ravel()[i]) / max(float(values.std()), 1e-9))
+    return Motion(float(np.hypot(dx, dy)), float(np.arctan2(-dy, dx)), depth)
+
+
+def streak(length: float, angle: float) -> np.ndarray:
+    """The blur kernel of a straight streak ``length`` pixels long at ``angle``: a line
+    drawn with bilinear weights, summing to 1 (an odd square)."""
+    side = (int(np.ceil(length)) | 1) + 2
+    kernel = np.zeros((side, side), np.float64)
+    c = (side - 1) / 2
+    for t in np.linspace(-(length - 1) / 2, (length - 1) / 2, max(int(length * 4), 2)):
+        x, y = c + t * np.cos(angle), c - t * np.sin(angle)
+        x0, y0 = int(np.floor(x)), int(np.floor(y))
+        fx, fy = x - x0, y - y0
+        for dx, dy, weight in ((0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)),
+                               (0, 1, (1 - fx) * fy), (1, 1, fx * fy)):
+            if 0 <= x0 + dx < side and 0 <= y0 + dy < side:
+                kernel[y0 + dy, x0 + dx] += weight
+    out: np.ndarray = (kernel / kernel.sum()).astype(np.float32)
+    return out
+
+
+def sharpen(frame: np.ndarray, motion: Motion, k: float = WIENER_K) -> np.ndarray:
+    """``frame`` (BGR or grey, uint8) with ``motion``'s streak undone by a Wiener filter;
+    the edges mirrored first so that the frame does not wrap round into itself."""
+    kernel = streak(motion.length, motion.angle)
+    margin = kernel.shape[0] * 3
+    h, w = frame.shape[:2]
+    padded = cv2.copyMakeBorder(frame, margin, margin, margin, margin, cv2.BORDER_REFLECT)
+    ph, pw = cv2.getOptimalDFTSize(padded.shape[0]), cv2.getOptimalDFTSize(padded.shape[1])
+    psf = np.zeros((ph, pw), np.float32)
+    ks = kernel.shape[0]
+    psf[:ks, :ks] = kernel
+    psf = np.roll(psf, (-(ks // 2), -(ks // 2)), axis=(0, 1))
+    h_f = cv2.dft(psf, flags=cv2.DFT_COMPLEX_OUTPUT)
+    re, im = h_f[..., 0], h_f[..., 1]
+    # conj(H) / (|H|^2 + k), as a complex spectrum, times 1 + k: the frame's mean
+    # brightness kept (|H| is 1 there).
+    power = (re * re + im * im + k) / (1.0 + k)
+    g_f = np.dstack([re / power, -im / power]).astype(np.float32)
+    channels = [padded] if padded.ndim == 2 else cv2.split(padded)
+    out = []
+    for channel in channels:
+        plane = np.zeros((ph, pw), np.float32)
+        plane[:padded.shape[0], :padded.shape[1]] = channel
+        spectrum = cv2.dft(plane, flags=cv2.DFT_COMPLEX_OUTPUT)
+        fixed = cv2.mulSpectrums(spectrum, g_f, 0)
+        back = cv2.dft(fixed, flags=cv2.DFT_REAL_OUTPUT | cv2.DFT_INVERSE | cv2.DFT_SCALE)
+        out.append(back[margin:margin + h, margin:margin + w])
+    merged = out[0] if len(out) == 1 else cv2.merge(out)
+    result: np.ndarray = np.clip(merged, 0, 255).astype(np.uint8)
+    return result
