@@ -217,7 +217,7 @@ def _face_reads(reader, monkeypatch, b_reads, a_read):
     """read_face with design B's reads and design A's corner read given."""
     corner = reader._corner_reader()
     assert corner is not None and corner is not reader
-    monkeypatch.setattr(reader, "read", lambda image, doubts=None: list(b_reads))
+    monkeypatch.setattr(reader, "read", lambda image, doubts=None, sharpen=True: list(b_reads))
     monkeypatch.setattr(corner, "read_quads", lambda image, quads: [a_read])
     return reader._read_face_once(np.zeros((350, 250, 3), np.uint8))
 
@@ -797,7 +797,7 @@ def test_a_picture_s_card_is_chosen_by_where_it_is_read(reader, monkeypatch):
     reads = [Detection("AS", 0.999, box, (5.0, 5.0), indices=1),
              Detection("KH", 0.98, box, (100.0, 150.0), indices=2),
              Detection("QD", 0.97, box, (60.0, 150.0), indices=2)]
-    monkeypatch.setattr(reader, "read", lambda image, doubts=None: list(reads))
+    monkeypatch.setattr(reader, "read", lambda image, doubts=None, sharpen=True: list(reads))
     assert reader.face_choice == "placed"
     assert reader.read_face(face).code == "KH"  # centred in the picture
     try:
@@ -825,7 +825,7 @@ def test_a_picture_s_card_read_at_one_index_is_the_one_at_its_corner(reader, mon
     own = Detection("7C", 0.95, box, (float(x) + 3, float(y) - 2), indices=1)
     reads = [Detection("TH", 0.999, box, (100.0, 60.0), indices=1),
              Detection("KD", 0.99, box, (170.0, 250.0), indices=2), own]
-    monkeypatch.setattr(reader, "read", lambda image, doubts=None: list(reads))
+    monkeypatch.setattr(reader, "read", lambda image, doubts=None, sharpen=True: list(reads))
     assert reader.read_face(face).code == "7C"
     reader.face_choice = "pairs_first"
     try:
@@ -851,8 +851,8 @@ def test_a_picture_s_card_read_doubtfully_where_it_lies_leaves_a_neighbour_unnam
     # The reads are placed in this picture: the picture stretched to the other shape
     # (read when nothing is named surely) shows nothing.
     monkeypatch.setattr(reader, "read",
-                        lambda image, doubts=None: (list(reads) if image.shape[:2] == face.shape[:2]
-                                                    else []))
+                        lambda image, doubts=None, sharpen=True: (
+                            list(reads) if image.shape[:2] == face.shape[:2] else []))
     found = reader.read_face(face)
     assert found is not None and found.code is None and found.guess == "7C"
     # Nearer by no more than the margin: the sure read stands.
@@ -919,7 +919,7 @@ def test_a_grey_or_lamp_lit_picture_s_card_is_not_named_by_two_doubts(reader, mo
     w, h = 250, 350
     spots, _ = face_spots(w, h)
     reads = [_doubt_at(spots, k, "9D", 0.9) for k in (0, 2)]
-    monkeypatch.setattr(reader, "read", lambda image, doubts=None: list(reads))
+    monkeypatch.setattr(reader, "read", lambda image, doubts=None, sharpen=True: list(reads))
     colour = np.full((h, w, 3), 255, np.uint8)
     colour[40:60, 30:50] = (40, 30, 200)  # some red ink: not a grey picture
     found = reader.read_face(colour)
