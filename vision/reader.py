@@ -158,18 +158,21 @@ class CardReader:
         return _one_per_code(detections)
 
     def sharpened_reads(self, gray: np.ndarray, frame: np.ndarray,
-                        found: list[Detection]) -> list[Detection]:
+                        found: list[Detection], depth: float | None = None
+                        ) -> list[Detection]:
         """The cards the frame names once sharpened that ``found`` (its reads as it is) does
         not: none unless the frame is smeared along one line (``vision.motion.estimate``)
         at least SHARPEN_LENGTH pixels, its cepstrum's trough SHARPEN_DEPTH deep or more.
         The sharpened frame (``vision.motion.sharpen``) is read as a frame is; a card it
         names counts where no card of ``found`` is named over it and a doubt of ``found``
         there guessed that card, whatever its confidence (``read`` keeps those at
-        SHARPENED_SURE or more)."""
+        SHARPENED_SURE or more). ``depth``: another least depth (``vision.lab.sharpen_rule``
+        chooses SHARPEN_DEPTH with it)."""
         from vision import motion
 
         streak = motion.estimate(gray)
-        if streak.length < SHARPEN_LENGTH or streak.depth < SHARPEN_DEPTH:
+        least = SHARPEN_DEPTH if depth is None else depth
+        if streak.length < SHARPEN_LENGTH or streak.depth < least:
             return []
         sharp = motion.sharpen(frame, streak)
         named = [d for d in found if d.code is not None]
