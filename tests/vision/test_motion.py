@@ -94,3 +94,26 @@ def test_a_smeared_frame_is_read_again_sharpened_and_invents_nothing(reader):
     # Sharpened, the frame also names a KC here, its KS's spade smeared into a club; the
     # frame as it is guessed a KS there: only what it guessed is made sure.
     assert "KC" not in both
+
+
+def test_the_gate_and_threshold_chosen_name_most_cards_none_wrong_within_the_time_budget():
+    from vision.lab import sharpen_rule
+
+    def frame(blur, depth, *added):
+        return {"blur": blur, "length": 7.0, "depth": depth,
+                "added": [{"confidence": c, "readable": ok, "present": ok}
+                          for c, ok in added]}
+
+    rows = [frame("motion", 3.2, (0.999, True), (0.993, True)),
+            frame("motion", 2.2, (0.996, True), (0.97, False)),
+            frame("motion", 2.7, (0.991, True))]
+    # Nine frames the camera did not smear, one of them with a shallow trough.
+    rows += [frame("none", 1.0) for _ in range(8)] + [frame("focus", 2.1)]
+    got = sharpen_rule.choose(rows)
+    # Depth 2.0 would name the most (4 at 0.99) but sharpens 1 in 9 unsmeared frames.
+    assert got["grid_depth/sure"]["2.0/0.99"]["readable_added"] == 4
+    assert got["grid_depth/sure"]["2.0/0.95"]["not_there"] == 1
+    assert got["chosen"] == {"depth": 2.5, "sure": 0.99, "readable_added": 3}
+    rows[-1]["depth"] = 1.0  # now no unsmeared frame passes even the shallowest gate
+    assert sharpen_rule.choose(rows)["chosen"] == {"depth": 2.0, "sure": 0.99,
+                                                   "readable_added": 4}
