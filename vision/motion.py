@@ -23,10 +23,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-# The squares of the frame (TILES across its middle, at most TILE a side) whose
-# cepstrum is measured.
+# The squares of the frame (TILES across its middle, from edge to edge, at most TILE a
+# side) whose log spectra are averaged.
 TILE = 512
-TILES = 1
+TILES = 3
 # Troughs searched within this many pixels of the centre (a streak up to that long),
 # beyond the first pixels (a focus blur's, or the picture's own, fall-off).
 LONGEST = 11.0
@@ -48,7 +48,8 @@ class Motion:
 
 
 def estimate(gray: np.ndarray) -> Motion:
-    """The streak of a grey frame (H x W uint8 or float), from its centre's cepstrum."""
+    """The streak of a grey frame (H x W uint8 or float), from the cepstrum of TILES squares
+    across its middle (their log spectra averaged)."""
     g = np.asarray(gray, np.float32)
     h, w = g.shape[:2]
     if min(h, w) < 2 * LONGEST or float(g.std()) < 1.0:
@@ -59,7 +60,8 @@ def estimate(gray: np.ndarray) -> Motion:
     # content differs from square to square, the streak does not.
     y0 = (h - side) // 2
     log = np.zeros((side, side), np.float32)
-    starts = np.linspace(0, w - side, TILES + 2)[1:-1].round().astype(int)
+    starts = (np.linspace(0, w - side, TILES).round().astype(int) if TILES > 1
+              else [(w - side) // 2])
     for x0 in starts:
         tile = g[y0:y0 + side, x0:x0 + side]
         tile = (tile - float(tile.mean())) * window

@@ -681,8 +681,8 @@ OVERLAP = 0.5
 #: needs SHARPENED_SURE (``python -m vision.lab.sharpen_rule``, chosen on the training
 #: designs' frames: the loosest naming no card that is not there).
 SHARPEN_LENGTH = 4.5
-SHARPEN_DEPTH = 3.0
-SHARPENED_SURE = 0.99
+SHARPEN_DEPTH = 2.5
+SHARPENED_SURE = 0.917
 CROWD_SPAN = 2.0
 CROWD_MARGIN = 1.5
 CROWD_ZOOM = 2.0
