@@ -14,10 +14,11 @@ Prints the figures and writes them to ``benchmarks/misses.json``.
 ``--held-out`` does the same on the deck designs held out of training: the frames
 ``benchmarks/real_decks.py --choose 1`` reads (each design's seed plus 1, never the
 frames it reports), read by the general model and with the design's deck enrolled from
-one clean picture of each card, as ``real_decks.py`` enrols it. Each card the general
-model misses is also told by what the detector and the classifier made of its index:
-the most a detector box overlaps one of its readable index boxes, and the general
-model's chance of the card on the best of those true boxes. Writes
+one clean picture of each card, as ``real_decks.py`` enrols it, and by the general model
+without the sharpened pass for a smeared frame (``unsharpened``), each way timed. Each
+card the general model misses is also told by what the detector and the classifier made
+of its index: the most a detector box overlaps one of its readable index boxes, and the
+general model's chance of the card on the best of those true boxes. Writes
 ``benchmarks/misses-held-out.json``.
 
     .venv/bin/python benchmarks/misses.py [--frames N] [--jobs 2]
@@ -47,6 +48,10 @@ from vision.lab.evaluate import (  # noqa: E402
 DATA = ROOT / "vision" / "data"
 #: ``--held-out``: the frames of each design's seed plus this (``real_decks.py --choose 1``).
 HELD_OUT_OFFSET = 1
+# How ``--held-out`` reads each frame: the general model (a smeared frame sharpened when it
+# leaves a card unsure, as ``CardReader.read`` does), the same without that pass, and
+# with the design's deck.
+WAYS = ("general", "unsharpened", "deck")
 HELD_OUT_FRAMES = 40
 #: A missed card's index counts as boxed when a detector box overlaps it this much (IoU),
 #: and as read surely on its true box at this chance.
@@ -138,7 +143,7 @@ def read_held_out(design: str, n: int) -> dict:
 
     render.art_styles(held_out=None, french_art=True)
     reader = CardReader()
-    out: dict = {way: {"cards": [], "invented": []} for way in ("general", "deck")}
+    out: dict = {way: {"cards": [], "invented": [], "ms": []} for way in WAYS}
     with tempfile.TemporaryDirectory() as tmp:
         deck = enroll_design(reader, design, Path(tmp), DEFAULT_HEAD)
     scenes = design_scenes(design_styles(design), n, seed_of(design) + HELD_OUT_OFFSET)
@@ -146,9 +151,12 @@ def read_held_out(design: str, n: int) -> dict:
         for k, (frame, things, faults) in enumerate(scenes):
             name = f"{design}-{k:04d}"
             present = cards_in_sight(things)[1]
-            for way, use in (("general", None), ("deck", deck)):
+            for way, use, sharpen in (("general", None, True), ("unsharpened", None, False),
+                                      ("deck", deck, True)):
                 reader.classifier.use_deck(use)
-                read = {d.code for d in reader.read(frame) if d.code is not None}
+                t0 = time.perf_counter()
+                read = {d.code for d in reader.read(frame, sharpen=sharpen) if d.code is not None}
+                out[way]["ms"].append(1000.0 * (time.perf_counter() - t0))
                 out[way]["invented"] += [{"frame": name, "code": c, "blur": faults["blur"]}
                                          for c in sorted(read - present)]
                 rows = card_rows(name, things, read, faults, frame.shape[0])
@@ -179,6 +187,8 @@ def held_out_figures(cards: list[dict], invented: list[dict]) -> dict:
 
 def held_out(args: argparse.Namespace) -> dict:
     """``--held-out``: the held-out designs' frames, general model and deck enrolled."""
+    import numpy as np
+
     from vision.lab import decks
 
     designs = [d for d in decks.BENCH_DESIGNS if d in decks.HELD_OUT]
@@ -191,16 +201,21 @@ def held_out(args: argparse.Namespace) -> dict:
         runs = [read_held_out(d, n) for d in designs]
     result: dict = {
         "benchmark": "readable cards of the held-out designs missed on real_decks.py's "
-                     "--choose 1 frames, general model and deck enrolled, by camera blur; "
+                     "--choose 1 frames, general model (with and without the sharpened "
+                     "pass) and deck enrolled, by camera blur; "
                      "the general model's misses by what the detector and classifier made "
                      "of the index",
         "measured": time.strftime("%Y-%m-%d"),
         "designs": designs, "frames_per_design": n, "seed_offset": HELD_OUT_OFFSET}
-    for way in ("general", "deck"):
+    for way in WAYS:
         cards = [c for r in runs for c in r[way]["cards"]]
         invented = [c for r in runs for c in r[way]["invented"]]
+        ms = np.array([t for r in runs for t in r[way]["ms"]])
         result[way] = {"breakdown": held_out_figures(cards, invented),
-                       "missed": [c for c in cards if not c["read"]], "invented": invented}
+                       "missed": [c for c in cards if not c["read"]], "invented": invented,
+                       "ms_per_frame": {"mean": round(float(ms.mean()), 1),
+                                        "p90": round(float(np.percentile(ms, 90)), 1),
+                                        "max": round(float(ms.max()), 1)}}
     missed = result["general"]["missed"]
     no_box = [c for c in missed if c["box_overlap"] < BOXED]
     boxed = [c for c in missed if c["box_overlap"] >= BOXED]
@@ -216,14 +231,16 @@ def held_out(args: argparse.Namespace) -> dict:
                                             and c["blur"] == "motion" for c in boxed),
         "boxed_at_overlap": BOXED, "sure_at": SURE_ON_TRUE_BOX}
     result["seconds"] = round(time.time() - t0, 1)
-    for way in ("general", "deck"):
+    for way in WAYS:
         b = result[way]["breakdown"]
         print(f"{way}: {b['all']['cards']} readable cards, {b['all']['missed']} missed, "
               f"{b['all']['invented']} invented; by camera blur: "
               + ", ".join(f"{k} {f['missed']} of {f['cards']}"
                           for k, f in b["by camera blur"].items())
               + "; motion " + ", ".join(f"{k} {f['missed']} of {f['cards']}"
-                                        for k, f in b["motion by length"].items()))
+                                        for k, f in b["motion by length"].items())
+              + f"; ms a frame (one core, {args.jobs} at once): "
+              + json.dumps(result[way]["ms_per_frame"]))
     print(f"general model's misses by index: {json.dumps(result['general_missed_by_index'])}")
     return result
 

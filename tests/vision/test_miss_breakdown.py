@@ -174,6 +174,12 @@ def test_the_held_out_mode_reads_what_real_decks_choose_reads(misses, tmp_path, 
     assert (general["cards"], general["missed"], general["invented"]) == (
         want["cards"], want["missed"], want["invented"])
     assert deck["cards"] == general["cards"] > 10
+    # The sharpened pass only adds cards the frame as it is did not name.
+    unsharpened = result["unsharpened"]["breakdown"]["all"]
+    assert unsharpened["cards"] == general["cards"]
+    assert general["missed"] <= unsharpened["missed"]
+    assert all(0.0 < result[w]["ms_per_frame"]["mean"] <= result[w]["ms_per_frame"]["max"]
+               for w in ("general", "unsharpened", "deck"))
     missed = result["general"]["missed"]
     assert len(missed) == general["missed"]
     assert all(0.0 <= m["box_overlap"] <= 1.0 and 0.0 <= m["true_box_chance"] <= 1.0
