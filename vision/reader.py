@@ -663,6 +663,16 @@ class CardReader:
 PAIR_SPAN = (2.5, 6.5)
 # Two sure boxes sharing half the smaller one's area are one index read twice.
 OVERLAP = 0.5
+#: A frame smeared by the camera's motion (``vision.motion``) is sharpened and read again
+#: when it leaves a card unsure and its streak is SHARPEN_LENGTH pixels long or more (the
+#: first reads miss few cards under it: ``benchmarks/misses-held-out.json``), its trough
+#: in the cepstrum SHARPEN_DEPTH deep or more; a card named only on the sharpened frame
+#: needs SHARPENED_SURE. The depth and the threshold: ``python -m vision.lab.sharpen_rule``,
+#: on the training designs' frames, the pair naming the most readable cards and none that
+#: is not there, sharpening at most a tenth of the unsure frames the camera did not smear.
+SHARPEN_LENGTH = 4.5
+SHARPEN_DEPTH = 2.5
+SHARPENED_SURE = 0.917
 # Crowded indices (``CardReader._crowded_boxes``): CROWD_LEAST boxes or more whose
 # centres lie within CROWD_SPAN box sides of one another (a fan shows several; two
 # overlapping cards of a game show two, and pairs would run the pass on most game frames
@@ -674,15 +684,6 @@ OVERLAP = 0.5
 # (seeds 19951 and 19952: drawn styles, training designs) and the speed benchmark's game
 # frames; every box joining since 2026-11-29 (before: only those overlapping none of the
 # frame's by 0.4, intersection over union).
-#: A frame smeared by the camera's motion (``vision.motion``) is sharpened and read again
-#: when it leaves a card unsure and its streak is SHARPEN_LENGTH pixels long or more (the
-#: first reads miss few cards under it: ``benchmarks/misses-held-out.json``), its trough
-#: in the cepstrum SHARPEN_DEPTH deep or more; a card named only on the sharpened frame
-#: needs SHARPENED_SURE (``python -m vision.lab.sharpen_rule``, chosen on the training
-#: designs' frames: the loosest naming no card that is not there).
-SHARPEN_LENGTH = 4.5
-SHARPEN_DEPTH = 2.5
-SHARPENED_SURE = 0.917
 CROWD_SPAN = 2.0
 CROWD_MARGIN = 1.5
 CROWD_ZOOM = 2.0
