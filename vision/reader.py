@@ -150,8 +150,8 @@ class CardReader:
                          if d.confidence >= SHARPENED_SURE]
                 if added:
                     # The doubts a card named on the sharpened frame explains leave.
-                    rest = [d for d in found if d.code is not None or not any(
-                        _within(d.center, a.quad) or _within(a.center, d.quad) for a in added)]
+                    rest = [d for d in found
+                            if d.code is not None or not any(_same_place(d, a) for a in added)]
                     found = _one_per_code(rest + added)
             return found
         detections = self.read_quads(frame, find_cards(frame))
@@ -183,8 +183,7 @@ class CardReader:
         return [d for d in self.read_indices(self._to_gray(sharp), sharp)
                 if d.code is not None and d.code not in codes
                 and not any(_within(d.center, n.quad) for n in named)
-                and any(n.guess == d.code and (_within(d.center, n.quad)
-                                               or _within(n.center, d.quad)) for n in doubts)]
+                and any(n.guess == d.code and _same_place(d, n) for n in doubts)]
 
     def read_indices(self, gray: np.ndarray, frame: np.ndarray | None = None,
                      doubts: list[Detection] | None = None) -> list[Detection]:
@@ -1143,6 +1142,11 @@ def _within(point: tuple[float, float], quad: list[list[float]]) -> bool:
     """Whether ``point`` lies in the box spanned by ``quad``'s corners."""
     xs, ys = [x for x, _ in quad], [y for _, y in quad]
     return min(xs) <= point[0] <= max(xs) and min(ys) <= point[1] <= max(ys)
+
+
+def _same_place(a: Detection, b: Detection) -> bool:
+    """Whether two reads are of one place: the centre of either lies in the other's span."""
+    return _within(a.center, b.quad) or _within(b.center, a.quad)
 
 
 def _one_per_code(detections: list[Detection]) -> list[Detection]:
