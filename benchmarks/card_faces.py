@@ -153,17 +153,25 @@ def design_faces(reader: CardReader, designs: list[str], suffix: str = "") -> di
             **style_faces(reader, [f"art-{design}{suffix}" for design in designs])}
 
 
-def style_faces(reader: CardReader, styles: list[str]) -> dict[str, Any]:
-    """Each style's faces, each drawn once and read ``WAYS``."""
-    answers = {way: Answers() for way in WAYS}
-    rng = np.random.default_rng(9871)  # the flattened photos' warps, face after face
+def face_pictures(styles: list[str], seed: int = 9871
+                  ) -> Iterator[tuple[str, str, np.ndarray]]:
+    """Each style's faces, each drawn once, ``WAYS``: (way, card, picture); ``seed``: the
+    flattened photos' warps, face after face."""
+    rng = np.random.default_rng(seed)
     for style in styles:
         for code, face in _faces(style, CARD_CODES + NOT_BELOTE):
             pictures = {"printed": face, "photo": as_photo(face),
                         "flattened": as_flattened(face, rng)}
             for way in WAYS:
-                found = reader.read_face(pictures[way])
-                answers[way].add(code, found.code if found else None)
+                yield way, code, pictures[way]
+
+
+def style_faces(reader: CardReader, styles: list[str]) -> dict[str, Any]:
+    """Each style's faces, each drawn once and read ``WAYS``."""
+    answers = {way: Answers() for way in WAYS}
+    for way, code, picture in face_pictures(styles):
+        found = reader.read_face(picture)
+        answers[way].add(code, found.code if found else None)
     return {way: a.figures() for way, a in answers.items()}
 
 
@@ -199,39 +207,46 @@ def real_cards(reader: CardReader) -> dict[str, Any]:
     return {"split": "test (bursts 4 and 5 of the session)", **answers.figures()}
 
 
+def crop_pictures(designs: list[str], frames: int, seed: int, spread: bool = False,
+                  styles_of: Callable[[str], list[str]] = design_styles
+                  ) -> Iterator[tuple[str, np.ndarray]]:
+    """Each readable card of ``frames`` table frames a design (its ``styles_of`` in turn;
+    with ``spread``, frames of cards spread overlapping) cut out at its bounding box (5 %
+    more each side): (card, picture)."""
+    rng = np.random.default_rng(seed)
+    for design in designs:
+        styles = styles_of(design)
+        for k in range(frames):
+            style = styles[k % len(styles)]
+            if spread:
+                frame, things = render.render_spread_scene(rng, style=style)
+            else:
+                frame, things = render.render_scene(rng, style=style, overlap=0.5)
+            frame = as_saved(frame)
+            h, w = frame.shape[:2]
+            for thing in things:
+                if not (thing["belote"] and thing["readable"]):
+                    continue
+                quad = np.asarray(thing["quad"], np.float64)
+                (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
+                mx, my = 0.05 * (x2 - x1), 0.05 * (y2 - y1)
+                yield thing["code"], frame[max(int(y1 - my), 0):min(int(y2 + my), h),
+                                           max(int(x1 - mx), 0):min(int(x2 + mx), w)]
+
+
 def crops(reader: CardReader, designs: list[str], frames: int = 20,
           seed: int = CROPS_SEED, spread: bool = False,
           styles_of: Callable[[str], list[str]] = design_styles) -> dict[str, Any]:
-    """Each readable card of ``frames`` table frames a design (its ``styles_of`` in turn;
-    with ``spread``, frames of cards spread overlapping) cut out at its bounding box (5 %
-    more each side), read by ``read_face`` with each of its choices; the reader's choice
-    is put back after."""
+    """:func:`crop_pictures`, read by ``read_face`` with each of its choices; the reader's
+    choice is put back after."""
     answers = {choice: Answers() for choice in FACE_CHOICES}
-    rng = np.random.default_rng(seed)
     was = reader.face_choice
     try:
-        for design in designs:
-            styles = styles_of(design)
-            for k in range(frames):
-                style = styles[k % len(styles)]
-                if spread:
-                    frame, things = render.render_spread_scene(rng, style=style)
-                else:
-                    frame, things = render.render_scene(rng, style=style, overlap=0.5)
-                frame = as_saved(frame)
-                h, w = frame.shape[:2]
-                for thing in things:
-                    if not (thing["belote"] and thing["readable"]):
-                        continue
-                    quad = np.asarray(thing["quad"], np.float64)
-                    (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
-                    mx, my = 0.05 * (x2 - x1), 0.05 * (y2 - y1)
-                    crop = frame[max(int(y1 - my), 0):min(int(y2 + my), h),
-                                 max(int(x1 - mx), 0):min(int(x2 + mx), w)]
-                    for choice, got in answers.items():
-                        reader.face_choice = choice
-                        found = reader.read_face(crop)
-                        got.add(thing["code"], found.code if found else None)
+        for code, crop in crop_pictures(designs, frames, seed, spread, styles_of):
+            for choice, got in answers.items():
+                reader.face_choice = choice
+                found = reader.read_face(crop)
+                got.add(code, found.code if found else None)
     finally:
         reader.face_choice = was
     return {"designs": designs, "frames_per_design": frames, "seed": seed,
