@@ -84,6 +84,9 @@ class CardReader:
         # ``read_face``'s choice among a picture's sure reads of different cards (a card
         # cut out of a photo with its neighbours' indices): ``FACE_CHOICES``.
         self.face_choice = "placed"
+        # ``read_face`` leaves unknown a number card named on a face whose middle is a
+        # court's picture (``face_is_picture``); off, the read as it is (``face_rule.py``).
+        self.face_check = True
         self._corner: CardReader | None = None
         self.classifier = CardClassifier(model_path, threads=threads)
         self.design = self.classifier.design
@@ -536,6 +539,10 @@ class CardReader:
         never saw (a queen with a crown read as a ten), which B reads right or leaves
         unknown.
 
+        A number card (7 to 10) named on a picture whose middle looks like a court's
+        picture (``face_is_picture``) is left unknown: a court's index taken for a
+        number's (a jack's for an 8, a looped Q for a 9).
+
         Where nothing is read surely, a card read doubtfully at both its indices, one at
         each of two opposite corners where the picture's card has them, is named when the
         two together are sure enough (``face_pair``).
@@ -555,9 +562,17 @@ class CardReader:
         # (``still``) is for a scene's small cards, and is not used here.
         finest, self.detector.finest = self.detector.finest, CAMERA_FINEST
         try:
-            return self._read_face(image)
+            found = self._read_face(image)
         finally:
             self.detector.finest = finest
+        if (self.face_check and found is not None and found.code is not None
+                and found.code[0] in NUMBER_RANKS and face_is_picture(image)):
+            # A number card named on a face whose middle is a court's picture: the index
+            # is a court's that the reader took for a number (a jack's for an 8, a looped
+            # Q for a 9 or an 8): left unknown.
+            return Detection(None, found.confidence, found.quad, found.center,
+                             guess=found.code, indices=found.indices)
+        return found
 
     def _read_face(self, image: np.ndarray) -> Detection | None:
         h, w = image.shape[:2]
@@ -767,6 +782,56 @@ def face_spots(w: int, h: int) -> tuple[np.ndarray, float]:
 #: nor lit by a lamp (but a black deck's negative): warm, red (896 each) +23, +1 (9S as 9C).
 FACE_PAIR_NEAR = 0.1
 FACE_PAIR_ACCEPT = 0.98
+
+
+#: A picture of one card that ``read_face`` names a number card (7 to 10) is left unknown
+#: when the middle of the picture looks like a court's picture on light paper
+#: (``face_middle``): from FACE_LIGHT_FROM to less than FACE_LIGHT_BELOW of it as light as
+#: the paper, and more than FACE_BUSY_ABOVE of it print with edges. A number card's middle
+#: is mostly paper between its pips; a black deck's is dark, plain on its own face, and
+#: with no paper at all where its table frame's cut shows more. Chosen by ``python
+#: benchmarks/face_rule.py`` on pictures of the designs and drawn styles trained on
+#: (``benchmarks/face_rule.json``).
+NUMBER_RANKS = "789T"
+FACE_LIGHT_FROM = 0.02
+FACE_LIGHT_BELOW = 0.3
+FACE_BUSY_ABOVE = 0.4
+#: ``face_middle``: the picture brought down to this longer side; its middle, this share
+#: of each side off each edge; light: at least this share of the paper's level (the 95th
+#: percentile of the picture's grey); print with edges: darker than that, where the mean
+#: gradient over 5 x 5 pixels is over FACE_EDGE.
+FACE_MIDDLE_SIDE = 200
+FACE_MIDDLE_INSET = 0.22
+FACE_PAPER_SHARE = 0.8
+FACE_EDGE = 40.0
+
+
+def face_middle(image: np.ndarray) -> tuple[float, float]:
+    """How the middle of a picture of one card looks: the share of it as light as the
+    card's paper, and the share of it that is print with edges (``FACE_*``)."""
+    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    h, w = gray.shape[:2]
+    k = FACE_MIDDLE_SIDE / max(h, w, 1)
+    size = (max(int(round(w * k)), 8), max(int(round(h * k)), 8))
+    small = cv2.GaussianBlur(cv2.resize(gray, size, interpolation=cv2.INTER_AREA)
+                             .astype(np.float32), (0, 0), 1.0)
+    edges = cv2.blur(cv2.magnitude(cv2.Sobel(small, cv2.CV_32F, 1, 0),
+                                   cv2.Sobel(small, cv2.CV_32F, 0, 1)), (5, 5))
+    sh, sw = small.shape
+    y0, y1 = int(FACE_MIDDLE_INSET * sh), int(round((1 - FACE_MIDDLE_INSET) * sh))
+    x0, x1 = int(FACE_MIDDLE_INSET * sw), int(round((1 - FACE_MIDDLE_INSET) * sw))
+    paper = FACE_PAPER_SHARE * float(np.percentile(small, 95))
+    middle, middle_edges = small[y0:y1, x0:x1], edges[y0:y1, x0:x1]
+    light = float((middle >= paper).mean())
+    busy = float(((middle < paper) & (middle_edges > FACE_EDGE)).mean())
+    return light, busy
+
+
+def face_is_picture(image: np.ndarray) -> bool:
+    """Whether the middle of a picture of one card looks like a court's picture on light
+    paper (``FACE_LIGHT_FROM``, ``FACE_LIGHT_BELOW``, ``FACE_BUSY_ABOVE``)."""
+    light, busy = face_middle(image)
+    return FACE_LIGHT_FROM <= light < FACE_LIGHT_BELOW and busy > FACE_BUSY_ABOVE
 
 
 def face_pair(reads: list[Detection], w: int, h: int) -> Detection | None:
