@@ -1,7 +1,6 @@
 """The rule by which ``read_face`` leaves unknown a number card named on a face whose
 middle is a court's picture (``vision.reader.FACE_LIGHT_FROM``, ``FACE_LIGHT_BELOW``,
-``FACE_BUSY_ABOVE``),
-chosen on pictures of what the reader was trained on only.
+``FACE_BUSY_ABOVE``), chosen on pictures of what the reader was trained on only.
 
 A picture of one card is read by ``read_face`` without the rule (``face_check`` off);
 each picture it names a number card (7 to 10) is kept with how its middle looks
@@ -129,6 +128,8 @@ def choose(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The (floor, light, busy) of the grids leaving unknown the most wrong number reads
     and at most ``RIGHT_LOST_PER_1000`` in 1000 right ones; the right and wrong ones each
     leaves unknown."""
+    from vision.reader import middle_is_picture
+
     right_total = sum(r["right"] for r in rows)
     allowed = RIGHT_LOST_PER_1000 * right_total / 1000.0
     grid: dict[str, list[int]] = {}
@@ -137,7 +138,7 @@ def choose(rows: list[dict[str, Any]]) -> dict[str, Any]:
         for light in LIGHT_GRID:
             for busy in BUSY_GRID:
                 hit = [r for r in rows
-                       if floor <= r["light"] < light and r["busy"] > busy]
+                       if middle_is_picture(r["light"], r["busy"], floor, light, busy)]
                 right = sum(r["right"] for r in hit)
                 wrong = len(hit) - right
                 grid[f"{floor}/{light}/{busy}"] = [right, wrong]
@@ -154,7 +155,7 @@ def choose(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from vision.reader import FACE_BUSY_ABOVE, FACE_LIGHT_BELOW, FACE_LIGHT_FROM
+    from vision.reader import FACE_BUSY_ABOVE, FACE_LIGHT_BELOW, FACE_LIGHT_FROM, middle_is_picture
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--jobs", type=int, default=2, help="worker processes")
@@ -167,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = [r for rs in pool.map(_rows_of, _jobs()) for r in rs]
     picked = choose(rows)
     use = (FACE_LIGHT_FROM, FACE_LIGHT_BELOW, FACE_BUSY_ABOVE)
-    in_use = [r for r in rows if use[0] <= r["light"] < use[1] and r["busy"] > use[2]]
+    in_use = [r for r in rows if middle_is_picture(r["light"], r["busy"])]
     result = {
         "benchmark": "how read_face tells a court's picture behind a number card's read, "
                      "chosen on pictures of the designs and drawn styles trained on",

@@ -827,11 +827,18 @@ def face_middle(image: np.ndarray) -> tuple[float, float]:
     return light, busy
 
 
+def middle_is_picture(light: float, busy: float, light_from: float = FACE_LIGHT_FROM,
+                      light_below: float = FACE_LIGHT_BELOW,
+                      busy_above: float = FACE_BUSY_ABOVE) -> bool:
+    """Whether a middle ``light`` and ``busy`` (``face_middle``) is a court's picture on
+    light paper, by the rule's thresholds (``benchmarks/face_rule.py`` tries others)."""
+    return light_from <= light < light_below and busy > busy_above
+
+
 def face_is_picture(image: np.ndarray) -> bool:
     """Whether the middle of a picture of one card looks like a court's picture on light
-    paper (``FACE_LIGHT_FROM``, ``FACE_LIGHT_BELOW``, ``FACE_BUSY_ABOVE``)."""
-    light, busy = face_middle(image)
-    return FACE_LIGHT_FROM <= light < FACE_LIGHT_BELOW and busy > FACE_BUSY_ABOVE
+    paper (``middle_is_picture``)."""
+    return middle_is_picture(*face_middle(image))
 
 
 def face_pair(reads: list[Detection], w: int, h: int) -> Detection | None:
