@@ -54,7 +54,7 @@ CROP_FRAMES = 6
 BLACK_CROP_FRAMES = 2
 
 
-def _jobs() -> list[tuple[str, list[Any]]]:
+def picture_sets() -> list[tuple[str, list[Any]]]:
     """The pictures' sets, each split in two for the worker processes."""
     from vision.lab import decks, render
     from vision.lab.black_decks import INKS, black_style, other_bases
@@ -76,7 +76,7 @@ def _jobs() -> list[tuple[str, list[Any]]]:
     return out
 
 
-def _pictures(kind: str, items: list[Any]):
+def pictures(kind: str, items: list[Any]):
     """(way, card, picture) of one set (see the module's docstring)."""
     import cv2
 
@@ -112,7 +112,7 @@ def _rows_of(job: tuple[str, list[Any]]) -> list[dict[str, Any]]:
     reader = CardReader()
     reader.face_check = False
     rows = []
-    for way, code, picture in _pictures(kind, items):
+    for way, code, picture in pictures(kind, items):
         found = reader.read_face(picture)
         if found is None or found.code is None or found.code[0] not in NUMBER_RANKS:
             continue
@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--jobs: expected a whole number from 1")
     t0 = time.time()
     with ProcessPoolExecutor(args.jobs) as pool:
-        rows = [r for rs in pool.map(_rows_of, _jobs()) for r in rs]
+        rows = [r for rs in pool.map(_rows_of, picture_sets()) for r in rs]
     picked = choose(rows)
     use = (FACE_LIGHT_FROM, FACE_LIGHT_BELOW, FACE_BUSY_ABOVE)
     in_use = [r for r in rows if middle_is_picture(r["light"], r["busy"])]

@@ -87,6 +87,12 @@ class CardReader:
         # ``read_face`` leaves unknown a number card named on a face whose middle is a
         # court's picture (``face_is_picture``); off, the read as it is (``face_rule.py``).
         self.face_check = True
+        # When ``read_face`` takes a sure read of the picture stretched to the other shape
+        # where the picture as it is was read only doubtfully: ``SHAPE_AGREEMENTS``.
+        self.shape_agree = SHAPE_AGREE
+        # Set by ``read_face`` when it took such a read that a stricter agreement would
+        # not have (``shape_rule.py`` reads such a picture again the other ways).
+        self.shape_disputed = False
         self._corner: CardReader | None = None
         self.classifier = CardClassifier(model_path, threads=threads)
         self.design = self.classifier.design
@@ -596,7 +602,10 @@ class CardReader:
         if first is not None and first.code is not None or min(h, w) < 2:
             return first
         other = self._read_face_once(cv2.resize(image, (h, w), interpolation=cv2.INTER_LINEAR))
-        if other is not None and other.code is not None:
+        if (other is not None and other.code is not None
+                and shape_agrees(other.code, first, self.shape_agree)):
+            if not shape_agrees(other.code, first, SHAPE_AGREEMENTS[-1]):
+                self.shape_disputed = True
             return _scaled(other, w / h, h / w)  # positions back in the picture's pixels
         return first
 
@@ -736,6 +745,26 @@ FACE_INSET = (0.09, 0.12)
 #: row, seed 5883: the card lying over the picture's read whole), most right less misread
 #: of 0.1 (chosen on the first crops alone, 2026-11-29), 0.05, 0.02 and 0 (12-01).
 FACE_DOUBT_NEARER = 0.0
+#: How a sure read of a picture of one card stretched to the other shape (``read_face``:
+#: a card lying across a photo, squeezed into an upright picture) must agree with the
+#: picture's doubtful read as it is to be taken: "any" guess, one of the same "rank", or
+#: the same "card" (nothing boxed as it is: taken). ``benchmarks/shape_rule.py``.
+SHAPE_AGREEMENTS = ("any", "rank", "card")
+SHAPE_AGREE = "any"
+
+
+def shape_agrees(code: str, first: Detection | None, agree: str = SHAPE_AGREE) -> bool:
+    """Whether ``read_face`` takes ``code``, read surely on a picture stretched to the
+    other shape, beside ``first``, the picture's doubtful read as it is (None: nothing
+    boxed, and the other shape's read is taken): ``agree`` (``SHAPE_AGREEMENTS``) "any",
+    whatever ``first`` guessed; "rank", its guess of the same rank; "card", the same card."""
+    if agree not in SHAPE_AGREEMENTS:
+        raise ValueError(f"shape_agree: {agree!r} is none of {SHAPE_AGREEMENTS}")
+    if first is None or first.guess is None or agree == "any":
+        return True
+    if agree == "rank":
+        return first.guess[0] == code[0]
+    return first.guess == code
 
 
 def face_spots(w: int, h: int) -> tuple[np.ndarray, float]:
