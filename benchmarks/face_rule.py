@@ -154,15 +154,23 @@ def choose(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "grid_from/light/busy_right_wrong": grid}
 
 
-def main(argv: list[str] | None = None) -> int:
-    from vision.reader import FACE_BUSY_ABOVE, FACE_LIGHT_BELOW, FACE_LIGHT_FROM, middle_is_picture
-
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def rule_options(doc: str, out: Path, argv: list[str] | None
+                 ) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
+    """The options of a command choosing a rule on these pictures: ``--jobs`` worker
+    processes (a whole number from 1) and ``--out`` (its JSON, ``out`` by default)."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
     p.add_argument("--jobs", type=int, default=2, help="worker processes")
-    p.add_argument("--out", default=str(OUT))
+    p.add_argument("--out", default=str(out))
     args = p.parse_args(argv)
     if args.jobs < 1:
         p.error("--jobs: expected a whole number from 1")
+    return p, args
+
+
+def main(argv: list[str] | None = None) -> int:
+    from vision.reader import FACE_BUSY_ABOVE, FACE_LIGHT_BELOW, FACE_LIGHT_FROM, middle_is_picture
+
+    args = rule_options(__doc__, OUT, argv)[1]
     t0 = time.time()
     with ProcessPoolExecutor(args.jobs) as pool:
         rows = [r for rs in pool.map(_rows_of, picture_sets()) for r in rs]

@@ -31,7 +31,6 @@ writes ``benchmarks/shape_rule.json``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -129,17 +128,12 @@ def choose(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks.face_rule import picture_sets
+    from benchmarks.face_rule import picture_sets, rule_options
     from vision.lab import decks
     from vision.lab.deck_rules import dev_designs
     from vision.reader import SHAPE_AGREE, SHAPE_AGREEMENTS
 
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--jobs", type=int, default=2, help="worker processes")
-    p.add_argument("--out", default=str(OUT))
-    args = p.parse_args(argv)
-    if args.jobs < 1:
-        p.error("--jobs: expected a whole number from 1")
+    p, args = rule_options(__doc__, OUT, argv)
     t0 = time.time()
     designs = dev_designs(decks.manifest_or_exit(p))
     sets = picture_sets() + [("small", designs[half::2]) for half in (0, 1)]
