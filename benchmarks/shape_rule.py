@@ -57,16 +57,11 @@ def small_pictures(designs: list[str], seed: int = SMALL_SEED):
     import cv2
     import numpy as np
 
-    from scorer.cards import CARD_CODES
-    from vision.lab import decks
+    from vision.lab.deck_rules import design_art
 
     rng = np.random.default_rng(seed)
     for design in designs:
-        for code in CARD_CODES:
-            art = cv2.imread(str(decks.DATA / design / f"{code}.png"), cv2.IMREAD_COLOR)
-            if art is None:
-                raise SystemExit(f"{decks.DATA / design / code}.png: missing, run "
-                                 "belote-table vision decks again")
+        for code, art in design_art(design).items():
             h, w = art.shape[:2]
             for height in SMALL_HEIGHTS:
                 small = cv2.resize(art, (max(1, round(w * height / h)), height),

@@ -106,19 +106,28 @@ def over_dev_designs(parser: argparse.ArgumentParser, job: Callable[[tuple[int, 
         return designs, list(pool.map(job, [(k, d, frames) for k, d in enumerate(designs)]))
 
 
-def enroll_design(reader, design: str, folder: Path, head: str):
-    """The deck of ``design`` learnt from one clean picture of each card."""
-    from vision.deck import enroll_folder
+def design_art(design: str) -> dict[str, np.ndarray]:
+    """Each belote card of a cached deck design, as rasterised (BGR), by code; exits
+    saying how to cache it again when a card is missing."""
     from vision.lab import decks
-    from vision.lab.enroll_bench import enrollment_pictures
 
-    faces = {}
+    art = {}
     for code in CARD_CODES:
         img = cv2.imread(str(decks.DATA / design / f"{code}.png"), cv2.IMREAD_COLOR)
         if img is None:
             raise SystemExit(f"{decks.DATA / design / code}.png: missing, run "
                              "belote-table vision decks again")
-        faces[code] = cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
+        art[code] = img
+    return art
+
+
+def enroll_design(reader, design: str, folder: Path, head: str):
+    """The deck of ``design`` learnt from one clean picture of each card."""
+    from vision.deck import enroll_folder
+    from vision.lab.enroll_bench import enrollment_pictures
+
+    faces = {code: cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
+             for code, img in design_art(design).items()}
     enrollment_pictures(faces, folder / design)
     return enroll_folder(reader, folder / design, head)
 
