@@ -13,7 +13,7 @@ that guess has its rank ("rank"), or where it is the same card ("card"); where t
 as it is boxed nothing, it is taken.
 
 Each picture is read with "any"; one where the stretched read was taken against the guess
-(``CardReader.shape_disputed``) is read again the two other ways. The pictures:
+(``watching``) is read again the two other ways. The pictures:
 ``face_rule.py``'s (the trained designs' faces printed, as a photo and flattened; the drawn
 styles in white, in black and turned grey; cards cut out of table frames, fans and rows),
 and ``small``: every card of the designs trained on (``vision.lab.deck_rules.dev_designs``)
@@ -35,7 +35,9 @@ import json
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +78,29 @@ def small_pictures(designs: list[str], seed: int = SMALL_SEED):
                 yield f"small-{height}", code, cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
 
 
+@contextmanager
+def watching() -> Iterator[list[str]]:
+    """Within the block, in this process, each stretched read ``read_face`` takes that the
+    strictest agreement would not is appended (its card) to the list given; the reader
+    reads as before, and ``vision.reader.shape_agrees`` is its own again afterwards."""
+    import vision.reader as reader_module
+
+    agrees = reader_module.shape_agrees
+    disputed: list[str] = []
+
+    def spy(code: str, first: Any, agree: str = reader_module.SHAPE_AGREE) -> bool:
+        taken = agrees(code, first, agree)
+        if taken and not agrees(code, first, reader_module.SHAPE_AGREEMENTS[-1]):
+            disputed.append(code)
+        return taken
+
+    reader_module.shape_agrees = spy
+    try:
+        yield disputed
+    finally:
+        reader_module.shape_agrees = agrees
+
+
 def _reads_of(job: tuple[str, list[Any]]) -> list[dict[str, Any]]:
     """Worker: each picture of one set, its card and what each agreement reads."""
     from benchmarks.face_rule import pictures
@@ -87,18 +112,21 @@ def _reads_of(job: tuple[str, list[Any]]) -> list[dict[str, Any]]:
     reader = CardReader()
     source = small_pictures(items) if kind == "small" else pictures(kind, items)
     rows = []
-    for _way, code, picture in source:
-        reader.shape_agree, reader.shape_disputed = "any", False
-        found = reader.read_face(picture)
-        row = {"set": kind, "pictured": code, "any": None if found is None else found.code}
-        for agree in SHAPE_AGREEMENTS[1:]:
-            if reader.shape_disputed:
-                reader.shape_agree = agree
-                again = reader.read_face(picture)
-                row[agree] = None if again is None else again.code
-            else:
-                row[agree] = row["any"]
-        rows.append(row)
+    with watching() as disputed:
+        for _way, code, picture in source:
+            reader.shape_agree = "any"
+            disputed.clear()
+            found = reader.read_face(picture)
+            row = {"set": kind, "pictured": code,
+                   "any": None if found is None else found.code}
+            for agree in SHAPE_AGREEMENTS[1:]:
+                if disputed:
+                    reader.shape_agree = agree
+                    again = reader.read_face(picture)
+                    row[agree] = None if again is None else again.code
+                else:
+                    row[agree] = row["any"]
+            rows.append(row)
     print(f"{kind}: {len(rows)} pictures", file=sys.stderr)
     return rows
 

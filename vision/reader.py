@@ -90,9 +90,6 @@ class CardReader:
         # When ``read_face`` takes a sure read of the picture stretched to the other shape
         # where the picture as it is was read only doubtfully: ``SHAPE_AGREEMENTS``.
         self.shape_agree = SHAPE_AGREE
-        # Set by ``read_face`` when it took such a read that a stricter agreement would
-        # not have (``shape_rule.py`` reads such a picture again the other ways).
-        self.shape_disputed = False
         self._corner: CardReader | None = None
         self.classifier = CardClassifier(model_path, threads=threads)
         self.design = self.classifier.design
@@ -604,8 +601,6 @@ class CardReader:
         other = self._read_face_once(cv2.resize(image, (h, w), interpolation=cv2.INTER_LINEAR))
         if (other is not None and other.code is not None
                 and shape_agrees(other.code, first, self.shape_agree)):
-            if not shape_agrees(other.code, first, SHAPE_AGREEMENTS[-1]):
-                self.shape_disputed = True
             return _scaled(other, w / h, h / w)  # positions back in the picture's pixels
         return first
 

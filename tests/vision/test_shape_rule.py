@@ -43,31 +43,41 @@ def _stub(reader, monkeypatch, as_is: Detection | None, stretched: Detection | N
     def read(agree: str) -> Detection | None:
         shapes.clear()
         monkeypatch.setattr(reader, "shape_agree", agree)
-        monkeypatch.setattr(reader, "shape_disputed", False)
         return reader.read_face(picture)
 
     return read, shapes
 
 
 def test_a_stretched_read_against_the_guess_as_it_is(reader, monkeypatch):
+    from benchmarks.shape_rule import watching
+
     sure_as = Detection("AS", 0.97, QUAD, (40.0, 60.0))
     read, shapes = _stub(reader, monkeypatch, _doubt("AC"), sure_as)
-    got = read("any")
-    assert shapes == [(120, 80), (80, 120)]
-    assert got is not None and got.code == "AS" and reader.shape_disputed
-    assert read("rank").code == "AS"  # an ace either way
-    kept = read("card")
-    assert kept.code is None and kept.guess == "AC" and not reader.shape_disputed
+    with watching() as disputed:
+        got = read("any")
+        assert shapes == [(120, 80), (80, 120)]
+        assert got is not None and got.code == "AS" and disputed == ["AS"]
+        disputed.clear()
+        assert read("rank").code == "AS"  # an ace either way
+        disputed.clear()
+        kept = read("card")
+        assert kept.code is None and kept.guess == "AC" and not disputed
+    import vision.reader as reader_module
+
+    assert reader_module.shape_agrees is shape_agrees  # its own again after the block
 
 
 def test_a_stretched_read_of_the_guessed_card_or_of_nothing_boxed_is_taken(reader, monkeypatch):
     sure_as = Detection("AS", 0.97, QUAD, (40.0, 60.0))
+    from benchmarks.shape_rule import watching
+
     for as_is in (_doubt("AS"), None):
         read, _ = _stub(reader, monkeypatch, as_is, sure_as)
         for agree in SHAPE_AGREEMENTS:
-            got = read(agree)
+            with watching() as disputed:
+                got = read(agree)
             assert got is not None and got.code == "AS", (as_is, agree)
-            assert not reader.shape_disputed
+            assert not disputed
     # A sure read as it is: the picture is not stretched at all.
     read, shapes = _stub(reader, monkeypatch, Detection("KH", 0.99, QUAD), sure_as)
     assert read(SHAPE_AGREE).code == "KH" and shapes == [(120, 80)]
