@@ -90,6 +90,9 @@ class CardReader:
         # When ``read_face`` takes a sure read of the picture stretched to the other shape
         # where the picture as it is was read only doubtfully: ``SHAPE_AGREEMENTS``.
         self.shape_agree = SHAPE_AGREE
+        # What the frame as it is must have guessed where a card is named only once the
+        # frame is sharpened (``sharpened_reads``): ``SHARPEN_AGREEMENTS``.
+        self.sharpen_agree = SHARPEN_AGREE
         self._corner: CardReader | None = None
         self.classifier = CardClassifier(model_path, threads=threads)
         self.design = self.classifier.design
@@ -164,16 +167,17 @@ class CardReader:
         return _one_per_code(detections)
 
     def sharpened_reads(self, gray: np.ndarray, frame: np.ndarray,
-                        found: list[Detection], depth: float | None = None
-                        ) -> list[Detection]:
+                        found: list[Detection], depth: float | None = None,
+                        agree: str | None = None) -> list[Detection]:
         """The cards the frame names once sharpened that ``found`` (its reads as it is) does
         not: none unless the frame is smeared along one line (``vision.motion.estimate``)
         at least SHARPEN_LENGTH pixels, its cepstrum's trough SHARPEN_DEPTH deep or more.
         The sharpened frame (``vision.motion.sharpen``) is read as a frame is; a card it
-        names counts where no card of ``found`` is named over it and a doubt of ``found``
-        there guessed that card, whatever its confidence (``read`` keeps those at
-        SHARPENED_SURE or more). ``depth``: another least depth (``vision.lab.sharpen_rule``
-        chooses SHARPEN_DEPTH with it)."""
+        names counts where no card of ``found`` is named over it and the doubts of ``found``
+        there agree with it (``sharpen_agrees``, by ``agree`` or the reader's
+        ``sharpen_agree``), whatever its confidence (``read`` keeps those at SHARPENED_SURE
+        or more). ``depth``: another least depth (``vision.lab.sharpen_rule`` chooses
+        SHARPEN_DEPTH and the agreement with these)."""
         from vision import motion
 
         streak = motion.estimate(gray)
@@ -184,12 +188,13 @@ class CardReader:
         named = [d for d in found if d.code is not None]
         codes = {d.code for d in named}
         doubts = [d for d in found if d.code is None]
+        rule = self.sharpen_agree if agree is None else agree
         # As a deck does (``vision.deck``), the sharpened frame only makes sure what the
         # frame as it is guessed there: a suit the smear hid can come back wrong.
         return [d for d in self.read_indices(self._to_gray(sharp), sharp)
                 if d.code is not None and d.code not in codes
                 and not any(_within(d.center, n.quad) for n in named)
-                and any(n.guess == d.code and _same_place(d, n) for n in doubts)]
+                and sharpen_agrees(d.code, guesses_at(d, doubts), rule)]
 
     def read_indices(self, gray: np.ndarray, frame: np.ndarray | None = None,
                      doubts: list[Detection] | None = None) -> list[Detection]:
@@ -691,6 +696,13 @@ OVERLAP = 0.5
 SHARPEN_LENGTH = 4.5
 SHARPEN_DEPTH = 2.5
 SHARPENED_SURE = 0.917
+#: What the frame as it is must have guessed where a card is named only on the sharpened
+#: frame (strictest first): a doubt there guessing that "card"; one guessing a card of its
+#: "suit" (the smear hid the rank, the suit still seen); a "doubt" there, whatever it
+#: guessed; "any": no card named there is enough. Chosen with the gate and the threshold
+#: by ``python -m vision.lab.sharpen_rule``.
+SHARPEN_AGREEMENTS = ("card", "suit", "doubt", "any")
+SHARPEN_AGREE = "card"
 # Crowded indices (``CardReader._crowded_boxes``): CROWD_LEAST boxes or more whose
 # centres lie within CROWD_SPAN box sides of one another (a fan shows several; two
 # overlapping cards of a game show two, and pairs would run the pass on most game frames
@@ -760,6 +772,28 @@ def shape_agrees(code: str, first: Detection | None, agree: str = SHAPE_AGREE) -
     if agree == "rank":
         return first.guess[0] == code[0]
     return first.guess == code
+
+
+def sharpen_agrees(code: str, guesses: list[str | None],
+                   agree: str = SHARPEN_AGREE) -> bool:
+    """Whether a card ``code`` named on a sharpened frame counts beside ``guesses``, what
+    the doubts of the frame as it is at that place guessed (``guesses_at``), by ``agree``
+    (``SHARPEN_AGREEMENTS``)."""
+    if agree not in SHARPEN_AGREEMENTS:
+        raise ValueError(f"sharpen_agree: {agree!r} is none of {SHARPEN_AGREEMENTS}")
+    if agree == "any":
+        return True
+    if agree == "doubt":
+        return bool(guesses)
+    if agree == "suit":
+        return any(g is not None and g[1:] == code[1:] for g in guesses)
+    return code in guesses
+
+
+def guesses_at(read: Detection, doubts: list[Detection]) -> list[str | None]:
+    """What the doubtful reads ``doubts`` lying at ``read``'s place guessed (None: no
+    guess)."""
+    return [d.guess for d in doubts if _same_place(read, d)]
 
 
 def face_spots(w: int, h: int) -> tuple[np.ndarray, float]:

@@ -99,9 +99,11 @@ def test_a_smeared_frame_is_read_again_sharpened_and_invents_nothing(reader):
 def test_the_gate_and_threshold_chosen_name_most_cards_none_wrong_within_the_time_budget():
     from vision.lab import sharpen_rule
 
+    every = ["card", "suit", "doubt", "any"]
+
     def frame(blur, depth, *added):
         return {"blur": blur, "length": 7.0, "depth": depth,
-                "added": [{"confidence": c, "readable": ok, "present": ok}
+                "added": [{"confidence": c, "readable": ok, "present": ok, "agrees": every}
                           for c, ok in added]}
 
     rows = [frame("motion", 3.2, (0.999, True), (0.993, True)),
@@ -111,9 +113,64 @@ def test_the_gate_and_threshold_chosen_name_most_cards_none_wrong_within_the_tim
     rows += [frame("none", 1.0) for _ in range(8)] + [frame("focus", 2.1)]
     got = sharpen_rule.choose(rows)
     # Depth 2.0 would name the most (4 at 0.99) but sharpens 1 in 9 unsmeared frames.
-    assert got["grid_depth/sure"]["2.0/0.99"]["readable_added"] == 4
-    assert got["grid_depth/sure"]["2.0/0.95"]["not_there"] == 1
-    assert got["chosen"] == {"depth": 2.5, "sure": 0.99, "readable_added": 3}
+    grid = got["grid_agree/depth/sure"]
+    assert grid["card/2.0/0.99"]["readable_added"] == 4
+    assert grid["card/2.0/0.95"]["not_there"] == 1
+    # Every card agrees every way: of equals, the strictest agreement.
+    assert got["chosen"] == {"agree": "card", "depth": 2.5, "sure": 0.99, "readable_added": 3}
     rows[-1]["depth"] = 1.0  # now no unsmeared frame passes even the shallowest gate
-    assert sharpen_rule.choose(rows)["chosen"] == {"depth": 2.0, "sure": 0.99,
-                                                   "readable_added": 4}
+    assert sharpen_rule.choose(rows)["chosen"] == {"agree": "card", "depth": 2.0,
+                                                   "sure": 0.99, "readable_added": 4}
+
+
+def test_the_agreement_chosen_takes_a_looser_guess_only_where_it_names_more_none_wrong():
+    from vision.lab import sharpen_rule
+
+    def frame(*added):
+        return {"blur": "motion", "length": 7.0, "depth": 3.6,
+                "added": [{"confidence": 0.999, "readable": ok, "present": ok, "agrees": a}
+                          for ok, a in added]}
+
+    card, suit = ["card", "suit", "doubt", "any"], ["suit", "doubt", "any"]
+    rows = [frame((True, card), (True, suit)), frame((True, suit), (True, card)),
+            frame((True, card)), frame((False, ["any"]))]
+    got = sharpen_rule.choose(rows)
+    grid = got["grid_agree/depth/sure"]
+    assert [grid[f"{a}/3.5/0.999"]["readable_added"] for a in ("card", "suit", "doubt")] == [
+        3, 5, 5]
+    assert grid["any/3.5/0.999"]["not_there"] == 1
+    assert got["chosen"] == {"agree": "suit", "depth": 3.5, "sure": 0.999, "readable_added": 5}
+    # A wrong card its place's doubt guessed in the same suit: the suit is no longer safe.
+    rows.append(frame((False, suit)))
+    assert sharpen_rule.choose(rows)["chosen"]["agree"] == "card"
+    # ... unless it was named below the threshold the others pass.
+    rows[-1]["added"][0]["confidence"] = 0.93
+    assert sharpen_rule.choose(rows)["chosen"] == {"agree": "suit", "depth": 3.5,
+                                                   "sure": 0.999, "readable_added": 5}
+    assert sharpen_rule.choose(rows)["grid_agree/depth/sure"]["suit/3.5/0.917"][
+        "not_there"] == 1
+
+
+def test_a_sharpened_read_agrees_by_what_the_frame_guessed_at_its_place():
+    from vision.reader import Detection, guesses_at, sharpen_agrees
+
+    def at(x, code=None, guess=None):
+        return Detection(code, 0.5, [[x - 10, 0], [x + 10, 0], [x + 10, 30], [x - 10, 30]],
+                         (float(x), 15.0), guess=guess)
+
+    doubts = [at(100, guess="JC"), at(300, guess=None), at(500, guess="KS")]
+    assert guesses_at(at(102, "QC"), doubts) == ["JC"]
+    assert guesses_at(at(700, "QC"), doubts) == []
+    table = {  # code, where: card, suit, doubt, any
+        ("JC", 100): (True, True, True, True),
+        ("QC", 100): (False, True, True, True),
+        ("JH", 100): (False, False, True, True),
+        ("KC", 500): (False, False, True, True),
+        ("AH", 300): (False, False, True, True),
+        ("AH", 700): (False, False, False, True)}
+    for (code, x), want in table.items():
+        there = guesses_at(at(x, code), doubts)
+        got = tuple(sharpen_agrees(code, there, a) for a in ("card", "suit", "doubt", "any"))
+        assert got == want, (code, x)
+    with pytest.raises(ValueError, match="sharpen_agree"):
+        sharpen_agrees("JC", ["JC"], "rank")

@@ -1,5 +1,6 @@
-"""The sharpened frames' gate and how sure a card named only on one must be
-(``vision.reader.SHARPEN_DEPTH``, ``SHARPENED_SURE``), chosen on training designs only.
+"""The sharpened frames' gate, how sure a card named only on one must be and what the
+frame as it is must have guessed there (``vision.reader.SHARPEN_DEPTH``,
+``SHARPENED_SURE``, ``SHARPEN_AGREE``), chosen on training designs only.
 
 A frame smeared by the camera's motion that leaves a card unsure is sharpened
 (``vision.motion``) and read again (``CardReader.sharpened_reads``). Here frames of each
@@ -9,10 +10,11 @@ scenes and camera faults, half at piquet size, seeds 9601... never used elsewher
 read without the sharpened pass; on each frame left with a card unsure, the streak the
 frame's cepstrum gives is kept (with the blur the renderer gave the frame), and every
 card the sharpened frame names that the frame as it is did not (its trough at least the
-shallowest of ``DEPTH_GRID``), with its confidence and whether it is in the frame. The
-pair chosen, of ``DEPTH_GRID`` x ``SURE_GRID``, names the most readable cards and none
-that is not in the frame, sharpening at most ``UNSMEARED_SHARE`` of the frames the camera
-did not smear.
+shallowest of ``DEPTH_GRID``, whatever was guessed there), with its confidence, the
+agreements (``vision.reader.SHARPEN_AGREEMENTS``) its place's guesses meet and whether it
+is in the frame. The rule chosen, of the agreements x ``DEPTH_GRID`` x ``SURE_GRID``, names
+the most readable cards and none that is not in the frame, sharpening at most
+``UNSMEARED_SHARE`` of the frames the camera did not smear.
 
 The designs held out of training (``benchmarks/real_decks.py``) are never used here.
 Prints the figures and writes ``benchmarks/sharpen_rule.json``.
@@ -48,7 +50,7 @@ def _frames_of(job: tuple[int, str, int]) -> list[dict[str, Any]]:
     from vision import motion
     from vision.lab import render
     from vision.lab.evaluate import cards_in_sight, design_scenes, design_styles
-    from vision.reader import CardReader
+    from vision.reader import SHARPEN_AGREEMENTS, CardReader, guesses_at, sharpen_agrees
 
     k, design, frames = job
     render.art_styles(held_out=False)
@@ -63,48 +65,57 @@ def _frames_of(job: tuple[int, str, int]) -> list[dict[str, Any]]:
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         streak = motion.estimate(gray)
         named = {d.code for d in found if d.code is not None}
-        added = reader.sharpened_reads(gray, frame, found, depth=min(DEPTH_GRID))
+        added = reader.sharpened_reads(gray, frame, found, depth=min(DEPTH_GRID),
+                                       agree="any")
+        doubts = [d for d in found if d.code is None]
         rows.append({"design": design, "frame": i, "blur": faults["blur"],
                      "blur_px": faults["blur_px"], "length": round(streak.length, 2),
                      "depth": round(streak.depth, 2), "readable": sorted(readable),
                      "read": sorted(named & readable),
                      "added": [{"code": d.code, "confidence": round(d.confidence, 5),
-                                "present": d.code in present, "readable": d.code in readable}
+                                 "present": d.code in present, "readable": d.code in readable,
+                                "agrees": [a for a in SHARPEN_AGREEMENTS
+                                           if sharpen_agrees(d.code, guesses_at(d, doubts), a)]}
                                for d in added]})
     print(f"{design}: {len(rows)} frames with a card unsure", file=sys.stderr)
     return rows
 
 
 def choose(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The (least depth, threshold) of ``DEPTH_GRID`` x ``SURE_GRID`` naming the most
-    readable cards and none that is not in the frame, its gate sharpening at most
-    ``UNSMEARED_SHARE`` of the frames the camera did not smear (of equals, the deepest
-    trough and the surest threshold: the fewest frames sharpened and cards named); and
-    for each pair the cards it adds (right, wrong) and that share."""
-    from vision.reader import SHARPEN_LENGTH
+    """The (agreement, least depth, threshold) of ``SHARPEN_AGREEMENTS`` x ``DEPTH_GRID`` x
+    ``SURE_GRID`` naming the most readable cards and none that is not in the frame, its
+    gate sharpening at most ``UNSMEARED_SHARE`` of the frames the camera did not smear (of
+    equals, the strictest agreement, then the deepest trough and the surest threshold: the
+    fewest frames sharpened and cards named); and for each the cards it adds (right,
+    wrong) and that share."""
+    from vision.reader import SHARPEN_AGREEMENTS, SHARPEN_LENGTH
 
     unsmeared = [r for r in rows if r["blur"] != "motion"]
     grid = {}
-    best: tuple[int, float, float] | None = None
+    best: tuple[int, int, float, float] | None = None
     for depth in DEPTH_GRID:
         gated = [r for r in rows if r["length"] >= SHARPEN_LENGTH and r["depth"] >= depth]
         share = (sum(r["blur"] != "motion" for r in gated) / len(unsmeared)
                  if unsmeared else 0.0)
         added = [a for r in gated for a in r["added"]]
-        for sure in SURE_GRID:
-            kept = [a for a in added if a["confidence"] >= sure]
-            right = sum(a["readable"] for a in kept)
-            wrong = sum(not a["present"] for a in kept)
-            grid[f"{depth}/{sure}"] = {"readable_added": right, "not_there": wrong,
-                                       "there_unreadable": len(kept) - right - wrong,
-                                       "unsmeared_sharpened_share": round(share, 3)}
-            if (wrong == 0 and share <= UNSMEARED_SHARE
-                    and (best is None or (right, depth, sure) > best)):
-                best = (right, depth, sure)
-    chosen = None if best is None else {"depth": best[1], "sure": best[2],
+        for loose, agree in enumerate(SHARPEN_AGREEMENTS):
+            for sure in SURE_GRID:
+                kept = [a for a in added
+                        if a["confidence"] >= sure and agree in a["agrees"]]
+                right = sum(a["readable"] for a in kept)
+                wrong = sum(not a["present"] for a in kept)
+                grid[f"{agree}/{depth}/{sure}"] = {
+                    "readable_added": right, "not_there": wrong,
+                    "there_unreadable": len(kept) - right - wrong,
+                    "unsmeared_sharpened_share": round(share, 3)}
+                if (wrong == 0 and share <= UNSMEARED_SHARE
+                        and (best is None or (right, -loose, depth, sure) > best)):
+                    best = (right, -loose, depth, sure)
+    chosen = None if best is None else {"agree": SHARPEN_AGREEMENTS[-best[1]],
+                                        "depth": best[2], "sure": best[3],
                                         "readable_added": best[0]}
     return {"chosen": chosen, "unsmeared_share_at_most": UNSMEARED_SHARE,
-            "grid_depth/sure": grid}
+            "grid_agree/depth/sure": grid}
 
 
 def streaks(rows: list[dict[str, Any]], depth: float) -> dict[str, Any]:
@@ -126,7 +137,7 @@ def streaks(rows: list[dict[str, Any]], depth: float) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     from vision.lab.deck_rules import dev_design_options, dev_record, over_dev_designs
-    from vision.reader import SHARPEN_DEPTH, SHARPEN_LENGTH, SHARPENED_SURE
+    from vision.reader import SHARPEN_AGREE, SHARPEN_DEPTH, SHARPEN_LENGTH, SHARPENED_SURE
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     dev_design_options(p, 60, OUT)
@@ -135,14 +146,16 @@ def main(argv: list[str] | None = None) -> int:
     designs, runs = over_dev_designs(p, _frames_of, args.frames, args.jobs)
     rows = [r for run in runs for r in run]
     picked = choose(rows)
-    chosen = picked["chosen"] or {"depth": SHARPEN_DEPTH, "sure": SHARPENED_SURE}
+    in_use = {"agree": SHARPEN_AGREE, "depth": SHARPEN_DEPTH, "sure": SHARPENED_SURE}
+    chosen = picked["chosen"] or in_use
     readable = sum(len(r["readable"]) for r in rows)
     before = sum(len(r["read"]) for r in rows)
-    result = {**dev_record("the sharpened frames' gate and how sure a card named only on one "
-                           "must be, chosen on training designs", designs, args.frames, SEED),
+    result = {**dev_record("the sharpened frames' gate, how sure a card named only on one "
+                           "must be and what the frame as it is guessed there, chosen on "
+                           "training designs", designs, args.frames, SEED),
               "length_at_least": SHARPEN_LENGTH,
               "frames_left_unsure_at_chosen_depth": streaks(rows, chosen["depth"]),
-              "rule": picked, "in_use": {"depth": SHARPEN_DEPTH, "sure": SHARPENED_SURE},
+              "rule": picked, "in_use": in_use,
               "cards_on_those_frames": {"readable": readable, "read_as_they_are": before},
               "added": [{k: r[k] for k in ("design", "frame", "blur", "blur_px", "length",
                                            "depth", "added")} for r in rows if r["added"]],
