@@ -702,7 +702,7 @@ SHARPENED_SURE = 0.917
 #: guessed; "any": no card named there is enough. Chosen with the gate and the threshold
 #: by ``python -m vision.lab.sharpen_rule``.
 SHARPEN_AGREEMENTS = ("card", "suit", "doubt", "any")
-SHARPEN_AGREE = "card"
+SHARPEN_AGREE = "suit"
 # Crowded indices (``CardReader._crowded_boxes``): CROWD_LEAST boxes or more whose
 # centres lie within CROWD_SPAN box sides of one another (a fan shows several; two
 # overlapping cards of a game show two, and pairs would run the pass on most game frames
