@@ -190,7 +190,8 @@ class CardReader:
         doubts = [d for d in found if d.code is None]
         rule = self.sharpen_agree if agree is None else agree
         # As a deck does (``vision.deck``), the sharpened frame only makes sure what the
-        # frame as it is guessed there: a suit the smear hid can come back wrong.
+        # frame as it is guessed there (by the shipped agreement, a card of the suit it
+        # guessed): a suit the smear hid can come back wrong, a rank less often.
         return [d for d in self.read_indices(self._to_gray(sharp), sharp)
                 if d.code is not None and d.code not in codes
                 and not any(_within(d.center, n.quad) for n in named)
