@@ -73,10 +73,10 @@ def _frames_of(job: tuple[int, str, int]) -> list[dict[str, Any]]:
                      "depth": round(streak.depth, 2), "readable": sorted(readable),
                      "read": sorted(named & readable),
                      "added": [{"code": d.code, "confidence": round(d.confidence, 5),
-                                 "present": d.code in present, "readable": d.code in readable,
+                                "present": d.code in present, "readable": d.code in readable,
                                 "agrees": [a for a in SHARPEN_AGREEMENTS
                                            if sharpen_agrees(d.code, guesses_at(d, doubts), a)]}
-                               for d in added]})
+                               for d in added if d.code is not None]})
     print(f"{design}: {len(rows)} frames with a card unsure", file=sys.stderr)
     return rows
 
@@ -146,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     designs, runs = over_dev_designs(p, _frames_of, args.frames, args.jobs)
     rows = [r for run in runs for r in run]
     picked = choose(rows)
-    in_use = {"agree": SHARPEN_AGREE, "depth": SHARPEN_DEPTH, "sure": SHARPENED_SURE}
+    in_use: dict[str, Any] = {"agree": SHARPEN_AGREE, "depth": SHARPEN_DEPTH,
+                              "sure": SHARPENED_SURE}
     chosen = picked["chosen"] or in_use
     readable = sum(len(r["readable"]) for r in rows)
     before = sum(len(r["read"]) for r in rows)
