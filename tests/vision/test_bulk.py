@@ -201,3 +201,37 @@ def test_spread_frames_are_boxed_closer_up_too_as_the_reader_boxes_crowds():
     first_cards = ds.taught(np.array(first)) != ds.NONE_INDEX
     assert int(cards.sum()) > int(first_cards.sum())
     assert crops.shape[0] == len(labels)
+
+
+def test_bulk_trains_a_narrower_classifier_cut_from_the_start(tiny_shards, tmp_path):
+    import onnx
+    from onnx import numpy_helper
+
+    start = MODELS / "index_classifier_fp32.onnx"
+    assert tiny_shards.main(["--init", str(start), "--out", str(tmp_path), "--frames", "4",
+                             "--steps", "2", "--batch", "8", "--workers", "1",
+                             "--widths", "16,24,32,48,128", "--distil", "0.5"]) == 0
+    summary = json.loads((tmp_path / "bulk_summary.json").read_text())
+    assert summary["widths"] == [16, 24, 32, 48, 128] and summary["distil"] == 0.5
+    graph = onnx.load(str(tmp_path / "index_classifier_fp32.onnx")).graph
+    weights = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    convs = [weights[n.input[1]] for n in graph.node if n.op_type == "Conv"]
+    assert [w.shape[0] for w in convs] == [16, 24, 32, 48, 128]
+
+
+@pytest.mark.parametrize("widths", ["16,24,32", "a,b,c,d,e", "16,24,32,48,0"])
+def test_bulk_refuses_widths_that_are_not_five_channel_counts(tiny_shards, tmp_path, capsys,
+                                                              widths):
+    with pytest.raises(SystemExit):
+        tiny_shards.main(["--init", "x.onnx", "--out", str(tmp_path), "--widths", widths])
+    assert "--widths" in capsys.readouterr().err
+    assert not (tmp_path / "bulk_summary.json").exists()
+
+
+def test_bulk_refuses_widths_wider_than_the_start(tiny_shards, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        tiny_shards.main(["--init", str(MODELS / "index_classifier_fp32.onnx"),
+                          "--out", str(tmp_path), "--frames", "2", "--steps", "1",
+                          "--workers", "1", "--widths", "16,24,32,256,128"])
+    assert "--widths" in capsys.readouterr().err
+    assert not (tmp_path / "bulk_summary.json").exists()

@@ -406,3 +406,72 @@ def test_an_unreadable_starting_model_is_refused_before_any_work(tmp_path, capsy
                      "--steps", "1"]) == 2
         assert "aspect: expected a ratio from 1 to 2" in capsys.readouterr().err
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_a_classifier_cut_to_its_own_widths_is_the_same_and_a_narrower_one_loads_back(
+        detector_boxes, tmp_path):
+    """``prune_classifier``: kept at every channel it computes the model exactly; cut
+    narrower it exports and loads back at its own widths (``classifier_from_onnx`` reads
+    them off the file), computing what onnxruntime computes."""
+    from vision.classify import DEFAULT_MODEL, make_session
+    from vision.lab import train
+
+    crops, _, _, _ = detector_boxes
+    model = train.classifier_from_onnx(DEFAULT_MODEL.with_name(train.FLOAT_CLASSIFIER), crops)
+    t = torch.from_numpy(np.ascontiguousarray(crops.transpose(0, 3, 1, 2)).astype(np.float32)
+                         / 255)
+    with torch.no_grad():
+        ref = model(t)
+        same = train.prune_classifier(model, model.widths, crops)
+        assert torch.equal(same(t), ref)
+        narrow = train.prune_classifier(model, (16, 24, 32, 48, 128), crops)
+        assert narrow.widths == (16, 24, 32, 48, 128)
+        # A cut-down model still answers, but differently: it is a start, not the model.
+        assert not torch.allclose(narrow(t), ref, atol=1e-2)
+    path = tmp_path / "narrow.onnx"
+    assert train.export_classifier(narrow, path) < 1e-3
+    back = train.classifier_from_onnx(path, crops)
+    assert back.widths == (16, 24, 32, 48, 128)
+    got = make_session(path, 1).run(None, {"image": t.numpy()})[0]
+    with torch.no_grad():
+        assert np.abs(back(t).numpy() - got).max() < 1e-3
+    for bad in ((16, 24, 32, 48), (16, 24, 32, 256, 128), (0, 24, 32, 48, 128)):
+        with pytest.raises(ValueError, match="widths"):
+            train.prune_classifier(model, bad, crops)
+
+
+def test_a_narrow_classifier_taught_by_the_wide_one_comes_closer_to_its_answers(
+        detector_boxes):
+    """Distillation: trained on the teacher's softened answers alone (``distil`` 1), a cut
+    classifier's answers move towards the teacher's on the patches it was taught on."""
+    from vision.classify import DEFAULT_MODEL
+    from vision.lab import dataset as ds
+    from vision.lab import train
+
+    crops, labels, _, _ = detector_boxes
+    teacher = train.classifier_from_onnx(DEFAULT_MODEL.with_name(train.FLOAT_CLASSIFIER),
+                                         crops)
+    t = torch.from_numpy(np.ascontiguousarray(crops.transpose(0, 3, 1, 2)).astype(np.float32)
+                         / 255)
+
+    def divergence(student) -> float:
+        with torch.no_grad():
+            return float(torch.nn.functional.kl_div(
+                torch.log_softmax(student(t), 1), torch.log_softmax(teacher(t), 1),
+                log_target=True, reduction="batchmean"))
+
+    start = train.prune_classifier(teacher, (8, 16, 16, 32, 64), crops)
+    before = divergence(start)
+    taught = train.train_classifier(crops, ds.taught(labels), 40, 5, len(ds.CLASSES),
+                                    rotate=False, log=lambda _: None, batch=32, init=start,
+                                    teacher=teacher, distil=1.0, max_lr=3e-3)
+    assert divergence(taught) < 0.8 * before
+    # The same steps on the labels alone bring it less close: the teacher did the teaching.
+    start = train.prune_classifier(teacher, (8, 16, 16, 32, 64), crops)
+    labelled = train.train_classifier(crops, ds.taught(labels), 40, 5, len(ds.CLASSES),
+                                      rotate=False, log=lambda _: None, batch=32, init=start,
+                                      max_lr=3e-3)
+    assert divergence(taught) < divergence(labelled)
+    with pytest.raises(ValueError, match="distil"):
+        train.train_classifier(crops, ds.taught(labels), 1, 5, len(ds.CLASSES), rotate=False,
+                               init=start, teacher=teacher, distil=1.5)

@@ -114,9 +114,26 @@ def main(argv: list[str] | None = None) -> int:
                    help="share of index patches lit warm or red or printed in one light ink "
                         "on black paper (vision.lab.train._desaturate; 0.15 turned grey "
                         "besides, so at most 0.85)")
+    p.add_argument("--widths", default=None,
+                   help="five channel counts (e.g. 16,24,32,48,128): train a classifier "
+                        "that narrow, cut out of the start (vision.lab.train."
+                        "prune_classifier) and taught by it (--distil)")
+    p.add_argument("--distil", type=float, default=0.7,
+                   help="with --widths, the share of the loss that follows the start's "
+                        "answers (default 0.7)")
     p.add_argument("--render-seconds", type=float, default=None,
                    help="leave out the shards not rendered by then")
     args = p.parse_args(argv)
+    widths: tuple[int, ...] | None = None
+    if args.widths is not None:
+        try:
+            widths = tuple(int(w) for w in args.widths.split(","))
+        except ValueError:
+            widths = ()
+        if len(widths) != 5 or min(widths) < 1:
+            p.error(f"--widths: five channel counts separated by commas, not {args.widths!r}")
+    if not 0.0 <= args.distil <= 1.0:
+        p.error("--distil: expected a share from 0 to 1")
     if args.frames < SHARD or args.steps < 1 or args.workers < 1:
         p.error(f"--frames: at least {SHARD}; --steps, --workers: at least 1")
     favour = tuple(d for d in args.favour.split(",") if d)
@@ -141,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         FLOAT_CLASSIFIER,
         classifier_from_onnx,
         export_classifier,
+        prune_classifier,
         train_classifier,
     )
 
@@ -196,16 +214,25 @@ def main(argv: list[str] | None = None) -> int:
              "seconds_render": round(rendered, 1),
              "spread": args.spread, "spread_full": args.spread_full,
              "recolour": args.recolour,
+             "widths": list(widths) if widths else None,
+             "distil": args.distil if widths else None,
              "kinds": {k: round(kinds.count(k) / n, 3) for k in sorted({*KINDS, "spread"})}}
     for run, init in enumerate(args.init, 1):
         out = args.out if len(args.init) == 1 else args.out / str(run)
         out.mkdir(parents=True, exist_ok=True)
         start = classifier_from_onnx(init, crops[pick])
+        teacher = None
+        if widths:
+            try:
+                start, teacher = prune_classifier(start, widths, crops[pick]), start
+            except ValueError as e:
+                p.error(f"--widths: {e}")
         clf = train_classifier(crops, taught, args.steps, args.seed, len(ds.CLASSES),
                                rotate=True, real=real, init=start, max_lr=args.max_lr,
                                aspect=1.4, recolour=args.recolour, batch=args.batch,
                                device=args.device, workers=args.workers,
-                               log=lambda m: print(m, flush=True))
+                               log=lambda m: print(m, flush=True), teacher=teacher,
+                               distil=args.distil)
         diff = export_classifier(clf, out / FLOAT_CLASSIFIER)
         summary = {"init": init.name, **drawn, "seconds": round(time.time() - t0, 1),
                    "onnx_max_diff": diff}

@@ -98,9 +98,13 @@ class Classifier(nn.Module):
     340 k weights); 1 reads grey ones (design A's corner model, about 70 k).
     """
 
-    def __init__(self, n_classes: int, channels: int = 1) -> None:
+    def __init__(self, n_classes: int, channels: int = 1,
+                 widths: tuple[int, ...] | None = None) -> None:
         super().__init__()
-        w = (32, 64, 96, 128, 128) if channels == 3 else (16, 32, 48, 64, 64)
+        w = widths or ((32, 64, 96, 128, 128) if channels == 3 else (16, 32, 48, 64, 64))
+        if len(w) != 5 or min(w) < 1:
+            raise ValueError(f"widths: five channel counts expected, not {w}")
+        self.widths = tuple(w)
         self.net = nn.Sequential(
             Standardize(),
             _conv(channels, w[0]), nn.MaxPool2d(2),
@@ -296,7 +300,8 @@ def train_classifier(x: np.ndarray, y: np.ndarray, steps: int, seed: int, n_clas
                      real: np.ndarray | None = None, init: Classifier | None = None,
                      max_lr: float = 3e-3, aspect: float = 1.0, grey: float = 0.15,
                      recolour: float = 0.0, device: str = "cpu",
-                     workers: int = 0) -> Classifier:
+                     workers: int = 0, teacher: Classifier | None = None,
+                     distil: float = 0.7, distil_temperature: float = 2.0) -> Classifier:
     """Train a crop classifier on uint8 crops (N, H, W) with labels (N,).
 
     Crops are grey (N, H, W) or colour (N, H, W, 3). Batches are drawn so that
@@ -308,8 +313,13 @@ def train_classifier(x: np.ndarray, y: np.ndarray, steps: int, seed: int, n_clas
     machine). With ``workers`` the batches are drawn and distorted in that many
     processes, each batch from a generator seeded by (seed, step), so that the
     weights do not depend on how many workers there are; 0 keeps one generator for
-    the whole run (the first runs were trained so).
+    the whole run (the first runs were trained so). With a ``teacher`` (a model of the
+    same classes, as for a pruned start, :func:`prune_classifier`), ``distil`` of the
+    loss is the divergence from the teacher's answers softened at
+    ``distil_temperature`` (Hinton et al.'s distillation), the rest the labels' loss.
     """
+    if teacher is not None and not 0.0 <= distil <= 1.0:
+        raise ValueError(f"distil: a share from 0 to 1, not {distil}")
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     channels = 3 if x.ndim == 4 else 1
@@ -318,6 +328,8 @@ def train_classifier(x: np.ndarray, y: np.ndarray, steps: int, seed: int, n_clas
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=max(steps, 1))
     weights = _sampling_weights(y, n_classes, real)
     model.train()
+    if teacher is not None:
+        teacher = teacher.to(device).eval()
     t0 = time.time()
     spec = (x, y, weights, batch, rotate, aspect, grey, recolour, seed)
     batches: Iterator[tuple[np.ndarray, np.ndarray]]
@@ -332,8 +344,15 @@ def train_classifier(x: np.ndarray, y: np.ndarray, steps: int, seed: int, n_clas
         pool, batches = None, (_batch(spec, rng) for _ in range(steps))
     try:
         for step, (xb, yb) in enumerate(batches):
-            logits = model(torch.from_numpy(xb).to(device))
+            xt = torch.from_numpy(xb).to(device)
+            logits = model(xt)
             loss = F.cross_entropy(logits, torch.from_numpy(yb).to(device), label_smoothing=0.05)
+            if teacher is not None:
+                with torch.no_grad():
+                    soft = F.log_softmax(teacher(xt) / distil_temperature, dim=1)
+                kd = F.kl_div(F.log_softmax(logits / distil_temperature, dim=1), soft,
+                              log_target=True, reduction="batchmean")
+                loss = (1 - distil) * loss + distil * distil_temperature ** 2 * kd
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -385,7 +404,9 @@ def classifier_from_onnx(path: Path, x: np.ndarray) -> Classifier:
     weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
     convs = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
     gemm = next(n for n in graph.node if n.op_type == "Gemm")
-    model = Classifier(len(ds.CLASSES), channels=3)
+    # The widths are read off the file: a pruned classifier (``prune_classifier``) loads too.
+    widths = tuple(int(w.shape[0]) for w, _ in convs)
+    model = Classifier(len(ds.CLASSES), channels=3, widths=widths if len(widths) == 5 else None)
     conv_layers = [m for m in model.modules() if isinstance(m, nn.Conv2d)]
     norms = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
     linear = next(m for m in model.modules() if isinstance(m, nn.Linear))
@@ -403,6 +424,47 @@ def classifier_from_onnx(path: Path, x: np.ndarray) -> Classifier:
         linear.bias.copy_(torch.tensor(weights[gemm.input[2]]))
     model.eval()
     return model
+
+
+def prune_classifier(model: Classifier, widths: tuple[int, ...], x: np.ndarray) -> Classifier:
+    """A narrower index classifier cut out of ``model``: each convolution keeps the
+    ``widths`` output channels whose outputs (after the norm and the ReLU) are largest on
+    average over ``x`` (uint8 colour patches, N x H x W x 3), the next convolution (or the
+    linear layer) keeping the inputs that match. The result computes a cut-down version of
+    the same function, a start to train on (with ``train_classifier``'s ``teacher``), not a
+    model to use as it is."""
+    if len(widths) != 5 or any(not 1 <= w <= o for w, o in zip(widths, model.widths,
+                                                                  strict=True)):
+        raise ValueError(f"widths: five channel counts, each at most {model.widths}, "
+                         f"not {tuple(widths)}")
+    model = model.eval()
+    linear = model.net[-1]
+    assert isinstance(linear, nn.Linear)
+    student = Classifier(linear.out_features, 3, widths=tuple(widths))
+    convs = [m for m in model.modules() if isinstance(m, nn.Conv2d)]
+    norms = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
+    new_convs = [m for m in student.modules() if isinstance(m, nn.Conv2d)]
+    new_norms = [m for m in student.modules() if isinstance(m, nn.BatchNorm2d)]
+    h = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)).astype(np.float32) / 255)
+    keep_in = torch.arange(3)
+    with torch.no_grad():
+        h = model.net[0](h)
+        for conv, norm, new_conv, new_norm, width in zip(convs, norms, new_convs, new_norms,
+                                                          widths, strict=True):
+            z = norm(conv(h))
+            keep = torch.argsort(torch.relu(z).mean(dim=(0, 2, 3)),
+                                 descending=True)[:width].sort().values
+            new_conv.weight.copy_(conv.weight[keep][:, keep_in])
+            for name in ("weight", "bias", "running_mean", "running_var"):
+                getattr(new_norm, name).copy_(getattr(norm, name)[keep])
+            h = _through_block(model, conv, z)
+            keep_in = keep
+        new_linear = student.net[-1]
+        assert isinstance(new_linear, nn.Linear)
+        new_linear.weight.copy_(linear.weight[:, keep_in])
+        new_linear.bias.copy_(linear.bias)
+    student.eval()
+    return student
 
 
 def _unfold_norm(conv: nn.Conv2d, norm: nn.BatchNorm2d, w: np.ndarray, b: np.ndarray,
