@@ -24,6 +24,7 @@ import json
 import math
 import time
 import zlib
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -339,7 +340,7 @@ def train_classifier(x: np.ndarray, y: np.ndarray, steps: int, seed: int, n_clas
         # Forked workers share the crops with this process instead of copying them.
         _BATCH_SPEC.append(spec)
         pool = multiprocessing.get_context("fork").Pool(workers)
-        batches = pool.imap(_seeded_batch, range(steps), chunksize=4)
+        batches = _ahead(pool, steps, 4 * workers)
     else:
         pool, batches = None, (_batch(spec, rng) for _ in range(steps))
     try:
@@ -381,6 +382,20 @@ def _batch(spec: tuple, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarra
     if rotate:
         crops = [_desaturate(_rotate_crop(c, rng, aspect), rng, grey, recolour) for c in crops]
     return model_input(np.stack([_photometric(c, rng) for c in crops])), y[idx]
+
+
+def _ahead(pool, steps: int, window: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The batches of steps 0, 1, ... from ``pool``'s workers, at most ``window`` drawn
+    ahead of the step being trained. (``Pool.imap`` draws every batch as fast as the
+    workers can: on a CPU they then take the cores the training needs, and a long run's
+    batches waiting in memory can fill it: 12,000 steps of 128 colour patches are 18 GB.)"""
+    pending: deque = deque()
+    for step in range(steps):
+        pending.append(pool.apply_async(_seeded_batch, (step,)))
+        if len(pending) > window:
+            yield pending.popleft().get()
+    while pending:
+        yield pending.popleft().get()
 
 
 def _seeded_batch(step: int) -> tuple[np.ndarray, np.ndarray]:
