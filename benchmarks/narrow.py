@@ -99,19 +99,11 @@ def run(widths: tuple[tuple[int, ...], ...] = WIDTHS, repeats: int = 60, frames:
     return result
 
 
-def _widths(text: str) -> tuple[int, ...]:
-    try:
-        w = tuple(int(v) for v in text.split(","))
-    except ValueError:
-        w = ()
-    if len(w) != 5 or min(w) < 1:
-        raise argparse.ArgumentTypeError(f"five channel counts separated by commas, not {text!r}")
-    return w
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--widths", type=_widths, nargs="+", default=list(WIDTHS))
+    from vision.lab.bulk import parse_widths
+
+    p.add_argument("--widths", type=parse_widths, nargs="+", default=list(WIDTHS))
     p.add_argument("--repeats", type=int, default=60)
     p.add_argument("--out", type=Path, default=OUT)
     args = p.parse_args(argv)

@@ -44,6 +44,18 @@ KINDS = ("more", "more", "printed", "synth", "more", "printed", "more", "synth",
 SEED_BASE = 20000  # render seeds SEED_BASE + 1000 * seed + shard: clear of all others
 
 
+def parse_widths(text: str) -> tuple[int, ...]:
+    """``--widths``: five channel counts separated by commas (an argparse ``type``)."""
+    try:
+        widths = tuple(int(w) for w in text.split(","))
+    except ValueError:
+        widths = ()
+    if len(widths) != 5 or min(widths) < 1:
+        raise argparse.ArgumentTypeError(
+            f"five channel counts separated by commas, not {text!r}")
+    return widths
+
+
 def shard_kind(i: int, spread: float = 0.0) -> str:
     """Shard ``i``'s kind: ``spread`` for a ``spread`` share of the shards, evenly
     through them; otherwise :data:`KINDS` in turn."""
@@ -114,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="share of index patches lit warm or red or printed in one light ink "
                         "on black paper (vision.lab.train._desaturate; 0.15 turned grey "
                         "besides, so at most 0.85)")
-    p.add_argument("--widths", default=None,
+    p.add_argument("--widths", type=parse_widths, default=None,
                    help="five channel counts (e.g. 16,24,32,48,128): train a classifier "
                         "that narrow, cut out of the start (vision.lab.train."
                         "prune_classifier) and taught by it (--distil)")
@@ -124,14 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--render-seconds", type=float, default=None,
                    help="leave out the shards not rendered by then")
     args = p.parse_args(argv)
-    widths: tuple[int, ...] | None = None
-    if args.widths is not None:
-        try:
-            widths = tuple(int(w) for w in args.widths.split(","))
-        except ValueError:
-            widths = ()
-        if len(widths) != 5 or min(widths) < 1:
-            p.error(f"--widths: five channel counts separated by commas, not {args.widths!r}")
+    widths: tuple[int, ...] | None = args.widths
     if not 0.0 <= args.distil <= 1.0:
         p.error("--distil: expected a share from 0 to 1")
     if args.frames < SHARD or args.steps < 1 or args.workers < 1:
@@ -157,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     from vision.lab.train import (
         FLOAT_CLASSIFIER,
         classifier_from_onnx,
+        classifier_widths,
         export_classifier,
         prune_classifier,
         train_classifier,
@@ -171,6 +177,16 @@ def main(argv: list[str] | None = None) -> int:
     missing = [str(f) for f in args.init if not f.is_file()]
     if missing:
         p.error(f"--init: {', '.join(missing)}: no such file")
+    # A start too narrow for --widths is refused before any frame is rendered.
+    for init in args.init:
+        if widths is None:
+            break
+        try:
+            start_widths = classifier_widths(init)
+        except ValueError as e:
+            p.error(f"--init: {e}")
+        if any(w > o for w, o in zip(widths, start_widths, strict=True)):
+            p.error(f"--widths: each at most {init.name}'s {start_widths}, not {widths}")
     detector = args.detector or MODELS / "index_detector.onnx"
     args.out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
@@ -223,10 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         start = classifier_from_onnx(init, crops[pick])
         teacher = None
         if widths:
-            try:
-                start, teacher = prune_classifier(start, widths, crops[pick]), start
-            except ValueError as e:
-                p.error(f"--widths: {e}")
+            start, teacher = prune_classifier(start, widths, crops[pick]), start
         clf = train_classifier(crops, taught, args.steps, args.seed, len(ds.CLASSES),
                                rotate=True, real=real, init=start, max_lr=args.max_lr,
                                aspect=1.4, recolour=args.recolour, batch=args.batch,

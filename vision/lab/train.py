@@ -420,7 +420,7 @@ def classifier_from_onnx(path: Path, x: np.ndarray) -> Classifier:
     convs = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
     gemm = next(n for n in graph.node if n.op_type == "Gemm")
     # The widths are read off the file: a pruned classifier (``prune_classifier``) loads too.
-    widths = tuple(int(w.shape[0]) for w, _ in convs)
+    widths = _conv_widths(graph)
     model = Classifier(len(ds.CLASSES), channels=3, widths=widths if len(widths) == 5 else None)
     conv_layers = [m for m in model.modules() if isinstance(m, nn.Conv2d)]
     norms = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
@@ -428,7 +428,7 @@ def classifier_from_onnx(path: Path, x: np.ndarray) -> Classifier:
     if len(convs) != len(conv_layers) or any(
             w.shape != tuple(c.weight.shape) for (w, _), c in zip(convs, conv_layers, strict=True)):
         raise ValueError(f"{path}: not an index classifier of this shape")
-    h = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)).astype(np.float32) / 255)
+    h = torch.from_numpy(model_input(x))
     with torch.no_grad():
         h = model.net[0](h)  # Standardize
         for (w, b), conv, norm in zip(convs, conv_layers, norms, strict=True):
@@ -439,6 +439,21 @@ def classifier_from_onnx(path: Path, x: np.ndarray) -> Classifier:
         linear.bias.copy_(torch.tensor(weights[gemm.input[2]]))
     model.eval()
     return model
+
+
+def _conv_widths(graph) -> tuple[int, ...]:
+    """The output channels of each convolution of an ONNX graph, in order."""
+    shapes = {i.name: tuple(i.dims) for i in graph.initializer}
+    return tuple(int(shapes[n.input[1]][0]) for n in graph.node if n.op_type == "Conv")
+
+
+def classifier_widths(path: Path) -> tuple[int, ...]:
+    """The widths of the index classifier exported at ``path``, read off the file without
+    loading its weights; ``ValueError`` when it is not an index classifier."""
+    widths = _conv_widths(_onnx_graph(path))
+    if len(widths) != 5:
+        raise ValueError(f"{path}: not an index classifier of this shape")
+    return widths
 
 
 def prune_classifier(model: Classifier, widths: tuple[int, ...], x: np.ndarray) -> Classifier:
@@ -460,7 +475,7 @@ def prune_classifier(model: Classifier, widths: tuple[int, ...], x: np.ndarray) 
     norms = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
     new_convs = [m for m in student.modules() if isinstance(m, nn.Conv2d)]
     new_norms = [m for m in student.modules() if isinstance(m, nn.BatchNorm2d)]
-    h = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)).astype(np.float32) / 255)
+    h = torch.from_numpy(model_input(x))
     keep_in = torch.arange(3)
     with torch.no_grad():
         h = model.net[0](h)
