@@ -219,6 +219,33 @@ def test_bulk_trains_a_narrower_classifier_cut_from_the_start(tiny_shards, tmp_p
     assert [w.shape[0] for w in convs] == [16, 24, 32, 48, 128]
 
 
+def test_bulk_trains_a_classifier_reading_smaller_patches_taught_by_the_start(
+        tiny_shards, tmp_path):
+    import onnx
+
+    from vision.lab.train import _input_scale
+
+    start = MODELS / "index_classifier_fp32.onnx"
+    assert tiny_shards.main(["--init", str(start), "--out", str(tmp_path), "--frames", "4",
+                             "--steps", "2", "--batch", "8", "--workers", "1",
+                             "--scale", "0.75"]) == 0
+    summary = json.loads((tmp_path / "bulk_summary.json").read_text())
+    assert summary["scale"] == 0.75 and summary["distil"] == 0.7
+    assert summary["widths"] is None
+    graph = onnx.load(str(tmp_path / "index_classifier_fp32.onnx")).graph
+    assert _input_scale(graph) == 0.75
+    assert _input_scale(onnx.load(str(start)).graph) == 1.0
+
+
+@pytest.mark.parametrize("scale", ["0", "1.5", "-0.75"])
+def test_bulk_refuses_a_scale_that_is_no_share_of_the_patch(tiny_shards, tmp_path, capsys,
+                                                            scale):
+    with pytest.raises(SystemExit):
+        tiny_shards.main(["--init", "x.onnx", "--out", str(tmp_path), "--scale", scale])
+    assert "--scale" in capsys.readouterr().err
+    assert not (tmp_path / "bulk_summary.json").exists()
+
+
 @pytest.mark.parametrize("widths", ["16,24,32", "a,b,c,d,e", "16,24,32,48,0"])
 def test_bulk_refuses_widths_that_are_not_five_channel_counts(tiny_shards, tmp_path, capsys,
                                                               widths):

@@ -440,6 +440,41 @@ def test_a_classifier_cut_to_its_own_widths_is_the_same_and_a_narrower_one_loads
             train.prune_classifier(model, bad, crops)
 
 
+def test_a_classifier_reading_smaller_patches_exports_and_loads_back_at_its_scale(
+        detector_boxes, tmp_path):
+    """``rescaled``: at scale 1 the model as it was; at 0.75 the same weights read the
+    patch brought down to 24 of its 32 pixels (an ONNX Resize at the model's start, the
+    input still 32 square), which ``classifier_from_onnx`` reads off the file, and the
+    8-bit model made from it takes about half the multiply-adds' time."""
+    from vision.classify import DEFAULT_MODEL, make_session
+    from vision.lab import train
+
+    crops, _, _, _ = detector_boxes
+    model = train.classifier_from_onnx(DEFAULT_MODEL.with_name(train.FLOAT_CLASSIFIER), crops)
+    assert model.net[0].scale == 1.0
+    t = torch.from_numpy(np.ascontiguousarray(crops.transpose(0, 3, 1, 2)).astype(np.float32)
+                         / 255)
+    with torch.no_grad():
+        ref = model(t)
+        assert torch.equal(train.rescaled(model, 1.0)(t), ref)
+        small = train.rescaled(model, 0.75)
+        # The same weights on a smaller picture answer otherwise: a start, not the model.
+        assert not torch.allclose(small(t), ref, atol=1e-2)
+        assert torch.equal(model(t), ref)  # the model itself is left as it was
+    path = tmp_path / "small.onnx"
+    assert train.export_classifier(small, path) < 1e-3
+    back = train.classifier_from_onnx(path, crops)
+    assert back.net[0].scale == 0.75 and back.widths == model.widths
+    got = make_session(path, 1).run(None, {"image": t.numpy()})[0]
+    with torch.no_grad():
+        assert np.abs(back(t).numpy() - got).max() < 1e-3
+    # Cut narrower too, it keeps its scale.
+    assert train.prune_classifier(back, (16, 24, 32, 48, 128), crops).net[0].scale == 0.75
+    for bad in (0.0, -0.5, 1.5):
+        with pytest.raises(ValueError, match="scale"):
+            train.rescaled(model, bad)
+
+
 def test_a_narrow_classifier_taught_by_the_wide_one_comes_closer_to_its_answers(
         detector_boxes):
     """Distillation: trained on the teacher's softened answers alone (``distil`` 1), a cut

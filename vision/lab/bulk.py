@@ -130,15 +130,23 @@ def main(argv: list[str] | None = None) -> int:
                    help="five channel counts (e.g. 16,24,32,48,128): train a classifier "
                         "that narrow, cut out of the start (vision.lab.train."
                         "prune_classifier) and taught by it (--distil)")
+    p.add_argument("--scale", type=float, default=1.0,
+                   help="train a classifier that reads its patches brought down to this "
+                        "share of their side (e.g. 0.75: 24 of 32 pixels, about half the "
+                        "multiply-adds), from the start's weights and taught by it "
+                        "(--distil)")
     p.add_argument("--distil", type=float, default=0.7,
-                   help="with --widths, the share of the loss that follows the start's "
-                        "answers (default 0.7)")
+                   help="with --widths or --scale, the share of the loss that follows the "
+                        "start's answers (default 0.7)")
     p.add_argument("--render-seconds", type=float, default=None,
                    help="leave out the shards not rendered by then")
     args = p.parse_args(argv)
     widths: tuple[int, ...] | None = args.widths
     if not 0.0 <= args.distil <= 1.0:
         p.error("--distil: expected a share from 0 to 1")
+    if not 0.0 < args.scale <= 1.0:
+        p.error("--scale: expected a share of the patch's side, over 0 and at most 1")
+    taught_by_start = bool(widths) or args.scale < 1.0
     if args.frames < SHARD or args.steps < 1 or args.workers < 1:
         p.error(f"--frames: at least {SHARD}; --steps, --workers: at least 1")
     favour = tuple(d for d in args.favour.split(",") if d)
@@ -165,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         classifier_widths,
         export_classifier,
         prune_classifier,
+        rescaled,
         train_classifier,
     )
 
@@ -231,15 +240,18 @@ def main(argv: list[str] | None = None) -> int:
              "spread": args.spread, "spread_full": args.spread_full,
              "recolour": args.recolour,
              "widths": list(widths) if widths else None,
-             "distil": args.distil if widths else None,
+             "scale": args.scale,
+             "distil": args.distil if taught_by_start else None,
              "kinds": {k: round(kinds.count(k) / n, 3) for k in sorted({*KINDS, "spread"})}}
     for run, init in enumerate(args.init, 1):
         out = args.out if len(args.init) == 1 else args.out / str(run)
         out.mkdir(parents=True, exist_ok=True)
         start = classifier_from_onnx(init, crops[pick])
-        teacher = None
+        teacher = start if taught_by_start else None
         if widths:
-            start, teacher = prune_classifier(start, widths, crops[pick]), start
+            start = prune_classifier(start, widths, crops[pick])
+        if args.scale < 1.0:
+            start = rescaled(start, args.scale)
         clf = train_classifier(crops, taught, args.steps, args.seed, len(ds.CLASSES),
                                rotate=True, real=real, init=start, max_lr=args.max_lr,
                                aspect=1.4, recolour=args.recolour, batch=args.batch,

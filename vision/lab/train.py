@@ -83,10 +83,23 @@ class Standardize(nn.Module):
     """Per-image contrast normalisation inside the model, so callers pass raw [0, 1] pixels.
 
     One mean and one spread over all channels: the balance between red and
-    black (what tells the suits' colours apart) survives.
+    black (what tells the suits' colours apart) survives. With a ``scale`` under 1 the
+    patch is first brought down to that share of its side (bilinear): the convolutions
+    after it then cost about ``scale`` squared as much, while the reader still cuts and
+    passes its patches at their size (an ONNX Resize at the model's start).
     """
 
+    def __init__(self, scale: float = 1.0) -> None:
+        super().__init__()
+        if not 0.0 < scale <= 1.0:
+            raise ValueError(f"scale: a share of the patch's side, over 0 and at most 1, "
+                             f"not {scale}")
+        self.scale = float(scale)
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.scale < 1.0:
+            x = F.interpolate(x, scale_factor=self.scale, mode="bilinear",
+                              align_corners=False, recompute_scale_factor=False)
         mean = x.mean(dim=(1, 2, 3), keepdim=True)
         std = x.std(dim=(1, 2, 3), keepdim=True)
         return (x - mean) / (std + 0.05)
@@ -100,14 +113,14 @@ class Classifier(nn.Module):
     """
 
     def __init__(self, n_classes: int, channels: int = 1,
-                 widths: tuple[int, ...] | None = None) -> None:
+                 widths: tuple[int, ...] | None = None, scale: float = 1.0) -> None:
         super().__init__()
         w = widths or ((32, 64, 96, 128, 128) if channels == 3 else (16, 32, 48, 64, 64))
         if len(w) != 5 or min(w) < 1:
             raise ValueError(f"widths: five channel counts expected, not {w}")
         self.widths = tuple(w)
         self.net = nn.Sequential(
-            Standardize(),
+            Standardize(scale),
             _conv(channels, w[0]), nn.MaxPool2d(2),
             _conv(w[0], w[1]), nn.MaxPool2d(2),
             _conv(w[1], w[2]), _conv(w[2], w[3]), nn.MaxPool2d(2),
@@ -421,7 +434,8 @@ def classifier_from_onnx(path: Path, x: np.ndarray) -> Classifier:
     gemm = next(n for n in graph.node if n.op_type == "Gemm")
     # The widths are read off the file: a pruned classifier (``prune_classifier``) loads too.
     widths = _conv_widths(graph)
-    model = Classifier(len(ds.CLASSES), channels=3, widths=widths if len(widths) == 5 else None)
+    model = Classifier(len(ds.CLASSES), channels=3, widths=widths if len(widths) == 5 else None,
+                       scale=_input_scale(graph))
     conv_layers = [m for m in model.modules() if isinstance(m, nn.Conv2d)]
     norms = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
     linear = next(m for m in model.modules() if isinstance(m, nn.Linear))
@@ -447,6 +461,41 @@ def _conv_widths(graph) -> tuple[int, ...]:
     return tuple(int(shapes[n.input[1]][0]) for n in graph.node if n.op_type == "Conv")
 
 
+def _input_scale(graph) -> float:
+    """The share of the patch's side an exported classifier brings its input down to
+    (:class:`Standardize`'s ``scale``: the scales of its Resize), 1 with none."""
+    from onnx import numpy_helper
+
+    resize = [n for n in graph.node if n.op_type == "Resize"]
+    if not resize:
+        return 1.0
+    consts = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    for n in graph.node:
+        if n.op_type == "Constant":
+            consts[n.output[0]] = numpy_helper.to_array(n.attribute[0].t)
+    scales = consts.get(resize[0].input[2]) if len(resize[0].input) > 2 else None
+    if len(resize) > 1 or scales is None or scales.shape != (4,) \
+            or scales[2] != scales[3] or not 0.0 < scales[2] <= 1.0:
+        raise ValueError("not an index classifier of this shape (its Resize)")
+    return float(scales[2])
+
+
+def rescaled(model: Classifier, scale: float) -> Classifier:
+    """A copy of ``model`` reading its patches brought down to ``scale`` of their side
+    (:class:`Standardize`): the same weights, a start to train on at that size (with
+    ``train_classifier``'s ``teacher``, the model as it was)."""
+    import copy
+
+    if not 0.0 < scale <= 1.0:
+        raise ValueError(f"scale: a share of the patch's side, over 0 and at most 1, "
+                         f"not {scale}")
+    student = copy.deepcopy(model)
+    first = student.net[0]
+    assert isinstance(first, Standardize)
+    first.scale = float(scale)
+    return student
+
+
 def classifier_widths(path: Path) -> tuple[int, ...]:
     """The widths of the index classifier exported at ``path``, read off the file without
     loading its weights; ``ValueError`` when it is not an index classifier."""
@@ -470,7 +519,9 @@ def prune_classifier(model: Classifier, widths: tuple[int, ...], x: np.ndarray) 
     model = model.eval()
     linear = model.net[-1]
     assert isinstance(linear, nn.Linear)
-    student = Classifier(linear.out_features, 3, widths=tuple(widths))
+    first = model.net[0]
+    assert isinstance(first, Standardize)
+    student = Classifier(linear.out_features, 3, widths=tuple(widths), scale=first.scale)
     convs = [m for m in model.modules() if isinstance(m, nn.Conv2d)]
     norms = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
     new_convs = [m for m in student.modules() if isinstance(m, nn.Conv2d)]
