@@ -237,6 +237,43 @@ def test_bulk_trains_a_classifier_reading_smaller_patches_taught_by_the_start(
     assert _input_scale(onnx.load(str(start)).graph) == 1.0
 
 
+def test_bulk_trains_a_smaller_classifier_further_taught_by_another(tiny_shards, tmp_path):
+    """A classifier already reading smaller patches, trained further (--scale as its own)
+    and taught by the shipped one (--teacher), not by itself."""
+    from onnx import load
+
+    from vision.lab.train import _input_scale
+
+    start = MODELS / "index_classifier_fp32.onnx"
+    first = tmp_path / "first"
+    assert tiny_shards.main(["--init", str(start), "--out", str(first), "--frames", "2",
+                             "--steps", "1", "--batch", "8", "--workers", "1",
+                             "--scale", "0.75"]) == 0
+    again = tmp_path / "again"
+    assert tiny_shards.main(["--init", str(first / "index_classifier_fp32.onnx"),
+                             "--out", str(again), "--frames", "2", "--steps", "1",
+                             "--batch", "8", "--workers", "1", "--scale", "0.75",
+                             "--teacher", str(start)]) == 0
+    summary = json.loads((again / "bulk_summary.json").read_text())
+    assert summary["teacher"] == "index_classifier_fp32.onnx" and summary["scale"] == 0.75
+    assert _input_scale(load(str(again / "index_classifier_fp32.onnx")).graph) == 0.75
+
+
+def test_bulk_refuses_a_teacher_with_nothing_to_teach_or_no_model(tiny_shards, tmp_path,
+                                                                   capsys):
+    start = str(MODELS / "index_classifier_fp32.onnx")
+    with pytest.raises(SystemExit):
+        tiny_shards.main(["--init", start, "--out", str(tmp_path), "--teacher", start])
+    assert "--teacher: only with --widths or --scale" in capsys.readouterr().err
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a model")
+    with pytest.raises(SystemExit):
+        tiny_shards.main(["--init", start, "--out", str(tmp_path), "--scale", "0.75",
+                          "--teacher", str(bad)])
+    assert "--teacher" in capsys.readouterr().err
+    assert not (tmp_path / "bulk_summary.json").exists()
+
+
 @pytest.mark.parametrize("scale", ["0", "1.5", "-0.75"])
 def test_bulk_refuses_a_scale_that_is_no_share_of_the_patch(tiny_shards, tmp_path, capsys,
                                                             scale):

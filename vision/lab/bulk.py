@@ -135,6 +135,10 @@ def main(argv: list[str] | None = None) -> int:
                         "share of their side (e.g. 0.75: 24 of 32 pixels, about half the "
                         "multiply-adds), from the start's weights and taught by it "
                         "(--distil)")
+    p.add_argument("--teacher", type=Path, default=None,
+                   help="with --widths or --scale, the float classifier that teaches "
+                        "(default: the start), e.g. the shipped one while a smaller "
+                        "classifier is trained further")
     p.add_argument("--distil", type=float, default=0.7,
                    help="with --widths or --scale, the share of the loss that follows the "
                         "start's answers (default 0.7)")
@@ -147,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     if not 0.0 < args.scale <= 1.0:
         p.error("--scale: expected a share of the patch's side, over 0 and at most 1")
     taught_by_start = bool(widths) or args.scale < 1.0
+    if args.teacher is not None and not taught_by_start:
+        p.error("--teacher: only with --widths or --scale")
     if args.frames < SHARD or args.steps < 1 or args.workers < 1:
         p.error(f"--frames: at least {SHARD}; --steps, --workers: at least 1")
     favour = tuple(d for d in args.favour.split(",") if d)
@@ -186,6 +192,11 @@ def main(argv: list[str] | None = None) -> int:
     missing = [str(f) for f in args.init if not f.is_file()]
     if missing:
         p.error(f"--init: {', '.join(missing)}: no such file")
+    if args.teacher is not None:
+        try:
+            classifier_widths(args.teacher)
+        except ValueError as e:
+            p.error(f"--teacher: {e}")
     # A start too narrow for --widths is refused before any frame is rendered.
     for init in args.init:
         if widths is None:
@@ -242,12 +253,16 @@ def main(argv: list[str] | None = None) -> int:
              "widths": list(widths) if widths else None,
              "scale": args.scale,
              "distil": args.distil if taught_by_start else None,
+             "teacher": (args.teacher.name if args.teacher is not None
+                         else "the start" if taught_by_start else None),
              "kinds": {k: round(kinds.count(k) / n, 3) for k in sorted({*KINDS, "spread"})}}
     for run, init in enumerate(args.init, 1):
         out = args.out if len(args.init) == 1 else args.out / str(run)
         out.mkdir(parents=True, exist_ok=True)
         start = classifier_from_onnx(init, crops[pick])
         teacher = start if taught_by_start else None
+        if args.teacher is not None:
+            teacher = classifier_from_onnx(args.teacher, crops[pick])
         if widths:
             start = prune_classifier(start, widths, crops[pick])
         if args.scale < 1.0:
