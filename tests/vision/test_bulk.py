@@ -274,21 +274,16 @@ def test_bulk_refuses_a_teacher_with_nothing_to_teach_or_no_model(tiny_shards, t
     assert not (tmp_path / "bulk_summary.json").exists()
 
 
-@pytest.mark.parametrize("scale", ["0", "1.5", "-0.75"])
-def test_bulk_refuses_a_scale_that_is_no_share_of_the_patch(tiny_shards, tmp_path, capsys,
-                                                            scale):
+@pytest.mark.parametrize(("option", "value"), [
+    ("--widths", "16,24,32"), ("--widths", "a,b,c,d,e"), ("--widths", "16,24,32,48,0"),
+    ("--scale", "0"), ("--scale", "1.5"), ("--scale", "-0.75")])
+def test_bulk_refuses_widths_or_a_scale_it_cannot_train(tiny_shards, tmp_path, capsys,
+                                                        option, value):
+    """Widths that are not five channel counts, a scale that is no share of the patch's
+    side: refused, nothing written."""
     with pytest.raises(SystemExit):
-        tiny_shards.main(["--init", "x.onnx", "--out", str(tmp_path), "--scale", scale])
-    assert "--scale" in capsys.readouterr().err
-    assert not (tmp_path / "bulk_summary.json").exists()
-
-
-@pytest.mark.parametrize("widths", ["16,24,32", "a,b,c,d,e", "16,24,32,48,0"])
-def test_bulk_refuses_widths_that_are_not_five_channel_counts(tiny_shards, tmp_path, capsys,
-                                                              widths):
-    with pytest.raises(SystemExit):
-        tiny_shards.main(["--init", "x.onnx", "--out", str(tmp_path), "--widths", widths])
-    assert "--widths" in capsys.readouterr().err
+        tiny_shards.main(["--init", "x.onnx", "--out", str(tmp_path), option, value])
+    assert option in capsys.readouterr().err
     assert not (tmp_path / "bulk_summary.json").exists()
 
 
