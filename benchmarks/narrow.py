@@ -99,7 +99,7 @@ def run(widths: tuple[tuple[int, ...], ...] = WIDTHS, repeats: int = 60, frames:
         result["narrower"].append(timed(train.prune_classifier(shipped, w, crops),
                                         {"widths": list(w), "multiply_adds": multiply_adds(w)}))
     for scale in scales:
-        side = int(round(32 * scale))
+        side = int(train.INDEX_CROP * scale)  # torch's interpolate floors the side
         result["smaller"].append(timed(train.rescaled(shipped, scale), {
             "scale": scale, "side": side, "widths": list(shipped.widths),
             "multiply_adds": multiply_adds(shipped.widths, side)}))

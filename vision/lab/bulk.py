@@ -256,13 +256,13 @@ def main(argv: list[str] | None = None) -> int:
              "teacher": (args.teacher.name if args.teacher is not None
                          else "the start" if taught_by_start else None),
              "kinds": {k: round(kinds.count(k) / n, 3) for k in sorted({*KINDS, "spread"})}}
+    # One teacher for every start, when named; else each start teaches its own student.
+    named = None if args.teacher is None else classifier_from_onnx(args.teacher, crops[pick])
     for run, init in enumerate(args.init, 1):
         out = args.out if len(args.init) == 1 else args.out / str(run)
         out.mkdir(parents=True, exist_ok=True)
         start = classifier_from_onnx(init, crops[pick])
-        teacher = start if taught_by_start else None
-        if args.teacher is not None:
-            teacher = classifier_from_onnx(args.teacher, crops[pick])
+        teacher = named if named is not None else start if taught_by_start else None
         if widths:
             start = prune_classifier(start, widths, crops[pick])
         if args.scale < 1.0:

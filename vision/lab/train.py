@@ -486,13 +486,10 @@ def rescaled(model: Classifier, scale: float) -> Classifier:
     ``train_classifier``'s ``teacher``, the model as it was)."""
     import copy
 
-    if not 0.0 < scale <= 1.0:
-        raise ValueError(f"scale: a share of the patch's side, over 0 and at most 1, "
-                         f"not {scale}")
+    first = Standardize(scale)  # it refuses a scale that is no share of the side
     student = copy.deepcopy(model)
-    first = student.net[0]
-    assert isinstance(first, Standardize)
-    first.scale = float(scale)
+    assert isinstance(student.net[0], Standardize)
+    student.net[0] = first
     return student
 
 
