@@ -16,9 +16,10 @@ scorer.bidding.InvalidBidError: not a bid: '85H' (80..160 by tens, or capot, the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from scorer.cards import SUITS, TRUMPS
+from scorer.errors import ScorerError
 
 PASS: Final = "pass"
 CONTRE: Final = "contre"
@@ -30,17 +31,23 @@ DOUBLES: Final = (1, 2, 4)
 _SUFFIXES: Final = tuple(sorted(TRUMPS, key=len, reverse=True))
 
 
-class InvalidBidError(ValueError):
+class InvalidBidError(ScorerError):
     """A bid that is not in the notation of DESIGN.md."""
 
 
 class InvalidContractError(InvalidBidError):
     """A contract field that no rule set allows: ``field`` names it, ``reason`` says why."""
 
-    def __init__(self, field: str, reason: str) -> None:
-        super().__init__(f"{field}: {reason}")
-        self.field = field
-        self.reason = reason
+    def __init__(self, field: str, code: str, /, **values: Any) -> None:
+        super().__init__(code, places=(field,), **values)
+
+    @property
+    def field(self) -> str:
+        return self.places[0]
+
+    @property
+    def reason(self) -> str:
+        return ": ".join((*self.places[1:], self.message))
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +65,7 @@ class Bid:
     @classmethod
     def parse(cls, text: str) -> Bid:
         if not isinstance(text, str):
-            raise InvalidBidError(f"not a bid: {text!r}")
+            raise InvalidBidError("bid.not_bid", value=text)
         t = text.strip()
         low = t.lower()
         if low in (PASS, CONTRE, SURCONTRE):
@@ -78,8 +85,7 @@ class Bid:
                         and 80 <= int(head) <= 160 and int(head) % 10 == 0):
                     return Bid("value", int(head), trump)
                 break
-        raise InvalidBidError(
-            f"not a bid: {text!r} (80..160 by tens, or capot, then S H D C NT AT)")
+        raise InvalidBidError("bid.not_notation", value=text)
 
     def __str__(self) -> str:
         if self.kind == "value":
@@ -122,9 +128,9 @@ def verify_contract(value: object, trump: object, double: object, min_bid: int =
     if valued and not (value == "capot" or (
             isinstance(value, int) and not isinstance(value, bool)
             and min_bid <= value <= max_bid and value % 10 == 0)):
-        raise InvalidContractError("value", f"not a contract value: {value!r} (capot, or "
-                                            f"{min_bid} to {max_bid} by tens)")
+        raise InvalidContractError("value", "contract.value", value=value, low=min_bid,
+                                   high=max_bid)
     if trump not in TRUMPS:
-        raise InvalidContractError("trump", f"not a trump: {trump!r} (one of {' '.join(TRUMPS)})")
+        raise InvalidContractError("trump", "contract.trump", value=trump, trumps=" ".join(TRUMPS))
     if double not in DOUBLES or isinstance(double, bool):
-        raise InvalidContractError("double", f"{double!r} is not 1, 2 (contré) or 4 (surcontré)")
+        raise InvalidContractError("double", "contract.double", value=double)

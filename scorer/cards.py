@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from scorer.errors import ScorerError
+
 Rank = str
 Suit = str
 Seat = str
@@ -48,7 +50,7 @@ RANK_INDEX_EN: Final = {"7": "7", "8": "8", "9": "9", "T": "10", "J": "J", "Q": 
 TeamName = Literal["NS", "EW"]
 
 
-class InvalidCardError(ValueError):
+class InvalidCardError(ScorerError):
     """A card, seat or suit that is not in the project's notation."""
 
 
@@ -61,7 +63,7 @@ class Card:
 
     def __post_init__(self) -> None:
         if self.rank not in RANKS or self.suit not in SUITS:
-            raise InvalidCardError(f"not a belote card: {self.rank}{self.suit}")
+            raise InvalidCardError("card.bad_parts", rank=self.rank, suit=self.suit)
 
     @classmethod
     def parse(cls, text: str) -> Card:
@@ -75,12 +77,12 @@ class Card:
         scorer.cards.InvalidCardError: not a belote card: '5C'
         """
         if not isinstance(text, str):
-            raise InvalidCardError(f"not a card: {text!r}")
+            raise InvalidCardError("card.not_card", value=text)
         t = text.strip().upper()
         if t.startswith("10"):
             t = "T" + t[2:]
         if len(t) != 2 or t[0] not in RANKS or t[1] not in SUITS:
-            raise InvalidCardError(f"not a belote card: {text!r}")
+            raise InvalidCardError("card.not_belote_card", value=text)
         return _CARDS[t]
 
     def __str__(self) -> str:
@@ -104,7 +106,7 @@ def check_seat(seat: str) -> Seat:
     scorer.cards.InvalidCardError: not a seat: 'X' (one of N E S W)
     """
     if seat not in SEATS:
-        raise InvalidCardError(f"not a seat: {seat!r} (one of N E S W)")
+        raise InvalidCardError("seat.not_seat", value=seat)
     return seat
 
 
@@ -129,7 +131,7 @@ def other_team(team: Team) -> Team:
     'EW'
     """
     if team not in TEAMS:
-        raise InvalidCardError(f"not a team: {team!r} (NS or EW)")
+        raise InvalidCardError("team.not_team", value=team)
     return "EW" if team == "NS" else "NS"
 
 

@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from scorer.cards import Card, InvalidCardError, check_seat
+from scorer.errors import ScorerError
 
 
-class InvalidEventError(ValueError):
+class InvalidEventError(ScorerError):
     """An event that is malformed in itself (unknown type, bad field)."""
 
 
@@ -50,7 +51,7 @@ class Event:
                 elif f.name in ("card", "old", "new") and value is not None:
                     object.__setattr__(self, f.name, str(Card.parse(value)))
             except InvalidCardError as exc:
-                raise InvalidEventError(f"{type(self).__name__}.{f.name}: {exc}") from None
+                raise InvalidEventError.wrap(exc, f"{type(self).__name__}.{f.name}") from None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": type(self).__name__}
@@ -62,18 +63,20 @@ class Event:
 def event_from_json(data: Any) -> Event:
     """Build an event from its JSON form; raise ``InvalidEventError`` saying why not."""
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-        raise InvalidEventError(f"not an event (no 'type'): {data!r}")
+        raise InvalidEventError("event.not_event", value=data)
     cls = Event.TYPES.get(data["type"])
     if cls is None:
-        raise InvalidEventError(f"unknown event type {data['type']!r}")
+        raise InvalidEventError("event.unknown_type", value=data["type"])
     names = {f.name for f in dataclasses.fields(cls)}
     extra = set(data) - names - {"type"}
     if extra:
-        raise InvalidEventError(f"{data['type']}: unknown field(s) {sorted(extra)}")
+        raise InvalidEventError("event.unknown_fields", places=(data["type"],),
+                                fields=sorted(extra))
     try:
         return cls(**{k: v for k, v in data.items() if k != "type"})
     except TypeError as exc:
-        raise InvalidEventError(f"{data['type']}: {exc}") from None
+        raise InvalidEventError("event.arguments", places=(data["type"],),
+                                error=str(exc)) from None
 
 
 @dataclass(frozen=True)
@@ -171,5 +174,5 @@ class GameEnded(Event):
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.reason not in self.REASONS:
-            raise InvalidEventError(f"GameEnded.reason: {self.reason!r} is not one of "
-                                    f"{', '.join(self.REASONS)}")
+            raise InvalidEventError("event.end_reason", places=("GameEnded.reason",),
+                                    value=self.reason, choices=", ".join(self.REASONS))

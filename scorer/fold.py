@@ -360,8 +360,8 @@ class GameState:
         self._play_idx.append(index)
         if n == 0:
             if self.phase != "play":
-                raise IllegalEventError(f"{seat} played {e.card} outside the play "
-                                        f"({self.phase})")
+                raise IllegalEventError("play.outside", seat=seat, card=e.card,
+                                        phase=self.phase)
             if self.to_play is None:
                 self.to_play = seat  # the last trick's winner is not known yet
             self.leader = seat
@@ -647,8 +647,9 @@ def replay(events: Iterable[Event]) -> GameState:
     except (AssertionError, IndexError, KeyError, TypeError, IllegalEventError) as exc:
         # The fold trusts verified streams; say where one that was not goes wrong.
         # (Unknown rules keep their own error, UnknownSettingError, naming the setting.)
-        reason = (str(exc) if isinstance(exc, IllegalEventError)
-                  else "it does not fit the game there")
-        raise IllegalEventError(f"event {i} ({type(stream[i]).__name__}): {reason}") from None
+        place = f"event {i} ({type(stream[i]).__name__})"
+        if isinstance(exc, IllegalEventError):
+            raise IllegalEventError.wrap(exc, place) from None
+        raise IllegalEventError("event.misfit", places=(place,)) from None
     state.events = stream
     return state

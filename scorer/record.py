@@ -15,6 +15,7 @@ from typing import Any
 
 from scorer.bidding import InvalidBidError
 from scorer.cards import SEATS, TEAMS, InvalidCardError, team_of
+from scorer.errors import ScorerError
 from scorer.events import (
     BeloteAnnounced,
     BidMade,
@@ -32,7 +33,7 @@ from scorer.rules import PRESETS, Rules, UnknownSettingError
 _KEYS = {"rules", "dealer", "bids", "plays", "belote", "turned", "tally", "contract"}
 
 
-class InvalidRecordError(ValueError):
+class InvalidRecordError(ScorerError):
     """A hand record that is malformed or breaks the rules; the message names
     the place (``plays[7]``) and the reason."""
 
@@ -46,27 +47,27 @@ def _rules_of(record: dict[str, Any], rules: str | None,
     elif isinstance(spec, dict):
         preset = spec.get("preset", "ffb")
         if not isinstance(preset, str):
-            raise InvalidRecordError(f"rules.preset: not a preset name: {preset!r}")
+            raise InvalidRecordError("record.preset_name", places=("rules.preset",), value=preset)
         settings = {k: v for k, v in spec.items() if k != "preset"}
     else:
-        raise InvalidRecordError(f"rules: a preset name or an object of settings, not {spec!r}")
+        raise InvalidRecordError("record.rules_kind", places=("rules",), value=spec)
     if rules is not None:
         preset = rules
     settings.update(overrides or {})
     if preset not in PRESETS:
-        raise InvalidRecordError(f"rules: unknown preset {preset!r} "
-                                 f"(known: {', '.join(PRESETS)})")
+        raise InvalidRecordError("record.unknown_preset", places=("rules",), value=preset,
+                                 known=", ".join(PRESETS))
     try:
         Rules.from_preset(preset, settings)
     except UnknownSettingError as exc:
-        raise InvalidRecordError(f"rules: {exc}") from None
+        raise InvalidRecordError.wrap(exc, "rules") from None
     return preset, settings
 
 
 def _list(record: dict[str, Any], key: str) -> list[Any]:
     value = record.get(key, [])
     if not isinstance(value, list):
-        raise InvalidRecordError(f"{key}: expected a list, got {type(value).__name__}")
+        raise InvalidRecordError("record.not_list", places=(key,), kind=type(value).__name__)
     return value
 
 
@@ -83,15 +84,15 @@ def record_to_events(record: Any, rules: str | None = None,
 def _fold_record(record: Any, rules: str | None, overrides: dict[str, Any] | None
                  ) -> tuple[list[Event], GameState]:
     if not isinstance(record, dict):
-        raise InvalidRecordError(f"a hand record is a JSON object, not {type(record).__name__}")
+        raise InvalidRecordError("record.not_object", kind=type(record).__name__)
     extra = set(record) - _KEYS
     if extra:
-        raise InvalidRecordError(f"{sorted(extra)[0]}: unknown key (known: "
-                                 f"{', '.join(sorted(_KEYS))})")
+        raise InvalidRecordError("record.unknown_key", places=(sorted(extra)[0],),
+                                 known=", ".join(sorted(_KEYS)))
     preset, settings = _rules_of(record, rules, overrides)
     dealer = record.get("dealer", "N")
     if dealer not in SEATS:
-        raise InvalidRecordError(f"dealer: not a seat: {dealer!r} (one of N E S W)")
+        raise InvalidRecordError("seat.not_seat", places=("dealer",), value=dealer)
     # One hand is scored alone: the game target must not stop it early.
     state = GameState()
     events: list[Event] = []
@@ -101,7 +102,7 @@ def _fold_record(record: Any, rules: str | None, overrides: dict[str, Any] | Non
         try:
             verify_event(state, event)
         except IllegalEventError as exc:
-            raise InvalidRecordError(f"{place}: {exc}") from None
+            raise InvalidRecordError.wrap(exc, place) from None
         events.append(event)
         state._fold(event)
 
@@ -109,96 +110,94 @@ def _fold_record(record: Any, rules: str | None, overrides: dict[str, Any] | Non
     classic = state.rules.game == "classic"
     if classic:
         if "turned" not in record:
-            raise InvalidRecordError("turned: a classic belote record names the turned card")
+            raise InvalidRecordError("record.turned_missing", places=("turned",))
         try:
             add("turned", CardTurned(card=record["turned"]))
         except InvalidEventError as exc:
-            raise InvalidRecordError(f"turned: {exc}") from None
+            raise InvalidRecordError.wrap(exc, "turned") from None
     elif "turned" in record:
-        raise InvalidRecordError("turned: only classic belote turns a card")
+        raise InvalidRecordError("record.turned_contree", places=("turned",))
     bids = _list(record, "bids")
     if "contract" in record:
         c = record["contract"]
         if bids:
-            raise InvalidRecordError("contract: give bids or a contract, not both")
+            raise InvalidRecordError("record.bids_and_contract", places=("contract",))
         if not isinstance(c, dict) or not {"taker", "value", "trump"} <= set(c):
-            raise InvalidRecordError("contract: an object with taker, value, trump (double)")
+            raise InvalidRecordError("record.contract_kind", places=("contract",))
         try:
             add("contract", ContractSet(taker=c["taker"], value=c["value"], trump=c["trump"],
                                         double=c.get("double", 1)))
         except InvalidEventError as exc:
-            raise InvalidRecordError(f"contract: {exc}") from None
+            raise InvalidRecordError.wrap(exc, "contract") from None
     for i, bid in enumerate(bids):
         if state.phase != "bidding" or state.hand_no != 1:
-            raise InvalidRecordError(f"bids[{i}]: the auction is already over")
+            raise InvalidRecordError("record.auction_over", places=(f"bids[{i}]",))
         seat = state.to_speak
         assert seat is not None
         if not isinstance(bid, str):
-            raise InvalidRecordError(f"bids[{i}]: not a bid: {bid!r}")
+            raise InvalidRecordError("bid.not_bid", places=(f"bids[{i}]",), value=bid)
         try:
             add(f"bids[{i}]", BidMade(seat=seat, bid=bid))
         except InvalidBidError as exc:
-            raise InvalidRecordError(f"bids[{i}]: {exc}") from None
+            raise InvalidRecordError.wrap(exc, f"bids[{i}]") from None
     passed_out = state.hand_no > 1
     if state.phase == "bidding" and not passed_out:
-        raise InvalidRecordError(f"bids: the auction is not over ({state.to_speak} to speak)")
+        raise InvalidRecordError("record.auction_open", places=("bids",), seat=state.to_speak)
     plays = _list(record, "plays")
     belote = _list(record, "belote")
     if passed_out:
         if plays or "tally" in record:
-            raise InvalidRecordError("plays: every player passed, there is no play")
+            raise InvalidRecordError("record.passed_out", places=("plays",))
         return events, state
     for i, seat in enumerate(belote):
         try:
             add(f"belote[{i}]", BeloteAnnounced(seat=seat))
         except InvalidEventError as exc:
-            raise InvalidRecordError(f"belote[{i}]: {exc}") from None
+            raise InvalidRecordError.wrap(exc, f"belote[{i}]") from None
     if "tally" in record:
         if plays:
-            raise InvalidRecordError("tally: give plays or a tally, not both")
+            raise InvalidRecordError("record.plays_and_tally", places=("tally",))
         add("tally", _tally(record["tally"]))
         return events, state
     for i, play in enumerate(plays):
         if state.hand_no != 1:
-            raise InvalidRecordError(f"plays[{i}]: the hand is over after 32 cards")
+            raise InvalidRecordError("record.hand_over", places=(f"plays[{i}]",))
         if not isinstance(play, str) or play.count(":") != 1:
-            raise InvalidRecordError(f"plays[{i}]: expected 'seat:card' such as 'W:7H', "
-                                     f"got {play!r}")
+            raise InvalidRecordError("record.play_form", places=(f"plays[{i}]",), value=play)
         seat, card = play.split(":")
         try:
             # "?" is a card the camera could not read (exported as such)
             event = CardPlayed(seat=seat.strip().upper(),
                                card=None if card.strip() == "?" else card.strip())
         except InvalidEventError as exc:
-            raise InvalidRecordError(f"plays[{i}]: {str(exc).split(': ', 1)[1]}") from None
+            raise InvalidRecordError.wrap(exc, f"plays[{i}]", drop=1) from None
         add(f"plays[{i}]", event)
     if state.hand_no == 1:
-        raise InvalidRecordError(f"plays: {len(plays)} cards, a hand has 32")
+        raise InvalidRecordError("record.play_count", places=("plays",), count=len(plays))
     return events, state
 
 
 def _tally(data: Any) -> TallyEntered:
     if not isinstance(data, dict):
-        raise InvalidRecordError("tally: an object such as {'NS': 117, 'EW': 45, "
-                                 "'tricks': {'NS': 6, 'EW': 2}}")
+        raise InvalidRecordError("record.tally_kind", places=("tally",))
     try:
         points = {t: data[t] for t in TEAMS}
         tricks = data["tricks"]
     except KeyError as exc:
-        raise InvalidRecordError(f"tally.{exc.args[0]}: missing") from None
+        raise InvalidRecordError("record.missing", places=(f"tally.{exc.args[0]}",)) from None
     for name, group in (("", points), ("tricks.", tricks)):
         if not isinstance(group, dict):
-            raise InvalidRecordError(f"tally.{name.rstrip('.')}: expected an object")
+            raise InvalidRecordError("record.not_object_part",
+                                     places=(f"tally.{name.rstrip('.')}",))
         for team in TEAMS:
             v = group.get(team)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise InvalidRecordError(f"tally.{name}{team}: expected a whole number, "
-                                         f"got {v!r}")
+                raise InvalidRecordError("record.tally_number", places=(f"tally.{name}{team}",),
+                                         value=v)
     belote = data.get("belote")
     if not (belote is None or belote in TEAMS or isinstance(belote, list) and len(belote) <= 4
             and all(t in TEAMS for t in belote)):
-        raise InvalidRecordError("tally.belote: NS, EW, a list of them (one per belote) "
-                                 "or null")
+        raise InvalidRecordError("record.tally_belote", places=("tally.belote",))
     return TallyEntered(points=dict(points), tricks={t: tricks[t] for t in TEAMS},
                         belote=belote)
 
@@ -212,7 +211,7 @@ def score_record(record: Any, rules: str | None = None,
     try:
         _, state = _fold_record(record, rules, overrides)
     except InvalidCardError as exc:  # pragma: no cover - events report card errors first
-        raise InvalidRecordError(str(exc)) from None
+        raise InvalidRecordError.wrap(exc) from None
     result = dict(state.hands[0]["result"])
     tricks = result.get("tricks", [])
     last = tricks[-1]["winner"] if len(tricks) == 8 else None
@@ -223,10 +222,10 @@ def score_record(record: Any, rules: str | None = None,
 def hand_record(state: GameState, hand_no: int | None = None) -> dict[str, Any]:
     """The DESIGN.md record of a finished hand of ``state`` (the last one by default)."""
     if not state.hands:
-        raise ValueError("no finished hand to export")
+        raise InvalidRecordError("record.no_hand")
     if hand_no is None:
         return dict(state.hands[-1]["record"])
     for h in state.hands:
         if h["hand_no"] == hand_no:
             return dict(h["record"])
-    raise ValueError(f"no finished hand number {hand_no}")
+    raise InvalidRecordError("record.no_hand_number", hand_no=hand_no)

@@ -19,12 +19,11 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Final
 
+from scorer.errors import ScorerError
 
-class UnknownSettingError(ValueError):
+
+class UnknownSettingError(ScorerError):
     """A preset or a setting that does not exist, or a value it cannot take."""
-
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else ""
 
 
 # The allowed values of each enumerated setting, so that a typo is caught by name.
@@ -115,8 +114,7 @@ class Rules:
         """A preset with ``overrides`` on top; unknown names are rejected."""
         key = name or "ffb"
         if key not in PRESETS:
-            raise UnknownSettingError(
-                f"unknown rule preset {key!r} (known: {', '.join(PRESETS)})")
+            raise UnknownSettingError("rules.unknown_preset", value=key, known=", ".join(PRESETS))
         settings = dict(PRESETS[key])
         settings.update(overrides or {})
         return cls.from_settings(settings)
@@ -128,18 +126,18 @@ class Rules:
         defaults = cls()
         clean: dict[str, Any] = {}
         if not isinstance(settings, dict):
-            raise UnknownSettingError(f"settings are an object of name: value, not "
-                                      f"{type(settings).__name__}")
+            raise UnknownSettingError("rules.settings_kind", kind=type(settings).__name__)
         for name, value in settings.items():
             if not isinstance(name, str) or name not in fields:
                 shown = repr(name) if len(repr(name)) < 40 else repr(name)[:40] + "..."
-                raise UnknownSettingError(
-                    f"unknown setting {shown} (known: {', '.join(sorted(fields))})")
+                raise UnknownSettingError("rules.unknown_setting", name=shown,
+                                          known=", ".join(sorted(fields)))
             clean[name] = _coerce(name, value, getattr(defaults, name))
         rules = cls(**clean)
         if rules.min_bid > rules.max_bid:
-            raise UnknownSettingError(f"setting 'min_bid': {rules.min_bid} is over "
-                                      f"'max_bid' {rules.max_bid}")
+            raise UnknownSettingError("rules.min_over_max", places=("setting 'min_bid'",),
+                                      setting="min_bid", low=rules.min_bid,
+                                      high=rules.max_bid)
         return rules
 
     def to_json(self) -> dict[str, Any]:
@@ -157,8 +155,8 @@ def _coerce(name: str, value: Any, default: Any) -> Any:
             return False
         from scorer.validate import _short
 
-        raise UnknownSettingError(f"setting {name!r}: expected true or false, "
-                                  f"got {_short(value)}")
+        raise UnknownSettingError("rules.not_bool", places=(f"setting {name!r}",),
+                                  setting=name, value=_short(value))
     if isinstance(default, int):
         from scorer.validate import InvalidInputError, whole_number
 
@@ -166,15 +164,19 @@ def _coerce(name: str, value: Any, default: Any) -> Any:
         try:
             out = whole_number(value, f"setting {name!r}", low, high)
         except InvalidInputError as exc:
-            raise UnknownSettingError(str(exc)) from None
+            error = UnknownSettingError.wrap(exc)
+            error.values["setting"] = name
+            raise error from None
         if out % step:
-            raise UnknownSettingError(f"setting {name!r}: {out} is not a multiple of {step}")
+            raise UnknownSettingError("rules.not_multiple", places=(f"setting {name!r}",),
+                                      setting=name, value=out, step=step)
         return out
     if not isinstance(value, str) or value not in CHOICES.get(name, (value,)):
         from scorer.validate import _short
 
-        raise UnknownSettingError(f"setting {name!r}: {_short(value)} is not one of "
-                                  f"{', '.join(CHOICES.get(name, ()))}")
+        raise UnknownSettingError("rules.not_choice", places=(f"setting {name!r}",),
+                                  setting=name, value=_short(value),
+                                  choices=", ".join(CHOICES.get(name, ())))
     return value
 
 

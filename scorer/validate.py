@@ -28,19 +28,30 @@ from typing import Any, Final
 
 from scorer.bidding import Bid, InvalidBidError
 from scorer.cards import SEATS, Card, InvalidCardError
+from scorer.errors import ScorerError
 
 MAX_DEPTH: Final = 32        # a hand record is 4 levels deep
 MAX_DIGITS: Final = 12       # no count, score or setting needs more
 _WHOLE: Final = re.compile(rf"[+-]?[0-9]{{1,{MAX_DIGITS}}}", re.ASCII)
 
 
-class InvalidInputError(ValueError):
-    """Input refused: ``field`` names where, the message says why."""
+class InvalidInputError(ScorerError):
+    """Input refused: ``field`` names where, the message says why.
 
-    def __init__(self, field: str, reason: str) -> None:
-        super().__init__(f"{field}: {reason}")
-        self.field = field
-        self.reason = reason
+    ``code`` is one of :data:`scorer.errors.MESSAGES`; a reason a layer above
+    gives as text instead (an entry check of its own) is kept as the code ``text``.
+    """
+
+    def __init__(self, field: str, code: str, /, **values: Any) -> None:
+        super().__init__(code, places=(field,), **values)
+
+    @property
+    def field(self) -> str:
+        return self.places[0]
+
+    @property
+    def reason(self) -> str:
+        return ": ".join((*self.places[1:], self.message))
 
 
 def _short(value: Any, limit: int = 40) -> str:
@@ -54,7 +65,7 @@ def _short(value: Any, limit: int = 40) -> str:
 def whole_number(value: Any, field: str, low: int, high: int) -> int:
     """A whole number between ``low`` and ``high``, from an int or its ASCII digits."""
     if isinstance(value, bool):
-        raise InvalidInputError(field, f"expected a whole number, got {_short(value)}")
+        raise InvalidInputError(field, "input.not_whole", value=_short(value))
     if isinstance(value, int):
         number = value
     elif isinstance(value, str) and _WHOLE.fullmatch(value.strip()):
@@ -62,24 +73,24 @@ def whole_number(value: Any, field: str, low: int, high: int) -> int:
     elif isinstance(value, float) and value.is_integer() and abs(value) < 10 ** MAX_DIGITS:
         number = int(value)
     else:
-        raise InvalidInputError(field, f"expected a whole number, got {_short(value)}")
+        raise InvalidInputError(field, "input.not_whole", value=_short(value))
     if not low <= number <= high:
         # str() of an int over 4300 digits raises: say its size instead.
         shown = (str(number) if abs(number) < 10 ** MAX_DIGITS
                  else f"a number over {MAX_DIGITS} digits")
-        raise InvalidInputError(field, f"{shown} is out of range ({low} to {high})")
+        raise InvalidInputError(field, "input.out_of_range", number=shown, low=low, high=high)
     return number
 
 
 def _bounded_int(text: str) -> int:
     if len(text.lstrip("-")) > MAX_DIGITS:
-        raise InvalidInputError("JSON", f"a number of {len(text.lstrip('-'))} digits "
-                                        f"(at most {MAX_DIGITS})")
+        raise InvalidInputError("JSON", "input.too_many_digits", digits=len(text.lstrip("-")),
+                                most=MAX_DIGITS)
     return int(text)
 
 
 def _no_constant(name: str) -> Any:
-    raise InvalidInputError("JSON", f"{name} is not a number JSON allows")
+    raise InvalidInputError("JSON", "input.json_constant", name=name)
 
 
 def _depth_ok(value: Any) -> bool:
@@ -102,22 +113,22 @@ def read_json(data: str | bytes, what: str = "JSON") -> Any:
         try:
             text = _decode(data)
         except UnicodeDecodeError as exc:
-            raise InvalidInputError(what, f"not UTF-8 text (byte {exc.start})") from None
+            raise InvalidInputError(what, "input.not_utf8", byte=exc.start) from None
     else:
         text = data
     try:
         value = json.loads(text, parse_int=_bounded_int, parse_constant=_no_constant)
     except InvalidInputError as exc:
-        raise InvalidInputError(what, exc.reason) from None
+        raise InvalidInputError.wrap(exc, what, drop=1) from None
     except json.JSONDecodeError as exc:
-        raise InvalidInputError(what, f"line {exc.lineno} column {exc.colno}: not JSON: "
-                                      f"{exc.msg}") from None
+        raise InvalidInputError(what, "input.not_json", line=exc.lineno, column=exc.colno,
+                                message=exc.msg) from None
     except RecursionError:
-        raise InvalidInputError(what, f"nested deeper than {MAX_DEPTH} levels") from None
+        raise InvalidInputError(what, "input.too_deep", depth=MAX_DEPTH) from None
     except ValueError as exc:  # pragma: no cover - any other refusal of the parser
-        raise InvalidInputError(what, f"not JSON: {exc}") from None
+        raise InvalidInputError(what, "input.not_json_other", error=str(exc)) from None
     if not _depth_ok(value):
-        raise InvalidInputError(what, f"nested deeper than {MAX_DEPTH} levels")
+        raise InvalidInputError(what, "input.too_deep", depth=MAX_DEPTH)
     return value
 
 
@@ -132,27 +143,27 @@ def seat(value: Any, field: str) -> str:
     """One of ``N E S W`` (any case)."""
     if isinstance(value, str) and value.strip().upper() in SEATS:
         return value.strip().upper()
-    raise InvalidInputError(field, f"not a seat: {_short(value)} (one of N E S W)")
+    raise InvalidInputError(field, "input.not_seat", value=_short(value))
 
 
 def card(value: Any, field: str) -> str:
     """A card code in the notation (``TH``; ``10h`` is read as ``TH``)."""
     if not isinstance(value, str) or not 0 < len(value.strip()) <= 3:
-        raise InvalidInputError(field, f"not a card: {_short(value)} (a card such as TH)")
+        raise InvalidInputError(field, "input.not_card", value=_short(value))
     try:
         return str(Card.parse(value))
     except InvalidCardError as exc:
-        raise InvalidInputError(field, str(exc)) from None
+        raise InvalidInputError.wrap(exc, field) from None
 
 
 def bid(value: Any, field: str) -> str:
     """A bid as spoken (``pass``, ``80H``, ``capotH``, ``contre``, ``take:S``)."""
     if not isinstance(value, str) or not 0 < len(value) <= 12:
-        raise InvalidInputError(field, f"not a bid: {_short(value)}")
+        raise InvalidInputError(field, "input.not_bid", value=_short(value))
     try:
         Bid.parse(value)
     except InvalidBidError as exc:
-        raise InvalidInputError(field, str(exc)) from None
+        raise InvalidInputError.wrap(exc, field) from None
     return value
 
 
@@ -162,11 +173,10 @@ def settings(preset: Any, overrides: Any, field: str = "rules") -> Any:
     from scorer.rules import Rules, UnknownSettingError
 
     if overrides is not None and not isinstance(overrides, dict):
-        raise InvalidInputError(field, f"settings are an object of name: value, not "
-                                       f"{_short(overrides)}")
+        raise InvalidInputError(field, "input.settings_kind", value=_short(overrides))
     if preset is not None and not isinstance(preset, str):
-        raise InvalidInputError(field, f"not a preset name: {_short(preset)}")
+        raise InvalidInputError(field, "input.not_preset", value=_short(preset))
     try:
         return Rules.from_preset(preset, overrides)
     except UnknownSettingError as exc:
-        raise InvalidInputError(field, str(exc)) from None
+        raise InvalidInputError.wrap(exc, field) from None

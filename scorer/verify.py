@@ -40,6 +40,7 @@ from scorer.bidding import (
     verify_contract,
 )
 from scorer.cards import TEAMS, TRUMPS, Card, InvalidCardError, team_of
+from scorer.errors import ScorerError
 from scorer.events import (
     BeloteAnnounced,
     BidMade,
@@ -63,7 +64,7 @@ if TYPE_CHECKING:
 _NO_SUIT: Final = TRUMPS[4:]
 
 
-class IllegalEventError(ValueError):
+class IllegalEventError(ScorerError):
     """An event that cannot come now (out of turn, card already played...)."""
 
 
@@ -81,62 +82,61 @@ def verify_event(state: GameState, event: Event) -> None:
     """Raise ``IllegalEventError`` saying why ``event`` cannot come now."""
     if isinstance(event, GameStarted):
         if state.phase != "setup":
-            raise IllegalEventError("the game has already started")
+            raise IllegalEventError("game.started")
         try:
             Rules.from_preset(event.rules, event.settings)
         except UnknownSettingError as exc:
-            raise IllegalEventError(str(exc)) from None
+            raise IllegalEventError.wrap(exc) from None
         return
     if state.phase == "setup":
-        raise IllegalEventError("the game has not started (no GameStarted)")
+        raise IllegalEventError("game.not_started")
     if isinstance(event, EntryUndone):
         if not 0 <= event.index < len(state.events):
-            raise IllegalEventError(f"no entry {event.index} to undo")
+            raise IllegalEventError("undo.no_entry", index=event.index)
         if event.index in state.undone:
-            raise IllegalEventError(f"entry {event.index} is already undone")
+            raise IllegalEventError("undo.already", index=event.index)
         target = state.events[event.index]
         if isinstance(target, (EntryUndone, GameStarted)):
-            raise IllegalEventError(f"entry {event.index} ({type(target).__name__}) "
-                                    "cannot be undone")
+            raise IllegalEventError("undo.cannot", index=event.index,
+                                    kind=type(target).__name__)
         return
     if state.phase == "over":
-        raise IllegalEventError(f"the game is over ({state.winner} won)" if state.winner
-                                else "the game is over (a draw)")
+        raise (IllegalEventError("game.over_won", winner=state.winner) if state.winner
+               else IllegalEventError("game.over_draw"))
     if isinstance(event, CardCorrected):
         _verify_correction(state, event)
     elif isinstance(event, CardTurned):
         if state.rules.game != "classic":
-            raise IllegalEventError("no turned card in contrée")
+            raise IllegalEventError("turn.contree")
         if state.phase != "bidding" or state.turned is not None:
-            raise IllegalEventError("the card is turned once, before the bids")
+            raise IllegalEventError("turn.once")
         if event.card is None:
-            raise IllegalEventError("the turned card must be named (such as 9H)")
+            raise IllegalEventError("turn.unnamed")
     elif isinstance(event, BidMade):
         _verify_bid(state, event)
     elif isinstance(event, ContractSet):
         if state.phase != "bidding" or state.bids:
-            raise IllegalEventError("a contract is entered before any bid of the hand")
+            raise IllegalEventError("contract.after_bids")
         rules = state.rules
         try:
             verify_contract(event.value, event.trump, event.double, rules.min_bid,
                             rules.max_bid, valued=rules.game == "contree")
         except InvalidContractError as exc:
-            raise IllegalEventError(exc.reason) from None
+            raise IllegalEventError.wrap(exc, drop=1) from None
     elif isinstance(event, CardPlayed):
         verify_play(state, event)
     elif isinstance(event, BeloteAnnounced):
         if state.phase != "play":
-            raise IllegalEventError("belote is announced during the play")
+            raise IllegalEventError("belote.outside_play")
         if state.mode == T.NT:
-            raise IllegalEventError("no belote at Sans Atout")
+            raise IllegalEventError("belote.sans_atout")
     elif isinstance(event, TallyEntered):
         if state.phase != "play" or state.played:
-            raise IllegalEventError("a tally replaces the play of a hand: enter it before "
-                                    "any card")
+            raise IllegalEventError("tally.after_cards")
         if set(event.points) != set(TEAMS) or set(event.tricks) != set(TEAMS):
-            raise IllegalEventError("a tally gives points and tricks for NS and EW")
+            raise IllegalEventError("tally.teams")
         if sum(event.tricks.values()) != 8:
-            raise IllegalEventError("a tally's tricks add up to 8")
+            raise IllegalEventError("tally.tricks_sum")
         _verify_tally_belote(state, event.belote)
 
 
@@ -147,79 +147,77 @@ def _verify_tally_belote(state: GameState, belote: Any) -> None:
     if teams is None:
         return
     if not isinstance(teams, list) or any(t not in TEAMS for t in teams):
-        raise IllegalEventError(f"a tally's belote is NS, EW, a list of them or null, "
-                                f"not {belote!r}")
+        raise IllegalEventError("tally.belote_kind", value=belote)
     trump = (state.contract or {}).get("trump")
     allowed = belotes_allowed(trump)
     if len(teams) > allowed:
-        raise IllegalEventError(
-            "no belote at Sans Atout (FFB 11.2)" if allowed == 0 else
-            f"at most {allowed} belote{'s' if allowed > 1 else ''} in this hand "
-            f"({'FFB 11.3: one per suit at Tout Atout' if allowed > 1 else 'FFB 7'})")
+        if allowed == 0:
+            raise IllegalEventError("tally.belote_sans_atout")
+        if allowed == 1:
+            raise IllegalEventError("tally.one_belote")
+        raise IllegalEventError("tally.belotes_tout_atout", allowed=allowed)
 
 
 def _verify_bid(state: GameState, e: BidMade) -> None:
     if state.phase != "bidding":
-        raise IllegalEventError(f"{e.seat} bid {e.bid!r} outside the auction")
+        raise IllegalEventError("bid.outside", seat=e.seat, bid=e.bid)
     if state.to_speak is None:
-        raise IllegalEventError("turn the card before the bids")
+        raise IllegalEventError("bid.unturned")
     if e.seat != state.to_speak:
-        raise IllegalEventError(f"{e.seat} spoke out of turn, {state.to_speak} to speak")
+        raise IllegalEventError("bid.out_of_turn", seat=e.seat, other=state.to_speak)
     try:
         bid = Bid.parse(e.bid)
     except InvalidBidError as exc:
-        raise IllegalEventError(str(exc)) from None
+        raise IllegalEventError.wrap(exc) from None
     if state.rules.game == "classic":
         if bid.kind == PASS:
             return
         if bid.kind != TAKE:
-            raise IllegalEventError(f"{e.bid!r}: classic belote bids are pass, take, take:S")
+            raise IllegalEventError("bid.classic_kind", bid=e.bid)
         turned = (state.turned or "")[1:]
         if state._round == 1 and bid.trump not in (None, turned):
-            raise IllegalEventError(f"first round: take the turned suit {turned}")
+            raise IllegalEventError("bid.first_round", suit=turned)
         if state._round == 2 and (bid.trump is None or bid.trump == turned):
-            raise IllegalEventError(f"second round: name a suit other than {turned}")
+            raise IllegalEventError("bid.second_round", suit=turned)
         return
     if bid.kind == TAKE:
-        raise IllegalEventError("'take' is classic belote; contrée bids a value and a trump")
+        raise IllegalEventError("bid.take_contree")
     if bid.kind == PASS:
         return
     high, double = state._high, state._double
     if bid.kind == "value":
         if double > 1:
-            raise IllegalEventError(f"{e.bid!r}: the contract is contré, only pass or "
-                                    "surcontre")
+            raise IllegalEventError("bid.contre_only", bid=e.bid)
         if bid.trump in _NO_SUIT and not state.rules.sans_tout_atout:
-            raise IllegalEventError(f"{e.bid!r}: Sans Atout / Tout Atout bids are not in "
-                                    "these rules")
+            raise IllegalEventError("bid.no_sans_tout", bid=e.bid)
         if isinstance(bid.value, int) and not (
                 state.rules.min_bid <= bid.value <= state.rules.max_bid):
-            raise IllegalEventError(f"{e.bid!r}: bids go from {state.rules.min_bid} to "
-                                    f"{state.rules.max_bid}")
+            raise IllegalEventError("bid.range", bid=e.bid, low=state.rules.min_bid,
+                                    high=state.rules.max_bid)
         if high is not None and bid.rank <= high.rank:
-            raise IllegalEventError(f"{e.bid!r} is not above {high}")
+            raise IllegalEventError("bid.not_above", bid=e.bid, high=str(high))
         if state._high_seat == e.seat:
-            raise IllegalEventError(f"{e.seat} cannot bid over their own bid")
+            raise IllegalEventError("bid.own_bid", seat=e.seat)
         return
     if bid.kind == CONTRE:
         if high is None or state._high_seat is None:
-            raise IllegalEventError("nothing to contre")
+            raise IllegalEventError("bid.nothing_to_contre")
         if double > 1:
-            raise IllegalEventError("already contré")
+            raise IllegalEventError("bid.already_contre")
         if team_of(e.seat) == team_of(state._high_seat):
-            raise IllegalEventError(f"{e.seat} cannot contre their own team's bid")
+            raise IllegalEventError("bid.contre_own_team", seat=e.seat)
         return
     if bid.kind == SURCONTRE:
         if double != 2 or state._high_seat is None:
-            raise IllegalEventError("surcontre answers a contre")
+            raise IllegalEventError("bid.surcontre_answers")
         if team_of(e.seat) != team_of(state._high_seat):
-            raise IllegalEventError(f"{e.seat}: only the contré team surcontres")
+            raise IllegalEventError("bid.surcontre_team", seat=e.seat)
 
 
 def _verify_correction(state: GameState, e: CardCorrected) -> None:
     hand = e.hand if e.hand is not None else state.hand_no
     if find_play(state, hand, e.trick, e.seat) is None:
-        raise IllegalEventError(f"no card of {e.seat} in trick {e.trick} of hand {hand}")
+        raise IllegalEventError("correct.no_card", seat=e.seat, trick=e.trick, hand=hand)
     if hand == state.hand_no:
         plays = [(seat, code_of(card)) for _, seats, cards, _, _ in state.tricks
                  for seat, card in zip(seats, cards, strict=True)]
@@ -230,8 +228,8 @@ def _verify_correction(state: GameState, e: CardCorrected) -> None:
         plays = [tuple(p.split(":")) for p in record.get("plays", [])]
     for k, (seat, card) in enumerate(plays):
         if card == e.new and not (k // 4 + 1 == e.trick and seat == e.seat):
-            raise IllegalEventError(f"{e.new} has already been played in hand {hand} "
-                                    f"(trick {k // 4 + 1}, {seat})")
+            raise IllegalEventError("correct.played", card=e.new, hand=hand,
+                                    trick=k // 4 + 1, seat=seat)
 
 
 def can_apply(state: GameState, event: Event) -> bool:
@@ -258,27 +256,27 @@ def verify_play(state: GameState, event: CardPlayed, hand: Iterable[str] | None 
     """
     seat, code = event.seat, event.card
     if state.phase != "play":
-        raise IllegalEventError(f"{seat} played {code} outside the play ({state.phase})")
+        raise IllegalEventError("play.outside", seat=seat, card=code, phase=state.phase)
     if turn and state.to_play is not None and seat != state.to_play:
-        raise IllegalEventError(f"{seat} played out of turn, {state.to_play} to play")
+        raise IllegalEventError("play.out_of_turn", seat=seat, other=state.to_play)
     if seat in state.trick_seats:
-        raise IllegalEventError(f"{seat} has already played in trick {state.trick_no}")
+        raise IllegalEventError("play.seat_played", seat=seat, trick=state.trick_no)
     if code is not None and T.card_index(code) in state.played:
-        raise IllegalEventError(f"{code} has already been played in this hand")
+        raise IllegalEventError("play.card_played", card=code)
     if hand is None or code is None:
         return
     held = T.mask_of([str(Card.parse(c)) for c in hand])
     card = T.card_index(code)
     if not held >> card & 1:
-        raise IllegalEventError(f"{seat} does not hold {code}")
+        raise IllegalEventError("play.not_held", seat=seat, card=code)
     if not state._known:
         return
     for mask, rule in T.forbidden(card, state.trick, state.mode, state._undertrump,
                                   state._partner_free):
         if held & mask:
             cards = " ".join(T.card_code(c) for c in T.cards_in(held & mask))
-            raise IllegalEventError(f"{seat} played {code}: renonce ({rule}), "
-                                    f"holding {cards}")
+            raise IllegalEventError("play.renonce", seat=seat, card=code, rule=rule,
+                                    cards=cards)
 
 
 def can_play(state: GameState, event: CardPlayed, hand: Iterable[str] | None = None,
