@@ -40,10 +40,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from club.broker import Broker  # noqa: E402
+from club.server import ClubServer  # noqa: E402
+from club.store import ClubStore  # noqa: E402
 from companion.bus import Bus  # noqa: E402
-from companion.club.broker import Broker  # noqa: E402
-from companion.club.server import ClubServer  # noqa: E402
-from companion.club.store import ClubStore  # noqa: E402
 from companion.club_link import ClubLink, event_payload, read_events  # noqa: E402
 from companion.service import TableService  # noqa: E402
 from companion.store import Store  # noqa: E402
@@ -96,7 +96,7 @@ def bench_page(folder: Path, recorded: dict[int, list[bytes]],
     """What the club screen costs the server as the club grows: the time to draw
     the tables' grid (``/fragment/tables``) with every table in a game, and the
     most grids per second one core could draw."""
-    from web.club.app import create_app
+    from club.app import create_app
 
     out = []
     games = list(recorded.values())
@@ -252,8 +252,8 @@ class PlayingTable:
 
 
 def bench_play(folder: Path, tables: int, seconds: float, pace: float) -> dict[str, Any]:
+    from club.app import create_app
     from web import serve
-    from web.club.app import create_app
 
     numbers = list(range(1, tables + 1))
     broker = Broker(folder / "broker-play", "bench", numbers).start()

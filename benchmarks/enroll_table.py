@@ -4,7 +4,7 @@ of training.
 ``benchmarks/real_decks.py`` enrols each held-out design from one clean picture of each
 card (``vision enroll DIR``). A club at its table uses ``belote-table enroll`` instead: the
 organiser lays the cards four at a time under the camera and the command learns them from
-the camera's own frames. Here that command's loop (``companion.cmd_enroll.TableEnrollment``)
+the camera's own frames. Here that command's loop (``cli.cmd_enroll.TableEnrollment``)
 is fed the renderer's camera frames: each group of cards asked for, laid apart on a table
 (seeds 7301..., never used elsewhere), shown for as many frames as the command waits for,
 then the table cleared. The organiser lays the cards in the order asked: the order asked
@@ -60,7 +60,7 @@ def enrol_at_table(reader: CardReader, styles: list[str], rng: np.random.Generat
                    ) -> tuple[Any, dict[str, Any]]:
     """The deck ``belote-table enroll``'s loop learns from camera frames of a design drawn
     at each of ``styles`` in turn (all 32 cards at each), and how it went."""
-    from companion.cmd_enroll import TableEnrollment
+    from cli.cmd_enroll import TableEnrollment
 
     codes = [c for _ in styles for c in CARD_CODES]
     said: list[str] = []
@@ -104,12 +104,12 @@ COUNT_TABLES = ("felt", "felt", "wood", "cloth", "white", "stone")  # in turn, f
 
 def count_cards_seen(reader: CardReader, designs: list[str], n: int) -> dict[str, Any]:
     """In how many frames of 4 cards lying apart the command sees exactly the 4 cards
-    (``companion.cmd_enroll.cards_in_view``), by table, on ``designs`` (``n`` frames
+    (``cli.cmd_enroll.cards_in_view``), by table, on ``designs`` (``n`` frames
     each, tables in turn, seed COUNT_SEED), with a card whose outline is not found
     counted by its two indices (as shipped) and without (outlines alone)."""
     from unittest import mock
 
-    from companion import cmd_enroll
+    from cli import cmd_enroll
 
     frames = []
     rng = np.random.default_rng(COUNT_SEED)

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from companion.club.topics import check_club, check_table, parse_url, table_topic, table_user
+from common.topics import check_club, check_table, parse_url, table_topic, table_user
 from companion.i18n import _
 
 log = logging.getLogger(__name__)

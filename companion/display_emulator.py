@@ -2,7 +2,7 @@
 (``firmware.app`` with the simulated displays of ``firmware.sim``) served on a pty,
 which the display driver opens like a Pico's serial port.
 
-Used by the demo and ``belote-table run`` (``companion.outputs``), the tests, and
+Used by the demo and ``belote-table run`` (``cli.outputs``), the tests, and
 ``belote-table display-emulator``, which draws it in a terminal::
 
     emu = Emulator(link="/tmp/belote-display")

@@ -14,14 +14,15 @@ terminal. After changing a message::
         -k DeckError -k SourceError -k CalibrationError -k ImageFileError \
         -k ReaderCheckError --no-location --sort-output \
         -o companion/translations/companion.pot \
-        companion vision/cli.py vision/deck.py vision/sources.py \
+        companion cli vision/deck.py vision/sources.py \
         vision/calibration.py vision/imagefile.py vision/classify.py vision/card_size.py
     pybabel update -D companion -d companion/translations -w 100 \
         -i companion/translations/companion.pot
     (translate the new entries of companion/translations/fr/LC_MESSAGES/companion.po)
     pybabel compile -D companion -d companion/translations
 
-``vision/cli.py`` speaks through this catalog too; the card reader's runtime
+The command line (``cli/``, the reader's commands ``cli/cmd_vision.py`` too) speaks
+through this catalog; the card reader's runtime
 below it (``vision/``) cannot import it, so its refusals are English templates
 (``vision.errors.ExplainedError``) that :func:`reason` looks up here when a
 command prints them: ``pybabel extract`` finds them by the exceptions' names.

@@ -10,7 +10,7 @@ game a simulator played, card by card (the demo's check, the pipeline benchmark,
 the end-to-end tests).
 
 This module sits below the web page: what follows the service (the web page,
-the score display) is started by ``companion.outputs``. The reader is passed in
+the score display) is started by ``cli.outputs``. The reader is passed in
 (anything with ``read(frame) -> list[Detection]``), so this module imports no
 vision code at load time.
 """

@@ -240,7 +240,7 @@ RULES: list[Rule] = [
      r"(?P<seat>[NESW])\)",
      W_("%(card)s has already been played in hand %(hand)s (trick %(n)s, %(seat)s)"),
      {"card": "card", "seat": "seat"}),
-    # -- the club's players, teams and concours (companion.club: store, concours, evening) --
+    # -- the club's players, teams and concours (club: store, concours, evening) --
     (r"a player needs a name", W_("a player needs a name"), {}),
     (r"a team needs a name", W_("a team needs a name"), {}),
     (r"a concours needs a name", W_("a concours needs a name"), {}),
@@ -322,7 +322,7 @@ CLI_RULES: list[Rule] = [
      N_("unknown setting %(name)s (known: %(known)s)"), {}),
     (r"setting (?P<name>'[^']*'): (?P<value>.+) is not one of (?P<choices>.+)",
      N_("setting %(name)s: %(value)s is not one of %(choices)s"), {}),
-    # the club's names and addresses (companion.club.topics) and its file (club.store)
+    # the club's names and addresses (common.topics) and its file (club.store)
     (r"club name (?P<value>.+): use 1-32 lower-case letters, digits, - or _",
      N_("club name %(value)s: use 1 to 32 lower-case letters, digits, - or _"), {}),
     (r"table number (?P<value>.+): a whole number from 1 to 999",

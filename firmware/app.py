@@ -4,7 +4,7 @@
 takes the bytes that came in and returns the bytes to send back; ``tick(now)``
 redraws the displays when what they should show has changed. ``main.py``
 wires it to the Pico's USB serial line, the TM1637 displays and the LED; the
-emulator (``companion.cmd_display_emulator``) wires it to a pseudo terminal
+emulator (``cli.cmd_display_emulator``) wires it to a pseudo terminal
 and ``sim.SimDisplay``. Both run this same code.
 """
 

@@ -91,7 +91,7 @@ run "$PREFIX/venv/bin/python" -c \
     "import numpy, picamera2; assert numpy.__version__.startswith('1.'), numpy.__version__"
 # The runtime imports without the lab, and the lab did not come along.
 run "$PREFIX/venv/bin/python" -c \
-    "import importlib.util, vision.reader, companion.outputs, web; assert importlib.util.find_spec('vision.lab') is None, 'vision.lab installed'"
+    "import importlib.util, vision.reader, cli.outputs, club.app, web; assert importlib.util.find_spec('vision.lab') is None, 'vision.lab installed'"
 
 say "== nom udev /dev/belote-display pour le Pico de l'afficheur des scores" \
     "== udev name /dev/belote-display for the score display's Pico"

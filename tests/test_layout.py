@@ -5,12 +5,12 @@ Every import of the project's own modules is read with ``ast`` (those inside
 functions and under ``TYPE_CHECKING`` too) and checked against the layers:
 
     scorer, firmware  <  vision  <  companion (bus, store, service, pipeline,
-    export, display)  <  web  <  companion.outputs  <  commands and benchmarks
+    export, display)  <  web  <  cli.outputs  <  commands and benchmarks
 
 A module may import its own layer or a lower one, never a higher one. The
 runtime (every layer below the commands) never imports ``vision.lab``; the
 lab itself stands beside the runtime, importing only scorer and vision's
-public names. Commands (``companion.cmd_*``, ``companion.cli``, ``vision.cli``)
+public names. Commands (``cli.cmd_*``, ``cli.main``, ``cli.cmd_vision``)
 may reach the lab, inside a function, for the lab's own work (the demo's
 virtual table, training, evaluation).
 """
@@ -31,7 +31,7 @@ OURS = (*PACKAGES, "benchmarks")
 LAB = "lab"
 COMMANDS = 5
 LAYER_NAMES = {0: "scorer/firmware", 1: "vision", 2: "companion's core", 3: "web",
-               4: "companion.outputs", COMMANDS: "commands"}
+               4: "cli.outputs", COMMANDS: "commands"}
 
 
 def layer(module: str) -> int | str:
@@ -40,12 +40,12 @@ def layer(module: str) -> int | str:
     last = module.split(".")[-1]
     if module == "vision.lab" or module.startswith("vision.lab."):
         return LAB
-    if module in ("companion.cli", "vision.cli") or (top == "companion"
+    if module in ("cli.main", "cli.cmd_vision") or (top == "companion"
                                                      and last.startswith("cmd_")):
         return COMMANDS
     if top == "benchmarks":
         return COMMANDS  # scripts, as the commands are (``vision bench`` runs one)
-    if module == "companion.outputs":
+    if module == "cli.outputs":
         return 4
     return {"scorer": 0, "firmware": 0, "vision": 1, "companion": 2, "web": 3}[top]
 
@@ -90,7 +90,7 @@ def sources() -> list[Path]:
 def test_the_layers_know_every_module() -> None:
     assert {module_name(p) for p in sources()} >= {
         "scorer.scoring", "vision.reader", "vision.lab.render", "companion.pipeline",
-        "companion.outputs", "companion.cmd_run", "web.gamebook"}
+        "cli.outputs", "cli.cmd_run", "web.gamebook"}
     for path in sources():
         layer(module_name(path))  # a KeyError names a package the layers do not know
 
@@ -148,7 +148,7 @@ def test_the_checker_sees_imports_inside_functions_and_relative_ones(tmp_path: P
     # companion.pipeline imports these only inside functions or under TYPE_CHECKING.
     assert {"scorer.events", "vision.tracker", "companion.service"} <= found
     assert layer("web.api") > layer("companion.pipeline") > layer("vision.reader")
-    assert layer("vision.lab.virtual_table") == LAB and layer("companion.cmd_demo") == COMMANDS
+    assert layer("vision.lab.virtual_table") == LAB and layer("cli.cmd_demo") == COMMANDS
 
 
 # A Python started with the lab unimportable, as on the table's Pi.
@@ -204,7 +204,7 @@ print(json.dumps({{"cards": cards, "phase": state["phase"]}}))
 
 
 def test_the_demo_without_the_lab_says_it_is_not_installed(tmp_path: Path) -> None:
-    run = _without_lab("from companion.cli import main\n"
+    run = _without_lab("from cli.main import main\n"
                        "raise SystemExit(main(['demo', '--hands', '1', '--no-web']))", tmp_path)
     assert run.returncode == 2, (run.stdout, run.stderr)
     assert "belote-table demo : la table virtuelle fait partie du labo" in run.stderr
@@ -213,7 +213,7 @@ def test_the_demo_without_the_lab_says_it_is_not_installed(tmp_path: Path) -> No
 
 @pytest.mark.parametrize("args", [["eval", "somewhere"], ["bench", "--frames", "1"]])
 def test_the_lab_commands_without_the_lab_say_so(tmp_path: Path, args: list[str]) -> None:
-    run = _without_lab("from companion.cli import main\n"
+    run = _without_lab("from cli.main import main\n"
                        f"raise SystemExit(main(['vision', *{args!r}]))", tmp_path)
     assert run.returncode == 2, (run.stdout, run.stderr)
     assert "belote-table vision : le labo (vision/lab) n'est pas installé ici" in run.stderr

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from companion import cmd_score
+from cli import cmd_score
 from scorer.rules import Rules, UnknownSettingError
 from scorer.validate import InvalidInputError, read_json, whole_number
 
@@ -78,7 +78,7 @@ def test_score_reads_utf16_and_bom_files(tmp_path: Path, encoding: str,
 def test_score_subprocess_never_tracebacks(tmp_path: Path) -> None:
     path = tmp_path / "deep.json"
     path.write_bytes(b"[" * 100_000)
-    run = subprocess.run([sys.executable, "-m", "companion.cli", "score", str(path),
+    run = subprocess.run([sys.executable, "-m", "cli.main", "score", str(path),
                           "--set", "target=²"], capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and "Traceback" not in run.stderr
 

@@ -67,9 +67,7 @@ def create_app(service: TableService, config: dict[str, Any] | None = None) -> F
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
         BABEL_DEFAULT_LOCALE="fr",
-        # The table's words, then the words it shares with the club server (statistics).
-        BABEL_TRANSLATION_DIRECTORIES=(f"{HERE / 'translations'};"
-                                       f"{HERE / 'club' / 'translations'}"),
+        BABEL_TRANSLATION_DIRECTORIES=str(HERE / "translations"),
         PIN_MAX_FAILURES=5,
         PIN_LOCKOUT_S=60,
         # Event streams open at once (each holds a server thread; see serve()).

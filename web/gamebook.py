@@ -212,8 +212,8 @@ def crop_url(game_id: int, seq: int) -> str:
 
 
 def chart(service: Any, game_id: int, title: str, hand_word: str) -> str:
-    """The game's score hand by hand as an SVG chart (``web.chart``)."""
-    from web.chart import score_svg
+    """The game's score hand by hand as an SVG chart (``common.chart``)."""
+    from common.chart import score_svg
     from web.i18n import team_names
 
     data = game(service, game_id)

@@ -10,8 +10,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from cli.main import main as cli
 from companion.bus import Bus
-from companion.cli import main as cli
 from companion.service import TableService
 from companion.store import Store
 from scorer.events import CardPlayed

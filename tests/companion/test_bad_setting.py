@@ -10,7 +10,7 @@ import threading
 import urllib.request
 from pathlib import Path
 
-from companion.outputs import run_table
+from cli.outputs import run_table
 
 
 def _get(url: str) -> bytes:
@@ -63,7 +63,7 @@ def test_without_a_web_page_a_bad_model_is_an_error(tmp_path: Path) -> None:
 
 
 def test_a_wrong_zoom_with_the_web_page_on_is_a_problem_to_show_not_an_exit() -> None:
-    from companion.cmd_run import parse_args
+    from cli.cmd_run import parse_args
 
     args = parse_args(["--images", "frames", "--zoom", "2", "--port", "0"])
     assert args.zoom_problem == "--zoom ne marche qu'avec --picamera (il recadre le capteur de " \

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.cmd_calibrate import main
+from cli.cmd_calibrate import main
 from vision.calibration import Calibration, CalibrationError
 from vision.lab.render import render_background
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from cli.cmd_calibrate import main
 from companion.bus import Bus
-from companion.cmd_calibrate import main
 from companion.service import TableService
 from companion.store import Store
 

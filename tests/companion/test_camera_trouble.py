@@ -27,8 +27,8 @@ import cv2
 import numpy as np
 import pytest
 
+from cli.cmd_run import main
 from companion.bus import Bus
-from companion.cmd_run import main
 from companion.pipeline import TablePipeline, keep_camera
 from companion.service import TableService
 from companion.store import Store
@@ -123,7 +123,7 @@ def _web_url(proc: subprocess.Popen[str], timeout: float = 60) -> str:
 @pytest.mark.slow
 def test_run_camera_7_without_a_camera_serves_the_table(tmp_path: Path) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-u", "-m", "companion.cli", "run", "--camera", "7", "--port", "0",
+        [sys.executable, "-u", "-m", "cli.main", "run", "--camera", "7", "--port", "0",
          "--db", str(tmp_path / "club.db"), "--no-display"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
@@ -185,7 +185,7 @@ def test_run_refuses_a_newer_store_without_a_traceback(tmp_path: Path) -> None:
     Store(db).close()
     with sqlite3.connect(db) as conn:
         conn.execute("PRAGMA user_version = 99")
-    run = subprocess.run([sys.executable, "-m", "companion.cli", "run", "--images",
+    run = subprocess.run([sys.executable, "-m", "cli.main", "run", "--images",
                           str(_blank_folder(tmp_path)), "--db", str(db), "--no-web",
                           "--no-display"], capture_output=True, text=True, timeout=120)
     assert run.returncode == 2

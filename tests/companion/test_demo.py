@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_demo_plays_a_hand_through_every_part_and_says_if_it_matched(tmp_path):
     db = tmp_path / "demo.db"
     out = subprocess.run(
-        [sys.executable, "-m", "companion.cli", "demo", "--hands", "1", "--seed", "2",
+        [sys.executable, "-m", "cli.main", "demo", "--hands", "1", "--seed", "2",
          "--port", "0", "--db", str(db)],
         capture_output=True, text=True, cwd=ROOT, timeout=300)
     text = out.stdout

@@ -1,5 +1,5 @@
 """A start that the command refuses says why once and leaves nothing behind: the
-commands run as the organiser runs them (``python -m companion.cli`` in a
+commands run as the organiser runs them (``python -m cli.main`` in a
 process of its own), in a folder of their own."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("LANG", "LC_ALL", "LC_MESSAGES")}
     env.update(LANG="C.UTF-8", PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "companion.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True,
                           text=True, cwd=cwd, env=env, timeout=60)
 
 
@@ -85,7 +85,7 @@ def test_a_club_start_on_a_busy_port_leaves_no_club_file(tmp_path: Path) -> None
 
 
 def test_a_refused_club_start_keeps_the_club_s_file_it_had(tmp_path: Path) -> None:
-    from companion.club.store import ClubStore
+    from club.store import ClubStore
 
     store = ClubStore(tmp_path / "belote-club.db")
     store.add_player("Amélie Martin")

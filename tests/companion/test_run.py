@@ -7,8 +7,8 @@ from __future__ import annotations
 import cv2
 import pytest
 
+from cli.cmd_run import main
 from companion.bus import Bus
-from companion.cmd_run import main
 from companion.service import TableService
 from companion.store import Store
 from scorer.events import CardPlayed
@@ -67,8 +67,8 @@ def test_run_refuses_a_wrong_zoom_before_starting(tmp_path, capsys, monkeypatch,
 def test_a_plugged_in_pico_is_used_instead_of_the_emulator(monkeypatch, tmp_path):
     """``make demo`` starts the display emulator only when no Pico is plugged in."""
     import companion.display as display
+    from cli.outputs import start_outputs
     from companion.bus import Bus
-    from companion.outputs import start_outputs
     from companion.service import TableService
     from companion.store import Store
 

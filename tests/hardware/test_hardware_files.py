@@ -16,7 +16,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
-from companion import cmd_run
+from cli import cmd_run
 from companion.display import PICO_PID, PICO_VID, UDEV_NAME
 
 ROOT = Path(__file__).resolve().parents[2]

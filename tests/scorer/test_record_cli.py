@@ -28,7 +28,7 @@ def records(tmp_path):
 
 
 def cli(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "companion.cli", "score", *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "cli.main", "score", *map(str, args)],
                           input=stdin, capture_output=True, text=True, timeout=60)
 
 
@@ -149,7 +149,7 @@ def test_cli_rules_and_set_override(records):
 
 
 def test_cli_score_imports_no_heavy_library():
-    code = ("import sys; from companion import cmd_score; "
+    code = ("import sys; from cli import cmd_score; "
             "print(sorted({'numpy', 'cv2', 'onnxruntime', 'flask'} & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)

@@ -8,7 +8,7 @@ import shutil
 import cv2
 import pytest
 
-from vision.cli import main
+from cli.cmd_vision import main
 
 
 def _first_held_out_with_cards(held_out_scenes):

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.cli import main as vision_main
+from cli.cmd_vision import main as vision_main
 from vision.deck import DECK_SURE, Deck, DeckError, model_sha256
 
 DECK_CARDS = ("7S", "QH", "AD", "KC")
@@ -449,7 +449,7 @@ def test_read_with_a_missing_deck_exits_2(tmp_path, capsys):
 
 
 def test_enroll_at_the_table_from_images(tmp_path, capsys):
-    from companion.cmd_enroll import main as enroll_main
+    from cli.cmd_enroll import main as enroll_main
 
     frames = tmp_path / "frames"
     frames.mkdir()
@@ -472,7 +472,7 @@ def test_enroll_at_the_table_from_images(tmp_path, capsys):
 
 
 def test_enrolling_at_the_table_also_lays_each_card_in_other_table_frames(reader):
-    from companion.cmd_enroll import TableEnrollment
+    from cli.cmd_enroll import TableEnrollment
 
     said: list[str] = []
     table = TableEnrollment(reader, ["7S", "8S", "9S"], 3, 1, "prototype", said.append)
@@ -486,7 +486,7 @@ def test_enrolling_at_the_table_also_lays_each_card_in_other_table_frames(reader
 
 
 def test_cards_laid_on_a_white_table_are_not_lost_inside_the_table_s_outline(reader):
-    from companion.cmd_enroll import cards_in_view
+    from cli.cmd_enroll import cards_in_view
     from vision.locate import find_cards
 
     codes = ["7S", "QH", "AD", "KC"]
@@ -507,7 +507,7 @@ def test_a_card_whose_outline_is_not_found_is_counted_by_its_two_indices(reader,
     detector boxes both its indices. The command counts it, left to right, with no
     outline (its looks then come from the frame alone)."""
     import vision.locate
-    from companion.cmd_enroll import TableEnrollment, cards_in_view
+    from cli.cmd_enroll import TableEnrollment, cards_in_view
 
     codes = ["7S", "QH", "AD", "KC"]
     frame = _table(39, DECK_STYLE, codes, height=200.0)
@@ -531,7 +531,7 @@ def test_enrolling_at_the_table_learns_the_boxes_read_as_the_card_asked_for(
     again knowing the card (``card_boxes`` with its code): a court's printed name can be
     read as some card more than its index is, never as that card more."""
     import vision.deck
-    from companion.cmd_enroll import TableEnrollment
+    from cli.cmd_enroll import TableEnrollment
 
     codes = ["7S", "QH", "AD", "KC"]
     frame = _table(39, DECK_STYLE, codes, height=200.0)
@@ -564,7 +564,7 @@ def test_enrolling_at_the_table_learns_the_boxes_read_as_the_card_asked_for(
 
 
 def test_only_a_card_read_as_another_of_its_suit_outside_the_group_may_be_passed_over():
-    from companion.cmd_enroll import font_misreads
+    from cli.cmd_enroll import font_misreads
 
     group = ["JC", "QC", "KC", "AC"]
     assert font_misreads(group, [("QC", "9C")]) == {"QC": "9C"}
@@ -610,7 +610,7 @@ def test_a_card_the_reader_keeps_taking_for_another_is_passed_over_once_confirme
     """A maker's looped Q read surely as a 9 of its suit would hold the organiser at that
     group for ever: told, and left as it is for ``confirm`` seconds, the command learns
     the rest of the group and leaves that card to the general model."""
-    from companion.cmd_enroll import TableEnrollment
+    from cli.cmd_enroll import TableEnrollment
 
     _queen_of_clubs_read_as_nine(monkeypatch)
     group = ["JC", "QC", "KC", "AC"]
@@ -638,7 +638,7 @@ def test_a_card_the_reader_keeps_taking_for_another_is_passed_over_once_confirme
 
 def test_enroll_names_the_cards_passed_over_and_refuses_a_bad_wait(tmp_path, capsys,
                                                                   monkeypatch):
-    from companion.cmd_enroll import main as enroll_main
+    from cli.cmd_enroll import main as enroll_main
 
     _queen_of_clubs_read_as_nine(monkeypatch)
     frames = tmp_path / "frames"
@@ -663,7 +663,7 @@ def test_enroll_names_the_cards_passed_over_and_refuses_a_bad_wait(tmp_path, cap
 
 
 def test_cards_out_of_order_are_never_passed_over(reader):
-    from companion.cmd_enroll import TableEnrollment
+    from cli.cmd_enroll import TableEnrollment
 
     now = [0.0]
     said: list[str] = []
@@ -678,7 +678,7 @@ def test_cards_out_of_order_are_never_passed_over(reader):
 
 
 def test_two_boxes_are_not_taken_for_one_card_when_either_has_another_partner(reader):
-    from companion.cmd_enroll import paired_indices
+    from cli.cmd_enroll import paired_indices
 
     frame = _table(40, DECK_STYLE, ["9H"], height=260.0)
     boxes = [box for box, _ in reader.detector.detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))]
@@ -692,7 +692,7 @@ def test_two_boxes_are_not_taken_for_one_card_when_either_has_another_partner(re
 
 
 def test_table_enroll_with_nothing_learnt_writes_nothing(tmp_path, capsys):
-    from companion.cmd_enroll import main as enroll_main
+    from cli.cmd_enroll import main as enroll_main
 
     frames = tmp_path / "frames"
     frames.mkdir()
@@ -704,7 +704,7 @@ def test_table_enroll_with_nothing_learnt_writes_nothing(tmp_path, capsys):
 
 
 def test_run_takes_a_deck():
-    from companion.cmd_run import parse_args
+    from cli.cmd_run import parse_args
 
     args = parse_args(["--images", "frames", "--deck", "club.npz"])
     assert args.deck == "club.npz"
@@ -714,7 +714,7 @@ def test_the_service_settings_take_a_deck():
     import shlex
     from pathlib import Path
 
-    from companion.cmd_run import parse_args
+    from cli.cmd_run import parse_args
 
     env = (Path(__file__).resolve().parents[2] / "hardware" / "belote-table.env").read_text()
     line = next(x for x in env.splitlines() if x.startswith("#BELOTE_TABLE_ARGS=")
@@ -766,7 +766,7 @@ def test_vision_enroll_needs_no_lab_as_on_the_pi(tmp_path, monkeypatch, capsys):
 
 
 def test_run_with_a_missing_deck_says_so_and_stops(tmp_path, capsys):
-    from companion.cmd_run import main as run_main
+    from cli.cmd_run import main as run_main
 
     frames = tmp_path / "frames"
     frames.mkdir()
@@ -781,7 +781,7 @@ def test_a_bad_deck_with_the_web_page_on_keeps_the_table_up_and_says_so(tmp_path
     import threading
     import urllib.request
 
-    from companion.outputs import run_table
+    from cli.outputs import run_table
 
     said: list[str] = []
     stop = threading.Event()

@@ -51,7 +51,7 @@ def test_a_decompression_bomb_is_refused_before_decoding(bomb: Path) -> None:
 
 def test_vision_read_refuses_the_bomb_with_exit_2(bomb: Path, capsys: pytest.CaptureFixture[str]
                                                   ) -> None:
-    from vision.cli import main
+    from cli.cmd_vision import main
 
     assert main(["read", str(bomb)]) == 2
     assert "trop grand pour être lu" in capsys.readouterr().err

@@ -7,8 +7,8 @@ import shutil
 
 import pytest
 
+from cli.cmd_vision import main
 from scorer.cards import CARD_CODES
-from vision.cli import main
 from vision.lab.dataset import scene_labels
 from vision.lab.labelfix import FIXES, LabelFixError, apply_fixes, load_fixes
 

@@ -386,7 +386,7 @@ def test_an_exported_classifier_is_taken_back_to_train_further(detector_boxes):
 
 
 def test_an_unreadable_starting_model_is_refused_before_any_work(tmp_path, capsys):
-    from vision.cli import main
+    from cli.cmd_vision import main
 
     bad = tmp_path / "bad.onnx"
     bad.write_bytes(b"not a model")

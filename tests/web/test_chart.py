@@ -7,7 +7,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from web.chart import score_svg
+from common.chart import score_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 

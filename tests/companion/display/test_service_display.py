@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from companion import cmd_display
+from cli import cmd_display
 from companion.bus import Bus
 from companion.display import DisplayDriver, request_maintenance
 from companion.display_emulator import Emulator
@@ -39,7 +39,7 @@ class EmulatorProcess:
 
     def __init__(self, link: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "companion.cmd_display_emulator", "--plain", "--link", link],
+            [sys.executable, "-m", "cli.cmd_display_emulator", "--plain", "--link", link],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -219,7 +219,7 @@ def test_emulator_command_draws_big_digits_on_a_terminal():
     master, slave = os.openpty()
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "companion.cmd_display_emulator", "--seconds", "2.6"],
+            [sys.executable, "-m", "cli.cmd_display_emulator", "--seconds", "2.6"],
             cwd=ROOT, stdout=slave, stderr=subprocess.STDOUT)
         os.close(slave)
         slave = -1
