@@ -15,10 +15,14 @@ key), so a session survives a restart and dies at log-out. Failed attempts
 are counted per table, not per address, and kept across restarts: after
 ``PIN_MAX_FAILURES`` wrong PINs the table refuses every PIN for
 ``PIN_LOCKOUT_S`` seconds, doubling at each lockout, and says how long is left.
+A PIN is counted before it is checked, in the same SQLite write transaction
+that reads the lockout, so a burst of simultaneous guesses gets
+``PIN_MAX_FAILURES`` checks at most and the lockout grows one step per burst.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -29,7 +33,7 @@ import sqlite3
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -260,18 +264,44 @@ class AccessBook:
             _, _, until = self._row(str(game_id))
         return max(0.0, until - self.clock())
 
-    def failed(self, game_id: Any) -> None:
-        """Count one wrong PIN; the last one allowed starts a lockout."""
+    def admit(self, game_id: Any) -> float:
+        """Let one PIN be checked, or not: the lockout is read and the attempt
+        counted (as a failure, cleared by ``succeeded``) in one step, one
+        SQLite write transaction, so that neither threads nor another process
+        on the same file can slip guesses in between. Returns the seconds the
+        table still refuses every PIN (nothing counted) or 0 (counted: check it)."""
         key = str(game_id)
-        with self._lock:
-            failures, lockouts, until = self._row(key)
-            failures += 1
-            if failures >= self.max_failures:
-                wait = min(MAX_LOCKOUT_S, self.lockout_s * 2 ** lockouts)
-                failures, lockouts, until = 0, lockouts + 1, self.clock() + wait
-                log.warning("table (game %s): %d wrong PINs, every PIN refused for %.0f s",
-                            key, self.max_failures, wait)
-            self._put(key, failures, lockouts, until)
+        with self._lock, self._immediate():
+            _, _, until = self._row(key)
+            left = until - self.clock()
+            if left > 0:
+                return left
+            self._count(key)
+        return 0.0
+
+    def _immediate(self) -> contextlib.AbstractContextManager[None]:
+        """One write transaction, taken at once (``BEGIN IMMEDIATE``)."""
+        @contextlib.contextmanager
+        def transaction() -> Iterator[None]:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        return transaction()
+
+    def _count(self, key: str) -> None:
+        """Count one PIN tried; the last one allowed starts a lockout."""
+        failures, lockouts, until = self._row(key)
+        failures += 1
+        if failures >= self.max_failures:
+            wait = min(MAX_LOCKOUT_S, self.lockout_s * 2 ** lockouts)
+            failures, lockouts, until = 0, lockouts + 1, self.clock() + wait
+            log.warning("table (game %s): %d PINs tried, every PIN refused for %.0f s",
+                        key, self.max_failures, wait)
+        self._put(key, failures, lockouts, until)
 
     def succeeded(self, game_id: Any) -> None:
         with self._lock:
@@ -380,18 +410,25 @@ def check_pin(pin: Any) -> bool:
         return False
     ensure_pin()
     accesses = book()
-    left = accesses.locked_for(game_id)
-    if left > 0:
-        raise PinLocked(left)
     pin = pin.strip()
     key = str(current_app.config["SECRET_KEY"]).encode()
     remembered = hmac.new(key, f"{game_id}:{pin}".encode(), hashlib.sha256).hexdigest()
     cache: set[str] = current_app.extensions["belote_pin_cache"]
-    if remembered in cache or pins().check(game_id, pin):
+    if remembered in cache:
+        # Known right: no guess is checked, but a locked table refuses it all the same.
+        left = accesses.locked_for(game_id)
+        if left > 0:
+            raise PinLocked(left)
+        accesses.succeeded(game_id)
+        return True
+    # Checked only once counted: a burst of guesses gets max_failures checks at most.
+    left = accesses.admit(game_id)
+    if left > 0:
+        raise PinLocked(left)
+    if pins().check(game_id, pin):
         cache.add(remembered)
         accesses.succeeded(game_id)
         return True
-    accesses.failed(game_id)
     return False
 
 
