@@ -1,6 +1,6 @@
 """``belote-table run``: the table itself, from a camera, a video or a folder of images.
 
-One process owns everything (DESIGN.md): frames come from the source, the
+One process owns everything (docs/design.md): frames come from the source, the
 card reader names the cards, the play tracker turns the reads into plays, the
 table service checks them with the rules engine, stores them and publishes
 them; the web page and the score display follow the bus. The bids come from

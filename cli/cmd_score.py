@@ -1,4 +1,4 @@
-"""``belote-table score FILE...|-``: score hand records (DESIGN.md) and print
+"""``belote-table score FILE...|-``: score hand records (docs/design.md) and print
 one JSON result per line, in the order of the files.
 
 Every file is read and scored before anything is printed, so that a malformed
@@ -25,7 +25,7 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="belote-table score",
-        description=_("Score hand records (JSON, DESIGN.md format); '-' reads stdin."))
+        description=_("Score hand records (JSON, docs/design.md format); '-' reads stdin."))
     p.add_argument("files", nargs="+", metavar=_("FILE"), help=_("hand record files, or -"))
     p.add_argument("--rules", metavar=_("PRESET"), choices=list(PRESETS),
                    help=_("rule preset instead of the record's (%(presets)s)")

@@ -1,4 +1,4 @@
-"""Export a stored game: its hands as hand records (DESIGN.md's exchange
+"""Export a stored game: its hands as hand records (docs/design.md's exchange
 format, what ``belote-table score`` reads back) and a CSV of the scores, one
 row per finished hand, for the club's spreadsheet.
 

@@ -1,6 +1,6 @@
 """The crash-safe event store: every game's events in one SQLite file.
 
-Events are the only thing kept (DESIGN.md): a game's state is rebuilt by
+Events are the only thing kept (docs/design.md): a game's state is rebuilt by
 replaying them, and a correction is one more event. Each event is written in
 its own transaction with ``synchronous=FULL`` in WAL mode, so once ``append``
 returns the event survives a power cut or a ``kill -9``; an event that fails

@@ -32,7 +32,7 @@ _SUFFIXES: Final = tuple(sorted(TRUMPS, key=len, reverse=True))
 
 
 class InvalidBidError(ScorerError):
-    """A bid that is not in the notation of DESIGN.md."""
+    """A bid that is not in the notation of docs/design.md."""
 
 
 class InvalidContractError(InvalidBidError):

@@ -99,7 +99,7 @@ class CardTurned(Event):
 
 @dataclass(frozen=True)
 class BidMade(Event):
-    """One spoken bid, in the notation of DESIGN.md (``pass``, ``80H``, ``contre``...)."""
+    """One spoken bid, in the notation of docs/design.md (``pass``, ``80H``, ``contre``...)."""
 
     seat: str
     bid: str

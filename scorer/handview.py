@@ -1,4 +1,4 @@
-"""The hand-record view: a finished hand as DESIGN.md's record and result.
+"""The hand-record view: a finished hand as docs/design.md's record and result.
 
 The fold (``scorer.fold``) hands each finished hand's values over to a
 :class:`FinishedHand`; ``GameState.hands`` shows them as
@@ -29,7 +29,7 @@ def code_of(card: int) -> str | None:
 
 
 def trick_json(t: Trick) -> dict[str, Any]:
-    """A finished trick as DESIGN.md writes it in a result."""
+    """A finished trick as docs/design.md writes it in a result."""
     leader, seats, cards, winner, points = t
     return {"leader": leader, "cards": [code_of(c) for c in cards], "seats": list(seats),
             "winner": winner, "points": points}

@@ -1,4 +1,4 @@
-"""Hand records (the JSON exchange format of DESIGN.md) to events and scores,
+"""Hand records (the JSON exchange format of docs/design.md) to events and scores,
 and a finished hand back to a record.
 
 >>> rec = {"dealer": "N", "bids": ["80H", "pass", "pass", "pass"],
@@ -204,7 +204,7 @@ def _tally(data: Any) -> TallyEntered:
 
 def score_record(record: Any, rules: str | None = None,
                  overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Score one hand record: the result object of DESIGN.md.
+    """Score one hand record: the result object of docs/design.md.
 
     ``rules`` replaces the record's preset, ``overrides`` goes on top of its settings.
     """
@@ -220,7 +220,7 @@ def score_record(record: Any, rules: str | None = None,
 
 
 def hand_record(state: GameState, hand_no: int | None = None) -> dict[str, Any]:
-    """The DESIGN.md record of a finished hand of ``state`` (the last one by default)."""
+    """The docs/design.md record of a finished hand of ``state`` (the last one by default)."""
     if not state.hands:
         raise InvalidRecordError("record.no_hand")
     if hand_no is None:

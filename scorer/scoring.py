@@ -377,7 +377,7 @@ Step = dict[str, Any]
 
 def breakdown(result: Mapping[str, Any], rules: Mapping[str, Any]) -> list[Step]:
     """A hand's score in the order a scorer writes it on the sheet, read from the
-    hand's result (DESIGN.md's output, as ``replay`` gives it) and the game's rules
+    hand's result (docs/design.md's output, as ``replay`` gives it) and the game's rules
     (their JSON form): the history page and its API show these lines.
 
     Steps, in order: ``card_points`` (each team's points in its tricks) and

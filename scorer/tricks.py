@@ -126,7 +126,7 @@ def winning_position(cards: Sequence[int], mode: int) -> int:
     return best
 
 
-# Rule names of DESIGN.md, indexed by the part of the forbidden mask they check.
+# Rule names of docs/design.md, indexed by the part of the forbidden mask they check.
 FOLLOW, TRUMP, OVERTRUMP, UNDERTRUMP = "follow", "trump", "overtrump", "undertrump"
 
 

@@ -205,7 +205,7 @@ def hand(game_id: int, hand_no: int) -> Any:
 
 
 @bp.get("/games/<int:game_id>/hands/<int:hand_no>/record.json")
-@doc("get", "A hand record (DESIGN.md exchange format)",
+@doc("get", "A hand record (docs/design.md exchange format)",
      responses=_read("the record", {"type": "object"}))
 def hand_record(game_id: int, hand_no: int) -> Any:
     """The hand as a record that ``belote-table score`` reads."""

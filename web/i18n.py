@@ -48,7 +48,7 @@ def trump_names() -> dict[str, str]:
 
 
 def rule_names() -> dict[str, str]:
-    """What each kind of renonce means (DESIGN.md's ``rule`` values)."""
+    """What each kind of renonce means (docs/design.md's ``rule`` values)."""
     return {"follow": _("did not follow suit"), "trump": _("did not trump"),
             "overtrump": _("did not overtrump"), "undertrump": _("did not undertrump"),
             "turn": _("played out of turn")}

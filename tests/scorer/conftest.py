@@ -24,7 +24,7 @@ def _play_out(hands: Hands, dealer: str = "N", bids: list[str] | None = None,
               belote: tuple[str, ...] = ()) -> dict[str, Any]:
     """Play ``hands`` (seat -> 8 cards, space separated) through the engine:
     each player puts down ``pick(legal cards)`` unless ``force[(trick, seat)]``
-    names the card. Returns the DESIGN.md hand record."""
+    names the card. Returns the docs/design.md hand record."""
     cards = {s: h.split() for s, h in hands.items()}
     assert sorted(c for h in cards.values() for c in h) == sorted(
         r + s for s in "SHDC" for r in "789TJQKA"), "the four hands must make the deck"

@@ -1,4 +1,4 @@
-"""Hand records (DESIGN.md) and ``belote-table score``: results, errors naming
+"""Hand records (docs/design.md) and ``belote-table score``: results, errors naming
 the place and the reason, exit 2 with nothing on stdout, --rules and --set."""
 
 from __future__ import annotations
