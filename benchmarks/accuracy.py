@@ -1,8 +1,9 @@
 """Benchmark of the card reader's accuracy, and of whole filmed games.
 
 1. The shipped reader (``belote-table vision eval``'s code) on the held-out
-   real photos (``test`` split of ``../shared/data/real-cards/scenes`` and
-   ``cards/``) and on unseen synthetic table frames, French and English
+   real photos (``test`` split of ``tests/data/real-cards/scenes`` and ``cards/``,
+   or of the folder ``--real-cards`` names) and on unseen synthetic table frames,
+   French and English
    (``vision/data/eval-fr``, ``eval-en``: seeds 9001 and 9002, 150 frames each;
    ``eval2-fr``, ``eval2-en``: seeds 9401 and 9402, 300 each; written by
    ``vision.lab.evaluate.make_synthetic_set`` when missing), and on unseen frames of
@@ -40,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from vision.card_size import CARD_SHARE, GOOD_FROM  # noqa: E402
-from vision.lab.dataset import REAL_CARDS, split_of  # noqa: E402
+from vision.lab.dataset import real_cards, split_of, use_real_cards  # noqa: E402
 from vision.lab.evaluate import evaluate, make_synthetic_set, make_table_set  # noqa: E402
 from vision.lab.labelfix import FIXES  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
@@ -141,9 +142,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hands", type=int, default=4)
     p.add_argument("--model", help="card reader model (default: the shipped one)")
     p.add_argument("--out", default=str(ROOT / "benchmarks" / "accuracy.json"))
+    p.add_argument("--real-cards", metavar="DIR",
+                   help="the real photos' folder, as tests/data/real-cards (default: "
+                        "$BELOTE_REAL_CARDS, else tests/data/real-cards)")
     p.add_argument("--no-sets", action="store_true",
                    help="film the games only; the file keeps the sets' last figures")
     args = p.parse_args(argv)
+    try:
+        use_real_cards(args.real_cards)
+    except ValueError as e:
+        p.error(str(e))
     reader = CardReader(args.model)
     sets: dict[str, dict] = {}
     by_folder: dict[str, dict] = {}  # the synthetic sets' figures by folder, for the totals
@@ -152,12 +160,12 @@ def main(argv: list[str] | None = None) -> int:
         return split_of(name) == "test"
 
     for name in () if args.no_sets else ("scenes", "cards"):
-        found = evaluate(reader, REAL_CARDS / name, test_split)
+        found = evaluate(reader, real_cards() / name, test_split)
         sets[f"real {name} (test split)"] = {k: found[k] for k in KEYS if k in found}
         if name == "scenes":
             # The same photos with the cards their labels leave out put back
             # (vision/lab/real_label_fixes.json: each one checked by eye).
-            found = evaluate(reader, REAL_CARDS / name, test_split, FIXES)
+            found = evaluate(reader, real_cards() / name, test_split, FIXES)
             sets[f"real {name} (test split, labels corrected)"] = {
                 k: found[k] for k in KEYS if k in found}
     for folder, seed, decks, frames in () if args.no_sets else SYNTHETIC:

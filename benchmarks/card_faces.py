@@ -64,7 +64,8 @@ import numpy as np  # noqa: E402
 from scorer.cards import CARD_CODES  # noqa: E402
 from vision.lab import decks, render  # noqa: E402
 from vision.lab.black_decks import BLACK_BASES, INKS, black_style  # noqa: E402
-from vision.lab.dataset import REAL_CARDS, split_of  # noqa: E402
+from vision.lab.dataset import real_cards as real_cards_folder  # noqa: E402
+from vision.lab.dataset import split_of, use_real_cards  # noqa: E402
 from vision.lab.evaluate import as_saved, design_styles  # noqa: E402
 from vision.reader import FACE_CHOICES, CardReader, load_image  # noqa: E402
 
@@ -197,7 +198,7 @@ def font_faces(reader: CardReader) -> dict[str, Any]:
 def real_cards(reader: CardReader) -> dict[str, Any]:
     """The ``cards/`` crops of the real photos' held-out bursts."""
     answers = Answers()
-    folder = REAL_CARDS / "cards"
+    folder = real_cards_folder() / "cards"
     for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
         for path in sorted(sub.iterdir()):
             if split_of(path.name) != "test":
@@ -259,7 +260,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=str(OUT))
     p.add_argument("--only", choices=("index_fonts",),
                    help="read this set alone (the JSON holds it alone)")
+    p.add_argument("--real-cards", metavar="DIR",
+                   help="the real photos' folder, as tests/data/real-cards (default: "
+                        "$BELOTE_REAL_CARDS, else tests/data/real-cards)")
     args = p.parse_args(argv)
+    try:
+        use_real_cards(args.real_cards)
+    except ValueError as e:
+        p.error(str(e))
     if args.only and Path(args.out).resolve() == OUT.resolve():
         p.error("--only: give --out too (benchmarks/card_faces.json holds every set)")
     manifest = decks.manifest_or_exit(p)

@@ -8,7 +8,8 @@ with it, for each head (``prototype``, ``template``). "other design" reads
 the next held-out design's scenes with this deck: it must read them no worse
 than the general model does.
 
-The real photos (``../shared/data/real-cards``, one phone session, labels corrected by
+The real photos (the whole set, named by ``--real-cards DIR`` or ``BELOTE_REAL_CARDS``:
+the checkout's part lacks the scenes of the trained-on bursts; labels corrected by
 ``vision/lab/real_label_fixes.json``): the deck is enrolled from the first picture in
 ``cards/<CARD>/`` of each card (crops of scene photos), and read on the ``scenes/``
 photos none of those came from, and on the other ``cards/`` photos (``cards_others``: each
@@ -39,12 +40,12 @@ sys.path.insert(0, str(ROOT))
 
 from vision.deck import COURT_RULES, HEADS, enroll_folder  # noqa: E402
 from vision.lab import enroll_bench as eb  # noqa: E402
+from vision.lab.dataset import real_cards, use_real_cards  # noqa: E402
 from vision.lab.evaluate import evaluate  # noqa: E402
 from vision.lab.labelfix import FIXES  # noqa: E402  (the cards the labels leave out)
 from vision.reader import CardReader  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "enroll.json"
-REAL = ROOT.parent / "shared" / "data" / "real-cards"
 
 
 def _timed_eval(reader: CardReader, scenes_dir: Path, keep) -> dict:
@@ -61,12 +62,19 @@ def _scene_of(card_picture: str) -> str:
     return card_picture.replace("IMG_IMG_", "IMG_", 1)
 
 
-def real_photos(reader: CardReader, heads: list[str], cache: Path) -> dict:
+def whole_set(folder: Path) -> bool:
+    """Whether ``folder`` holds every photo its labels name (not the checkout's part)."""
+    labels = folder / "scenes" / "labels.json"
+    return labels.is_file() and all((folder / "scenes" / name).is_file()
+                                    for name in json.loads(labels.read_text()))
+
+
+def real_photos(reader: CardReader, heads: list[str], cache: Path, real: Path) -> dict:
     """Enrol from one crop of each card, read the scene photos none of them came from."""
     used: set[str] = set()
     pictures = cache / "real-enroll"
     shutil.rmtree(pictures, ignore_errors=True)
-    for card in sorted(p for p in (REAL / "cards").iterdir() if p.is_dir()):
+    for card in sorted(p for p in (real / "cards").iterdir() if p.is_dir()):
         first = sorted(card.iterdir())[0]
         (pictures / card.name).mkdir(parents=True)
         shutil.copy(first, pictures / card.name / first.name)
@@ -81,9 +89,9 @@ def real_photos(reader: CardReader, heads: list[str], cache: Path) -> dict:
     reader.use_deck(None)
     out: dict = {"enrolled_from": "cards/<CARD>/ first picture (32)",
                  "labels": "corrected by vision/lab/real_label_fixes.json",
-                 "scenes_left_out": len(used), "general": _timed_eval(reader, REAL / "scenes",
+                 "scenes_left_out": len(used), "general": _timed_eval(reader, real / "scenes",
                                                                       keep),
-                 "cards_others": {"general": evaluate(reader, REAL / "cards", other_card)}}
+                 "cards_others": {"general": evaluate(reader, real / "cards", other_card)}}
     for head in heads:
         t0 = time.perf_counter()
         deck = enroll_folder(reader, pictures, head)
@@ -92,8 +100,8 @@ def real_photos(reader: CardReader, heads: list[str], cache: Path) -> dict:
         deck.save(path)
         reader.use_deck(path)
         out[head] = {"enroll_seconds": round(seconds, 2), "deck_kib": path.stat().st_size // 1024,
-                     **_timed_eval(reader, REAL / "scenes", keep)}
-        out["cards_others"][head] = evaluate(reader, REAL / "cards", other_card)
+                     **_timed_eval(reader, real / "scenes", keep)}
+        out["cards_others"][head] = evaluate(reader, real / "cards", other_card)
         reader.use_deck(None)
     return out
 
@@ -128,7 +136,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--designs", help="comma-separated (default: the held-out designs)")
     p.add_argument("--heads", default=",".join(HEADS))
     p.add_argument("--out", default=str(OUT))
+    p.add_argument("--real-cards", metavar="DIR",
+                   help="the real photos' folder, the whole set (default: "
+                        "$BELOTE_REAL_CARDS, else tests/data/real-cards)")
     args = p.parse_args(argv)
+    try:
+        use_real_cards(args.real_cards)
+    except ValueError as e:
+        p.error(str(e))
     if args.scenes < 1:
         p.error("--scenes must be 1 or more")
     heads = args.heads.split(",")
@@ -145,9 +160,12 @@ def main(argv: list[str] | None = None) -> int:
                         "scenes_per_design": args.scenes,
                         "threads": 1,
                         "designs": designs(reader, names, heads, args.scenes, cache)}
-        if REAL.is_dir():
-            result["real_photos"] = real_photos(reader, heads, cache)
+        if whole_set(real_cards()):
+            result["real_photos"] = real_photos(reader, heads, cache, real_cards())
             print("real photos", json.dumps(result["real_photos"]), flush=True)
+        else:
+            print(f"real photos left out: {real_cards()} is not the whole set "
+                  "(--real-cards DIR)", file=sys.stderr)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     print(f"written to {args.out}", file=sys.stderr)
     return 0

@@ -1,10 +1,10 @@
 """Benchmark of the card reader on real decks: held-out photos and deck designs it never saw.
 
-1. The real photos' ``test`` part (``../shared/data/real-cards``, the last two bursts
-   of the phone session, see ``vision.lab.dataset.BURST_SPLITS``; labels corrected by
-   ``vision/lab/real_label_fixes.json``): precision and recall of the belote cards, and
-   recall by kind (number cards 7-10, courts J/Q/K, aces); the ``cards/`` crops of the
-   same bursts: accuracy.
+1. The real photos' ``test`` part (``tests/data/real-cards`` or ``--real-cards DIR``,
+   the last two bursts of the phone session, see ``vision.lab.dataset.BURST_SPLITS``;
+   labels corrected by ``vision/lab/real_label_fixes.json``): precision and recall of
+   the belote cards, and recall by kind (number cards 7-10, courts J/Q/K, aces); the
+   ``cards/`` crops of the same bursts: accuracy.
 2. Deck designs held out of training (``vision.lab.decks.HELD_OUT``, rasterised by
    ``belote-table vision decks``), drawn into table frames with the renderer's camera
    faults, half at bridge size and half at the narrow piquet size (seeds 9701...,
@@ -54,7 +54,7 @@ import numpy as np  # noqa: E402
 
 from scorer.cards import CARD_CODES  # noqa: E402
 from vision.lab import decks, render  # noqa: E402
-from vision.lab.dataset import REAL_CARDS, split_of  # noqa: E402
+from vision.lab.dataset import real_cards, split_of, use_real_cards  # noqa: E402
 from vision.lab.evaluate import (  # noqa: E402
     as_saved,
     cards_in_sight,
@@ -121,14 +121,15 @@ def _read(reader: CardReader, frame: np.ndarray) -> set[str]:
 
 
 def real_photos(reader: CardReader) -> dict[str, Any]:
-    labels, _ = load_labels(REAL_CARDS / "scenes", FIXES)
+    folder = real_cards()
+    labels, _ = load_labels(folder / "scenes", FIXES)
     names = [n for n in sorted(labels) if split_of(n) == "test"]
     tally = Tally()
     for name in names:
-        frame = cv2.imread(str(REAL_CARDS / "scenes" / name), cv2.IMREAD_COLOR)
+        frame = cv2.imread(str(folder / "scenes" / name), cv2.IMREAD_COLOR)
         truth = {c for c in labels[name] if c in _BELOTE}
         tally.add(truth, _read(reader, frame))
-    cards = eval_card_folders(reader, REAL_CARDS / "cards", lambda n: split_of(n) == "test")
+    cards = eval_card_folders(reader, folder / "cards", lambda n: split_of(n) == "test")
     return {"photos": len(names), "split": "test (bursts 4 and 5 of the session)",
             "figures": tally.figures(),
             "cards_folder": {"images": cards["images"], "accuracy": cards["accuracy"]}}
@@ -246,7 +247,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="only the held-out designs, on the frames of their seed plus N "
                         "(to choose a model on); writes nothing unless --out")
     p.add_argument("--out", default=None)
+    p.add_argument("--real-cards", metavar="DIR",
+                   help="the real photos' folder, as tests/data/real-cards (default: "
+                        "$BELOTE_REAL_CARDS, else tests/data/real-cards)")
     args = p.parse_args(argv)
+    try:
+        use_real_cards(args.real_cards)
+    except ValueError as e:
+        p.error(str(e))
     if args.frames < 1 or args.synthetic < 0 or args.choose < 0:
         p.error("--frames: expected a whole number from 1; --synthetic, --choose: from 0")
     manifest = decks.manifest_or_exit(p)

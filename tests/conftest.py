@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
+REAL_CARDS = ROOT / "tests" / "data" / "real-cards"
 CHROMIUM = Path("/usr/bin/chromium")
 
 
@@ -29,12 +29,12 @@ def french_locale() -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    """The real card photographs (../shared/data), which the tests use as they are."""
-    path = SHARED / "data"
-    if not path.is_dir():
-        pytest.fail(f"missing {path}: the tests need the shared data beside the checkout")
-    return path
+def real_cards() -> Path:
+    """The real card photographs in the checkout (tests/data/real-cards: the held-out
+    photos, every card crop, all the labels), which the tests use as they are."""
+    if not (REAL_CARDS / "scenes" / "labels.json").is_file():
+        pytest.fail(f"missing {REAL_CARDS}: the tests need the checkout's real photos")
+    return REAL_CARDS
 
 
 @pytest.fixture

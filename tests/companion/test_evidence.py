@@ -16,11 +16,11 @@ from scorer.events import BidMade, CardPlayed, GameStarted
 
 
 @pytest.fixture(scope="module")
-def photo_read(shared_data: Path) -> tuple[Any, list[Any]]:
+def photo_read(real_cards: Path) -> tuple[Any, list[Any]]:
     """A real photograph of the ten of hearts and what the shipped reader sees in it."""
     from vision.reader import CardReader, load_image
 
-    frame = load_image(next((shared_data / "real-cards/cards/TH").glob("*.jpg")))
+    frame = load_image(next((real_cards / "cards/TH").glob("*.jpg")))
     return frame, CardReader().read(frame)
 
 

@@ -41,11 +41,6 @@ def rule_case(reader):
 
 
 @pytest.fixture(scope="session")
-def real_cards(shared_data) -> Path:
-    return shared_data / "real-cards"
-
-
-@pytest.fixture(scope="session")
 def held_out_scenes(real_cards) -> list[tuple[Path, list[str]]]:
     """Held-out real photos (never trained on) with the belote cards labelled in each."""
     labels = json.loads((real_cards / "scenes" / "labels.json").read_text())

@@ -4,7 +4,7 @@ Every crop is cut exactly as the reader cuts it at run time (locator quad,
 then :func:`vision.locate.corner_crops`), so what the model learns on is what
 it will see. Sources:
 
-* real photos (``shared/data/real-cards/scenes``): the locator's quads on each
+* real photos (``scenes/`` of :func:`real_cards`): the locator's quads on each
   photo, labelled from the photo's corner-index boxes; each photo belongs to
   one split (``train``, ``calib`` or ``test``) by a hash of its name, so the
   held-out photos never reach training;
@@ -17,6 +17,7 @@ Labels are indices into :data:`CLASSES` (the 32 cards, then ``none``).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -32,7 +33,30 @@ NONE_INDEX = len(CARD_CODES)
 CLASS_INDEX = {c: i for i, c in enumerate(CLASSES)}
 
 ROOT = Path(__file__).resolve().parents[2]
-REAL_CARDS = ROOT.parent / "shared" / "data" / "real-cards"
+# The real photos (CC BY 4.0, credited in the folder's README). The checkout holds the
+# held-out photos, every card crop and all the labels; the whole set, which training
+# needs, is a folder laid out the same way, named by REAL_CARDS_ENV or --real-cards.
+IN_REPO_REAL_CARDS = ROOT / "tests" / "data" / "real-cards"
+REAL_CARDS_ENV = "BELOTE_REAL_CARDS"
+
+
+def real_cards() -> Path:
+    """The real photos' folder: the one REAL_CARDS_ENV names, else the checkout's part."""
+    named = os.environ.get(REAL_CARDS_ENV)
+    return Path(named) if named else IN_REPO_REAL_CARDS
+
+
+def use_real_cards(folder: str | Path | None) -> Path:
+    """Read the real photos from ``folder`` from now on (and in the worker processes this
+    one starts); None keeps :func:`real_cards`. A folder without ``scenes/labels.json``
+    is refused with a ValueError and changes nothing."""
+    if folder is None:
+        return real_cards()
+    path = Path(folder).expanduser().resolve()
+    if not (path / "scenes" / "labels.json").is_file():
+        raise ValueError(f"{folder}: not a real-cards folder (no scenes/labels.json)")
+    os.environ[REAL_CARDS_ENV] = str(path)
+    return path
 
 # The real photos are one phone session of five bursts of shots (a pause of more than
 # BURST_GAP seconds between two shots starts a new burst: the cards were laid out again).
@@ -53,11 +77,13 @@ def _shot_time(stem: str) -> int | None:
 
 
 @lru_cache(maxsize=4)
-def _bursts(root: Path = REAL_CARDS) -> tuple[int, ...]:
-    """The first shot time of each burst of the real photos, in order."""
-    folder = root / "scenes"
-    times = sorted(t for p in folder.glob("IMG_*") if (t := _shot_time(p.name)) is not None) \
-        if folder.is_dir() else []
+def _bursts(root: Path) -> tuple[int, ...]:
+    """The first shot time of each burst of the real photos, in order: from the names in
+    the labels, which list every photo of the set even where only a part is present."""
+    labels = root / "scenes" / "labels.json"
+    names = json.loads(labels.read_text()) if labels.is_file() else {}
+    times = sorted(t for name in names
+                   if name.startswith("IMG_") and (t := _shot_time(name)) is not None)
     starts: list[int] = []
     for i, t in enumerate(times):
         if i == 0 or t - times[i - 1] > BURST_GAP:
@@ -73,7 +99,7 @@ def split_of(name: str) -> str:
     if stem.startswith("IMG_IMG_"):
         stem = stem[4:]
     t = _shot_time(stem)
-    starts = _bursts()
+    starts = _bursts(real_cards())
     if t is None or not starts or t < starts[0]:
         return "test"
     k = sum(1 for s in starts if s <= t) - 1
@@ -101,8 +127,9 @@ def jitter_quad(quad: np.ndarray, rng: np.random.Generator, amount: float) -> np
     return quad + rng.uniform(-amount, amount, size=(4, 2)).astype(np.float32) * side
 
 
-def scene_labels(root: Path = REAL_CARDS, fixes: Path | None = None) -> dict[str, list[dict]]:
+def scene_labels(root: Path | None = None, fixes: Path | None = None) -> dict[str, list[dict]]:
     """The real photos' labels, corrected by ``fixes`` (see :mod:`vision.lab.labelfix`) if given."""
+    root = real_cards() if root is None else root
     labels = json.loads((root / "scenes" / "labels.json").read_text())
     if fixes is None:
         return labels
@@ -113,7 +140,7 @@ def scene_labels(root: Path = REAL_CARDS, fixes: Path | None = None) -> dict[str
 
 
 def real_scene_crops(split: str, rng: np.random.Generator, copies: int = 1,
-                     jitter: float = 0.0, root: Path = REAL_CARDS,
+                     jitter: float = 0.0, root: Path | None = None,
                      limit: int | None = None,
                      fixes: Path | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Corner crops of the locator's quads on the real photos of one split.
@@ -124,6 +151,7 @@ def real_scene_crops(split: str, rng: np.random.Generator, copies: int = 1,
     except on quads with no box at all (pips, court-card frames, clutter),
     which give ``none``.
     """
+    root = real_cards() if root is None else root
     labels = scene_labels(root, fixes)
     xs: list[np.ndarray] = []
     ys: list[int] = []
@@ -200,7 +228,7 @@ def augment(crops: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def real_box_crops(split: str, rng: np.random.Generator, copies: int = 4,
-                   root: Path = REAL_CARDS,
+                   root: Path | None = None,
                    fixes: Path | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Crops around the labelled corner-index boxes of the real photos of one split.
 
@@ -210,6 +238,7 @@ def real_box_crops(split: str, rng: np.random.Generator, copies: int = 4,
     the other as turned by half a turn (the photos are hand-held roughly
     upright); a lone box is used both ways up only when it is a ``none``.
     """
+    root = real_cards() if root is None else root
     labels = scene_labels(root, fixes)
     xs: list[np.ndarray] = []
     ys: list[int] = []
@@ -382,7 +411,7 @@ def synthetic_scenes(seed: int, n: int, crops_per_box: int = 3, negatives: int =
 
 
 def real_index_samples(split: str, rng: np.random.Generator, crops_per_box: int = 4,
-                       negatives: int = 6, root: Path = REAL_CARDS, looks: bool = False,
+                       negatives: int = 6, root: Path | None = None, looks: bool = False,
                        fixes: Path | None = None, detector: Path | None = None):
     """Real photos of one split for design B: grey photos and boxes, colour index crops.
 
@@ -395,6 +424,7 @@ def real_index_samples(split: str, rng: np.random.Generator, crops_per_box: int 
     """
     from vision.locate import index_crop, look_crops
 
+    root = real_cards() if root is None else root
     labels = scene_labels(root, fixes)
     det = None
     if looks and detector is not None:

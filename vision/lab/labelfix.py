@@ -1,6 +1,6 @@
 """Corrections to a labelled photo folder's ``labels.json``, kept apart from the data.
 
-The real photos' labels (``shared/data/real-cards/scenes/labels.json``) come
+The real photos' labels (``scenes/labels.json`` of :func:`vision.lab.dataset.real_cards`) come
 from their authors and leave out some cards (an ace at a photo's edge, an
 index upside down). The corrections found on review are kept in
 ``vision/lab/real_label_fixes.json``; the labels file itself is never changed.
