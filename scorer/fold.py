@@ -45,6 +45,7 @@ from scorer.handview import FinishedHand, Trick, code_of, trick_json
 from scorer.rules import Rules
 from scorer.scoring import count_belotes, penalised_renonce, score_hand
 from scorer.verify import IllegalEventError, can_apply, can_play, find_play, legal_plays
+from scorer.view import GameView, Renonce
 
 _NEXT_CCW = {s: next_seat(s) for s in SEATS}
 _NEXT_CW = {s: next_seat(s, clockwise=True) for s in SEATS}
@@ -66,7 +67,7 @@ _SLOTS = (
     "_round", "to_play", "leader", "trick_no", "_known", "_led", "_keys", "_win", "_top",
     "_top_key", "_check_all", "_points", "_forbidden", "_tally_entry",
     "bids", "trick", "trick_seats", "tricks", "tricks_won", "card_points", "belote",
-    "renonces", "unknown", "_facts", "_fact_mask", "_play_idx")
+    "renonces", "unknown", "_facts", "_fact_mask", "_play_idx", "proven")
 _DEFAULT_RULES = Rules()
 _RULES: dict[tuple[str, str], Rules] = {}
 
@@ -146,6 +147,8 @@ class GameState:
         self._partner_free = True
         # hand number -> indices in self.events of its CardPlayed, for corrections
         self._plays_by_hand: dict[int, list[int]] = {}
+        # The renonces that the last event given to ``apply`` proved.
+        self.proven: tuple[Renonce, ...] = ()
         self._reset_hand()
 
     # -- per-hand state ------------------------------------------------------------
@@ -184,12 +187,22 @@ class GameState:
 
     # -- public API ----------------------------------------------------------------
     def apply(self, event: Event) -> GameState:
-        """The state after ``event``; this state is left as it was."""
+        """The state after ``event``; this state is left as it was. The new
+        state's ``proven`` holds the renonces that ``event`` proved (a card that
+        breaks an earlier fact, a card out of turn, or after an undo or a
+        correction the renonces the stream now proves and did not before)."""
         new = GameState.__new__(GameState)
         _copy_slots(self, new)
         _copy_mutables(new)
         new._fold(event)
+        new.proven = _proven(self, new, event)
         return new
+
+    def view(self) -> GameView:
+        """The frozen view of this state (``scorer.view``): what the pages and the
+        display read; its ``to_json()`` is this state's."""
+        return GameView.from_json(self.to_json())
+
 
     def __eq__(self, other: object) -> bool:
         """Two states are equal when they say the same (``to_json``) after the same events."""
@@ -552,6 +565,42 @@ def _copy_mutables(s: GameState) -> None:
     s._fact_mask = dict(s._fact_mask)
     if s.contract is not None:
         s.contract = dict(s.contract)
+
+
+def _renonces_of(s: GameState) -> set[Renonce]:
+    """Every renonce of the game in ``s``: the finished hands' and the hand in play's."""
+    out = {Renonce.from_json(r, h["hand_no"]) for h in s.hands
+           for r in h["result"]["renonces"]}
+    if s.phase != "over":
+        out.update(Renonce.from_json(r, s.hand_no) for r in s.renonces)
+    return out
+
+
+def _proven(old: GameState, new: GameState, event: Event) -> tuple[Renonce, ...]:
+    """The renonces ``new`` knows that ``old`` did not, ``event`` between them."""
+    kind = type(event)
+    if kind is EntryUndone or kind is CardCorrected:
+        # The stream was folded again: any renonce may have come or gone.
+        return tuple(sorted(_renonces_of(new) - _renonces_of(old), key=_renonce_order))
+    # Otherwise renonces are only added: after the old hand's own, in the hands
+    # that ended with this event, then in the hand now in play.
+    added: list[Renonce] = []
+    skip = len(old.renonces)
+    for hand in new._hands[len(old._hands):]:
+        if isinstance(hand, FinishedHand):
+            hand_no, found = hand.hand_no, hand.renonces
+        else:
+            hand_no, found = hand["hand_no"], hand["result"]["renonces"]
+        added += (Renonce.from_json(r, hand_no) for r in found[skip:])
+        skip = 0
+    if new.hand_no != old.hand_no:
+        skip = 0
+    added += (Renonce.from_json(r, new.hand_no) for r in new.renonces[skip:])
+    return tuple(added)
+
+
+def _renonce_order(r: Renonce) -> tuple[int, str, int, str, int, str]:
+    return (r.hand_no, r.seat, r.trick, r.rule, r.proof_trick, r.proof_card or "")
 
 
 def _undo(s: GameState, e: EntryUndone, index: int) -> None:
