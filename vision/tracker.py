@@ -17,12 +17,20 @@ duplicates a card:
 
 The seat comes from where the card lies (``Calibration.seat_of``) and is
 checked against whose turn it is (``to_play``, from the service): a card that
-settles in another seat's zone is reported ``out_of_turn`` and is *not* given
-to the seat whose turn it is; it is played for its own seat when that seat's
-turn comes, if it is still there. A card that stays on the table without a
-sure read for ``unknown_after`` seconds is played as unknown (``card=None``),
-and named later (``identified``) if a sure read comes. When the cards of the
-trick leave the table, ``gathered`` says so.
+settles in another seat's zone is *not* given to the seat whose turn it is.
+Read surely and still there ``out_of_turn_after`` seconds after it settled, it
+is reported ``out_of_turn`` and played for its own seat all the same (a
+``play`` whose ``to_play`` names the seat that was to play): the service
+stores what the camera saw, and the rules engine plays it when its seat's
+turn comes (``scorer.fold``), so no card is lost when the game's idea of the
+turn is wrong (a mistaken correction). A card that stays on the table without
+a sure read for ``unknown_after`` seconds is played as unknown (``card=None``)
+when its turn comes, and named later (``identified``) if a sure read comes.
+When the cards of the trick leave the table, ``gathered`` says so.
+
+Each play carries the card's ``reads``: the likeliest cards over every frame
+the card was seen in, with their probabilities (a frame's sure read, or a
+doubtful read's guess, with the reader's confidence).
 
 The tracker does no image work and imports nothing heavy: it is fed
 ``Detection``-like objects (``code``, ``confidence``, ``center``).
@@ -61,7 +69,12 @@ class TrackerOutput:
     ``gathered`` (the played cards left the table). ``ts`` is the time of the
     frame in which it was decided; ``settled_at`` the first frame showing the
     card still and read for the settle time (they differ when the card waited
-    for its turn).
+    for its turn). A ``play`` with ``to_play`` set was put down out of turn.
+    ``reads`` (plays and identifications): up to ``READS_KEPT`` cards, likeliest
+    first, as (card, probability, frames): the probability is the reader's
+    confidence in that card summed over the frames the card was seen in,
+    divided by those ``frames`` (a frame that reads nothing counts 0);
+    ``frames`` how many frames read it as that card.
     """
 
     kind: str
@@ -71,6 +84,12 @@ class TrackerOutput:
     ts: float = 0.0
     settled_at: float | None = None
     to_play: str | None = None
+    reads: tuple[tuple[str, float, int], ...] = ()
+    frames: int = 0  # frames the card was seen in
+
+
+# How many of a card's likeliest reads a play carries.
+READS_KEPT = 4
 
 
 @dataclass
@@ -93,6 +112,35 @@ class _Track:
     reported: bool = False  # out_of_turn already reported
     settled_at: float | None = None
     hand: int = 0  # the hand (PlayTracker.hands) it was first seen in
+    # Every frame's read of it: card -> [frames, summed confidence, time last counted].
+    votes: dict[str, list[float]] = field(default_factory=dict)
+    frames: int = 0  # frames it was seen in
+    frame_at: float = -1.0  # the last frame counted in ``frames``
+
+    def vote(self, ts: float, code: str, confidence: float) -> None:
+        """One frame's read of this card as ``code`` (once per frame and code)."""
+        if self.frame_at != ts:
+            self.frame_at = ts
+            self.frames += 1
+        vote = self.votes.get(code)
+        if vote is None:
+            self.votes[code] = [1.0, confidence, ts]
+        elif vote[2] != ts:  # the same frame reading it twice counts once
+            vote[0] += 1.0
+            vote[1] += confidence
+            vote[2] = ts
+
+    def seen_frame(self, ts: float) -> None:
+        """A frame showed this card without naming it (no read, no guess)."""
+        if self.frame_at != ts:
+            self.frame_at = ts
+            self.frames += 1
+
+    def likeliest(self) -> tuple[tuple[str, float, int], ...]:
+        """Its likeliest cards over every frame it was seen in (``TrackerOutput.reads``)."""
+        frames = max(self.frames, 1)
+        ranked = sorted(self.votes.items(), key=lambda kv: (-kv[1][1], kv[0]))[:READS_KEPT]
+        return tuple((code, round(v[1] / frames, 4), int(v[0])) for code, v in ranked)
 
 
 class PlayTracker:
@@ -170,14 +218,14 @@ class PlayTracker:
     def _match(self, ts: float, detections: Iterable[DetectionLike]) -> set[int]:
         """Attach this frame's detections to tracks; return the ids of tracks seen."""
         best: dict[str, tuple[float, tuple[float, float], str]] = {}
-        unread: list[tuple[tuple[float, float], str]] = []
+        unread: list[tuple[tuple[float, float], str, str | None, float]] = []
         for d in detections:
             center = (float(d.center[0]), float(d.center[1]))
             seat = self.calibration.seat_of(center)
             if seat is None:
                 continue  # off the play area: in a player's hand, the stock, a gathered trick
             if d.code is None:
-                unread.append((center, seat))
+                unread.append((center, seat, getattr(d, "guess", None), float(d.confidence)))
             elif d.code not in best or d.confidence > best[d.code][0]:
                 # A code appears once in a deck: two places at once is a misread.
                 best[d.code] = (float(d.confidence), center, seat)
@@ -215,13 +263,18 @@ class PlayTracker:
             track.read_at.append(ts)
             track.hits.append(ts)
             track.confidences.append(conf)
+            track.vote(ts, code, conf)
             seen.add(id(track))
-        for center, seat in unread:
+        for center, seat, guess, conf in unread:
             track = self._nearest(center, seen, unread_only=False)
             if track is None:
                 track = self._new_track(None, center, seat, ts)
             self._place(track, ts, center, seat)
             track.seen_at.append(ts)
+            if guess is not None:
+                track.vote(ts, guess, conf)
+            else:
+                track.seen_frame(ts)
             seen.add(id(track))
         for track in self.tracks:
             while track.hits and track.hits[0] < ts - self.settle - _EPS:
@@ -316,7 +369,8 @@ class PlayTracker:
                     track.unknown_played = False
                     track.played = True  # own_play since it was played unknown
                     out.append(TrackerOutput("identified", track.seat, track.code,
-                                             self._confidence(track), ts, track.settled_at))
+                                             self._confidence(track), ts, track.settled_at,
+                                             reads=track.likeliest(), frames=track.frames))
                 elif not track.played:
                     ready.append((track, True))
             elif (not track.played and not track.unknown_played
@@ -337,37 +391,51 @@ class PlayTracker:
             mine = [(t, sure) for t, sure in mine if t is first]
         if mine and (any_seat or to_play is not None):
             track, sure = min(mine, key=lambda ts_: (not ts_[1], ts_[0].still_since))
-            track.own_play = True
-            if not sure:
-                track.unknown_played = True
-                out.append(TrackerOutput("play", track.seat, None, None, ts,
-                                         track.still_since + self.unknown_after))
-            else:
-                track.played = True
-                out.append(TrackerOutput("play", track.seat, track.code,
-                                         self._confidence(track), ts, track.settled_at))
-            # A seat puts one card down per trick: anything else unplayed in its
-            # zone now is that card seen twice (its other index, unread).
-            # When the play is an unknown card, a read one there may name it later.
-            for other in self.tracks:
-                if other is not track and other.seat == track.seat and not other.played \
-                        and not other.unknown_played:
-                    other.own_play = True
-                    if sure or other.code is None:
-                        other.played = True
-                    else:
-                        other.unknown_played = True
+            out.append(self._take(track, sure, ts))
             return out
         if to_play is None:
             return out  # bidding, or no game: cards wait for the play to start
-        for track, sure in ready:
-            if (sure and not track.reported
-                    and ts - track.still_since + _EPS >= self.settle + self.out_of_turn_after):
-                track.reported = True
-                out.append(TrackerOutput("out_of_turn", track.seat, track.code,
-                                         self._confidence(track), ts, track.settled_at,
-                                         to_play=to_play))
+        late = [t for t, sure in ready if sure and not t.reported
+                and ts - t.still_since + _EPS >= self.settle + self.out_of_turn_after]
+        if late:
+            # Read surely, lying there well past the settle time, not its seat's turn:
+            # said out of turn, and played for its seat all the same (one per frame,
+            # the first put down first): the rules engine keeps it for its turn.
+            track = min(late, key=lambda t: t.still_since)
+            track.reported = True
+            out.append(TrackerOutput("out_of_turn", track.seat, track.code,
+                                     self._confidence(track), ts, track.settled_at,
+                                     to_play=to_play))
+            out.append(self._take(track, True, ts, to_play))
         return out
+
+    def _take(self, track: _Track, sure: bool, ts: float,
+              to_play: str | None = None) -> TrackerOutput:
+        """Play ``track`` for its seat now (``to_play``: the seat that was to play,
+        when it is out of turn)."""
+        track.own_play = True
+        if not sure:
+            track.unknown_played = True
+            play = TrackerOutput("play", track.seat, None, None, ts,
+                                 track.still_since + self.unknown_after, to_play=to_play,
+                                 reads=track.likeliest(), frames=track.frames)
+        else:
+            track.played = True
+            play = TrackerOutput("play", track.seat, track.code, self._confidence(track), ts,
+                                 track.settled_at, to_play=to_play, reads=track.likeliest(),
+                                 frames=track.frames)
+        # A seat puts one card down per trick: anything else unplayed in its
+        # zone now is that card seen twice (its other index, unread).
+        # When the play is an unknown card, a read one there may name it later.
+        for other in self.tracks:
+            if other is not track and other.seat == track.seat and not other.played \
+                    and not other.unknown_played:
+                other.own_play = True
+                if sure or other.code is None:
+                    other.played = True
+                else:
+                    other.unknown_played = True
+        return play
 
     def _outvoted(self, track: _Track) -> bool:
         """Another code read more often at the same place of the same seat."""

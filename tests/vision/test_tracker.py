@@ -96,14 +96,44 @@ def test_a_card_read_by_one_index_then_the_other_is_one_card():
     assert [(o.kind, o.seat, o.card) for _, o in out] == [("play", "S", "QD")]
 
 
-def test_a_card_put_down_out_of_turn_is_reported_not_given_to_the_player_to_play():
+def test_a_card_put_down_out_of_turn_is_reported_and_played_for_its_own_seat():
+    """Not given to the player to play, not held back either: reported, then played
+    for E (the rules engine keeps it for E's turn), once and only once."""
     tracker = PlayTracker(CAL, settle=0.3, out_of_turn_after=0.5)
-    out = run(tracker, still("8D", "E", 1.5), to_play="N")
+    out = run(tracker, still("8D", "E", 0.75), to_play="N")
+    assert out == []  # in the grace time: the player to play may be slow
+    out = run(tracker, still("8D", "E", 1.5), to_play="N", start=0.75)
     assert [(o.kind, o.seat, o.card, o.to_play) for _, o in out] == [
-        ("out_of_turn", "E", "8D", "N")]
-    # When E's turn comes and the card is still there, it is E's play.
-    later = run(tracker, still("8D", "E", 0.2), to_play="E", start=2.0)
-    assert [(o.kind, o.seat, o.card) for _, o in later] == [("play", "E", "8D")]
+        ("out_of_turn", "E", "8D", "N"), ("play", "E", "8D", "N")]
+    assert out[0][0] == pytest.approx(0.8, abs=1.5 / FPS)
+    play = out[1][1]
+    assert play.reads[0][0] == "8D" and play.reads[0][1] == pytest.approx(0.95)
+    # When E's turn comes and the card is still there, it is not played again.
+    later = run(tracker, still("8D", "E", 0.5), to_play="E", start=2.5)
+    assert later == []
+
+
+def test_a_play_carries_the_likeliest_reads_of_every_frame_it_was_seen_in():
+    """Sure reads, doubtful guesses and frames that name nothing all count."""
+    @dataclass
+    class Doubt:
+        code: None
+        confidence: float
+        center: tuple[float, float]
+        guess: str | None
+
+    spot = SPOT["W"]
+    frames = ([[Det("JH", 0.9, spot)]] * 6 + [[Doubt(None, 0.5, spot, "JD")]] * 2
+              + [[Doubt(None, 0.2, spot, None)]] * 2)
+    tracker = PlayTracker(CAL, settle=0.3)
+    out = run(tracker, frames * 2, to_play="W")
+    [(_, play)] = [(t, o) for t, o in out if o.kind == "play"]
+    assert play.card == "JH" and play.frames >= 6
+    cards = [c for c, _, _ in play.reads]
+    assert cards[0] == "JH" and "JD" in cards
+    jh = play.reads[0]
+    assert jh[2] >= 6 and jh[1] == pytest.approx(0.9 * jh[2] / play.frames, abs=1e-3)
+    assert sum(p for _, p, _ in play.reads) <= 1.0
 
 
 def test_one_play_per_frame_in_turn_order():
