@@ -166,9 +166,9 @@ def test_seats_teams_cards_and_bids_read_as_on_the_pages() -> None:
         i18n.use("fr")
 
 
-# The vision modules whose messages the command line's catalog holds: the command and
-# the runtime modules whose refusals (vision.errors) the commands print.
-VISION_SAID_HERE = ("cli.py", "deck.py", "sources.py", "calibration.py", "imagefile.py",
+# The vision modules whose messages the command line's catalog holds (cli/ and
+# companion/ besides): the runtime modules whose refusals (vision.errors) the commands print.
+VISION_SAID_HERE = ("deck.py", "sources.py", "calibration.py", "imagefile.py",
                     "classify.py")
 
 
@@ -188,7 +188,8 @@ def test_every_message_of_the_catalog_is_translated_and_compiled() -> None:
     keywords = {"_": None, "N_": None, "ngettext": (1, 2), "DeckError": None,
                 "SourceError": None, "CalibrationError": None, "ImageFileError": None,
                 "ReaderCheckError": None}
-    found = [m[2] for m in extract_from_dir(str(ROOT / "companion"), keywords=keywords)]
+    found = [m[2] for package in ("companion", "cli")
+             for m in extract_from_dir(str(ROOT / package), keywords=keywords)]
     for name in VISION_SAID_HERE:  # (line, message, ...) for one file
         found += [m[1] for m in extract_from_file("python", str(ROOT / "vision" / name),
                                                   keywords=keywords)]

@@ -25,7 +25,7 @@ from club.simtable import SimTable
 from club.store import ClubStore
 from tests.club.conftest import wait_for
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 PIN = "4321"
 
 

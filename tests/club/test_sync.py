@@ -303,7 +303,7 @@ def test_club_setup_writes_settings_mosquitto_runs_with() -> None:
         out = subprocess.run([sys.executable, "-m", "cli.main", "club", "setup",
                               "--tables", "3", "--out", str(base / "conf"), "--port", str(port),
                               "--listen", "127.0.0.1"], capture_output=True, text=True,
-                             cwd=Path(__file__).resolve().parents[3], timeout=60)
+                             cwd=Path(__file__).resolve().parents[2], timeout=60)
         assert out.returncode == 0, out.stderr
         conf = (base / "conf" / "belote.conf").read_text()
         assert "allow_anonymous false" in conf and "password_file" in conf
