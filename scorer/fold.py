@@ -44,7 +44,7 @@ from scorer.events import (
 from scorer.handview import FinishedHand, Trick, code_of, trick_json
 from scorer.rules import Rules
 from scorer.scoring import count_belotes, penalised_renonce, score_hand
-from scorer.verify import IllegalEventError, can_apply, can_play, find_play, legal_plays
+from scorer.verify import IllegalEventError, can_apply, find_play, legal_plays
 from scorer.view import GameView, Renonce
 
 _NEXT_CCW = {s: next_seat(s) for s in SEATS}
@@ -67,7 +67,8 @@ _SLOTS = (
     "_round", "to_play", "leader", "trick_no", "_known", "_led", "_keys", "_win", "_top",
     "_top_key", "_check_all", "_points", "_forbidden", "_tally_entry",
     "bids", "trick", "trick_seats", "tricks", "tricks_won", "card_points", "belote",
-    "renonces", "unknown", "_facts", "_fact_mask", "_play_idx", "proven")
+    "renonces", "unknown", "_facts", "_fact_mask", "_play_idx", "proven",
+    "pending", "unplaced", "put_down")
 _DEFAULT_RULES = Rules()
 _RULES: dict[tuple[str, str], Rules] = {}
 
@@ -149,10 +150,27 @@ class GameState:
         self._plays_by_hand: dict[int, list[int]] = {}
         # The renonces that the last event given to ``apply`` proved.
         self.proven: tuple[Renonce, ...] = ()
+        # Cards put down whose seat's turn has not come (out of turn, or before the
+        # play began): (event, index, hand_no), in the order stored. Each is played
+        # when its seat is to play; never dropped (``_card``).
+        self.pending: list[tuple[CardPlayed, int, int]] = []
+        # Cards still pending when their hand ended: {"hand_no", "seat", "card", "index"}.
+        self.unplaced: list[dict[str, Any]] = []
+        self.put_down: list[str] = []
         self._reset_hand()
 
     # -- per-hand state ------------------------------------------------------------
     def _reset_hand(self) -> None:
+        if self.pending:
+            # The hand is over with cards that never had their turn: kept, shown apart.
+            self.unplaced = self.unplaced + [
+                {"hand_no": hand_no, "seat": e.seat, "card": e.card, "index": index}
+                for e, index, hand_no in self.pending]
+            self.pending = []
+        # The codes of the cards put down this hand as they were first stored (a
+        # card a correction named in place of another is not among them): what the
+        # camera must not play again.
+        self.put_down = []
         self.to_speak = self.turned = self.contract = None
         self.mode = 0
         self._high = None
@@ -202,7 +220,6 @@ class GameState:
         """The frozen view of this state (``scorer.view``): what the pages and the
         display read; its ``to_json()`` is this state's."""
         return GameView.from_json(self.to_json())
-
 
     def __eq__(self, other: object) -> bool:
         """Two states are equal when they say the same (``to_json``) after the same events."""
@@ -273,6 +290,8 @@ class GameState:
             _copy_slots(_rebuild(self.events), self)
             return
         _HANDLERS[kind](self, event, index)
+        if self.pending:
+            self._flush()
 
     def _start(self, e: GameStarted, index: int) -> None:
         self.rules = _rules(e.rules, e.settings)
@@ -366,6 +385,36 @@ class GameState:
     def _announce(self, e: BeloteAnnounced, index: int) -> None:
         self.belote.append(e.seat)
 
+    def _card(self, e: CardPlayed, index: int, seen: str | None = None) -> None:
+        """A card put down, whatever the turn: played now when its seat is to play
+        (or leads a trick whose leader is not known), else held in ``pending``
+        until its seat's turn comes (``_flush``). The camera stores every card it
+        sees settle, in the order it saw them; the fold, not the camera, decides
+        when each one is played, so folding the same cards again (after an undo)
+        gives the same tricks. ``seen``: the code first stored (a correction may
+        have put another in ``e``)."""
+        code = e.card if seen is None else seen
+        if code is not None:
+            self.put_down.append(code)
+        if self.phase == "play" and (self.to_play is None or e.seat == self.to_play):
+            self._play(e, index)
+            if self.pending:
+                self._flush()
+        else:
+            self.pending.append((e, index, self.hand_no))
+
+    def _flush(self) -> None:
+        """Play the pending cards whose turn has come, each seat's in the order stored."""
+        pending = self.pending
+        while pending and self.phase == "play":
+            to_play = self.to_play
+            k = next((k for k, p in enumerate(pending)
+                      if to_play is None or p[0].seat == to_play), None)
+            if k is None:
+                return
+            e, index, _ = pending.pop(k)
+            self._play(e, index)
+
     def _play(self, e: CardPlayed, index: int) -> None:
         seat = e.seat
         trick = self.trick
@@ -378,9 +427,6 @@ class GameState:
             if self.to_play is None:
                 self.to_play = seat  # the last trick's winner is not known yet
             self.leader = seat
-        if seat != self.to_play:
-            self.renonces.append({"seat": seat, "trick": self.trick_no, "rule": "turn",
-                                  "proof": {"trick": self.trick_no, "card": e.card}})
         code = e.card
         if code is None:
             card = -1
@@ -551,6 +597,8 @@ def _copy_mutables(s: GameState) -> None:
     s._hands = list(s._hands)
     s._plays_by_hand = dict(s._plays_by_hand)
     s._play_idx = list(s._play_idx)
+    s.pending = list(s.pending)
+    s.put_down = list(s.put_down)
     s._plays_by_hand[s.hand_no] = s._play_idx
     s.bids = list(s.bids)
     s.trick = list(s.trick)
@@ -624,7 +672,7 @@ _HANDLERS: dict[type[Event], Callable[[GameState, Any, int], None]] = {
     CardTurned: GameState._turn,
     BidMade: GameState._bid,
     ContractSet: GameState._contract_set,
-    CardPlayed: GameState._play,
+    CardPlayed: GameState._card,
     BeloteAnnounced: GameState._announce,
     TallyEntered: GameState._tally,
     EntryUndone: _undo,
@@ -634,10 +682,8 @@ _HANDLERS: dict[type[Event], Callable[[GameState, Any, int], None]] = {
 
 def _still_fits(state: GameState, e: Event) -> bool:
     """After an undo or a correction, events recorded later may no longer fit
-    (a card after an auction that is now open again): those are left out.
-    A card put down out of turn still counts: that is a renonce, not a misfit."""
-    if isinstance(e, CardPlayed):
-        return can_play(state, e, turn=False)
+    (a bid after an auction that is now closed): those are left out. A card
+    always fits: it is played at its seat's turn, or waits for it (``_card``)."""
     return can_apply(state, e)
 
 
@@ -665,10 +711,18 @@ def _rebuild(events: list[Event]) -> GameState:
                     restart = True
                     break
                 continue
-            if i in subs and isinstance(e, CardPlayed):
-                e = CardPlayed(seat=e.seat, card=subs[i])
+            if isinstance(e, CardPlayed):
+                # Never left out: a card put down is a card put down.
+                if i in subs:
+                    state._card(CardPlayed(seat=e.seat, card=subs[i]), i,
+                                seen=e.card or subs[i])
+                else:
+                    state._card(e, i)
+                continue
             if _still_fits(state, e):
                 _HANDLERS[type(e)](state, e, i)
+                if state.pending:
+                    state._flush()
         if not restart:
             state.events = list(events)
             state.undone = undone
@@ -679,7 +733,7 @@ def replay(events: Iterable[Event]) -> GameState:
     """The state of a game after ``events`` (pure, deterministic)."""
     stream = list(events)
     state = GameState()
-    play = GameState._play
+    card = GameState._card
     handlers = _HANDLERS
     i = 0
     try:
@@ -687,12 +741,14 @@ def replay(events: Iterable[Event]) -> GameState:
             kind = type(e)
             if kind is CardPlayed:
                 # the common case first, without the generic dispatch
-                play(state, e, i)  # type: ignore[arg-type]
+                card(state, e, i)  # type: ignore[arg-type]
             elif kind is EntryUndone or kind is CardCorrected:
                 # from the first undo or correction on, the careful fold takes the whole stream
                 return _rebuild(stream)
             else:
                 handlers[kind](state, e, i)
+                if state.pending:
+                    state._flush()
     except (AssertionError, IndexError, KeyError, TypeError, IllegalEventError) as exc:
         # The fold trusts verified streams; say where one that was not goes wrong.
         # (Unknown rules keep their own error, UnknownSettingError, naming the setting.)

@@ -27,7 +27,8 @@ from scorer.verify import (
     legal_plays,
     verify_event,
     verify_play,
+    verify_seen,
 )
 
 __all__ = ["FinishedHand", "GameState", "IllegalEventError", "Trick", "can_apply", "can_play",
-           "legal_plays", "replay", "verify_event", "verify_play"]
+           "legal_plays", "replay", "verify_event", "verify_play", "verify_seen"]

@@ -261,7 +261,8 @@ def verify_play(state: GameState, event: CardPlayed, hand: Iterable[str] | None 
         raise IllegalEventError("play.out_of_turn", seat=seat, other=state.to_play)
     if seat in state.trick_seats:
         raise IllegalEventError("play.seat_played", seat=seat, trick=state.trick_no)
-    if code is not None and T.card_index(code) in state.played:
+    if code is not None and (T.card_index(code) in state.played
+                             or any(e.card == code for e, _, _ in state.pending)):
         raise IllegalEventError("play.card_played", card=code)
     if hand is None or code is None:
         return
@@ -277,6 +278,19 @@ def verify_play(state: GameState, event: CardPlayed, hand: Iterable[str] | None 
             cards = " ".join(T.card_code(c) for c in T.cards_in(held & mask))
             raise IllegalEventError("play.renonce", seat=seat, card=code, rule=rule,
                                     cards=cards)
+
+
+def verify_seen(state: GameState, event: CardPlayed) -> None:
+    """The camera's question for a card it saw settle in a seat's zone: only
+    whether a hand is being dealt or played. Out of turn, before the play, or a
+    card the state already holds (a person's correction named it), it is stored
+    all the same: the fold plays it at its seat's turn (``GameState.pending``),
+    so that no card the camera saw is lost and an undo folds it where it
+    belongs. Refusals of turn and repeats are for the entries of people
+    (:func:`verify_play`)."""
+    if state.phase not in ("bidding", "play"):
+        raise IllegalEventError("play.outside", seat=event.seat, card=event.card,
+                                phase=state.phase)
 
 
 def can_play(state: GameState, event: CardPlayed, hand: Iterable[str] | None = None,

@@ -123,8 +123,12 @@ def test_undoing_the_bid_that_closed_the_auction_leaves_the_later_cards_out():
 
 
 def test_replay_of_an_unverified_stream_says_which_event_does_not_fit():
-    with pytest.raises(IllegalEventError, match=r"^event 1 \(CardPlayed\): "):
-        replay([GameStarted(dealer="N"), CardPlayed("W", "7S"), CardPlayed("S", "8H")])
+    with pytest.raises(IllegalEventError, match=r"^event 1 \(BidMade\): "):
+        replay([GameStarted(dealer="N"), BidMade("W", "surcontre")])
+    # Cards put down before the play are no misfit: they wait for their turn.
+    state = replay([GameStarted(dealer="N"), CardPlayed("W", "7S"), CardPlayed("S", "8H")])
+    assert state.played == [] and [(e.seat, e.card) for e, _, _ in state.pending] == [
+        ("W", "7S"), ("S", "8H")]
     with pytest.raises(UnknownSettingError, match=r"^unknown rule preset 'nope'"):
         replay([GameStarted(rules="nope")])
 

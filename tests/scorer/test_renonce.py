@@ -155,11 +155,12 @@ def test_after_an_unknown_card_anyone_may_lead_and_the_correction_checks_the_tur
     assert can_play(state, CardPlayed("N", "7D")) and can_play(state, CardPlayed("E", "7D"))
     state = state.apply(CardPlayed("E", "7D"))  # E leads trick 2
     assert state.leader == "E" and state.to_play == "N"
-    # S's card was the ace: S won trick 1, so E led out of turn
+    # S's card was the ace: S won trick 1 and leads; E's card waits for E's turn
+    # (it is kept, not a renonce: the correction may be the mistake)
     wrong = state.apply(CardCorrected(seat="S", trick=1, new="AS"))
-    assert wrong.tricks[0][3] == "S"
-    assert wrong.renonces == [{"seat": "E", "trick": 2, "rule": "turn",
-                               "proof": {"trick": 2, "card": "7D"}}]
+    assert wrong.tricks[0][3] == "S" and wrong.to_play == "S" and wrong.renonces == []
+    assert wrong.trick == [] and [(e.seat, e.card) for e, _, _ in wrong.pending] == [("E", "7D")]
+    assert wrong.apply(CardPlayed("S", "7C")).trick_seats == ["S", "E"]
     # S's card was a club (S void in spades): E's 9 won, E led in turn
     right = state.apply(CardCorrected(seat="S", trick=1, new="7C"))
     assert right.tricks[0][3] == "E" and right.renonces == [] and right.unknown == []
