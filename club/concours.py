@@ -11,6 +11,18 @@ copy against the one made from every table's own store.
 >>> rotate = [draw_round([1, 2, 3, 4, 5, 6], [1, 2, 3], r, "rotate", 1, set()) for r in (1, 2)]
 >>> rotate[0], rotate[1]
 ([(1, 1, 2), (2, 3, 4), (3, 5, 6)], [(1, 1, 4), (2, 3, 6), (3, 5, 2)])
+
+An odd number of teams: one team is exempt each round (table ``BYE``, no
+opponent), a different one each round while that is possible:
+
+>>> [draw_round([1, 2, 3], [1], r, "rotate", 1, set()) for r in (1, 2)]
+[[(1, 1, 2), (0, 3, None)], [(1, 1, 3), (0, 2, None)]]
+
+The exempt team scores as the club convention this server follows (there is
+no concours text in the FFB rules): it is credited with a game won and the
+concours' ``bye_points`` (the organiser sets them; by default the round's
+target, or 81 a hand, half the 162 points of a hand; 0 for a timed round),
+and nothing against (``bye_result``).
 """
 
 from __future__ import annotations
@@ -30,39 +42,80 @@ class ConcoursError(ValueError):
     """A concours that cannot be set up or a round that cannot be drawn."""
 
 
+BYE = 0  # the "table" of the exempt team: it plays no game
+
+
 def draw_round(teams: list[int], tables: list[int], round_no: int, method: str, seed: int,
-               met: set[frozenset[int]]) -> list[tuple[int, int, int]]:
-    """(table, team NS, team EW) of round ``round_no``.
+               met: set[frozenset[int | None]]) -> list[tuple[int, int, int | None]]:
+    """(table, team NS, team EW) of round ``round_no``; with an odd number of
+    teams one of them is exempt: ``(BYE, team, None)``, last.
 
     ``draw``: a seeded draw, redrawn (a bounded number of times) until no two
-    teams meet again when that is possible. ``rotate``: the NS teams keep
-    their table and the EW teams move one table on each round (a Mitchell
-    movement)."""
-    if len(teams) < 2 or len(teams) % 2:
-        raise ConcoursError(f"{len(teams)} teams: a concours needs an even number, 2 or more")
-    pairs = len(teams) // 2
-    if len(tables) < pairs:
-        raise ConcoursError(f"{len(teams)} teams need {pairs} tables; the club has "
+    teams meet again and no team is exempt twice when that is possible.
+    ``rotate``: the NS teams keep their table and the EW teams move one table
+    on each round (a Mitchell movement); the exempt team is the one facing the
+    empty place."""
+    if len(teams) < 2:
+        raise ConcoursError(f"{len(teams)} teams: a concours needs 2 teams or more")
+    slots: list[int | None] = list(teams) + ([None] if len(teams) % 2 else [])
+    pairs = len(slots) // 2
+    games = len(teams) // 2
+    if len(tables) < games:
+        raise ConcoursError(f"{len(teams)} teams need {games} tables; the club has "
                             f"{len(tables)}")
-    chosen = sorted(tables)[:pairs]
+    chosen = sorted(tables)[:games]
     if method == "rotate":
-        ns, ew = teams[0::2], teams[1::2]
+        # The empty place sits among the NS (the fixed seats): the EW team
+        # that comes to it is exempt, a different one each round.
+        ns, ew = slots[0::2], slots[1::2]
+        if None in ew:
+            ns[-1], ew[-1] = ew[-1], ns[-1]
         shift = (round_no - 1) % pairs
-        return [(chosen[i], ns[i], ew[(i + shift) % pairs]) for i in range(pairs)]
-    if method != "draw":
+        order: list[int | None] = []
+        for i in range(pairs):
+            order += [ns[i], ew[(i + shift) % pairs]]
+    elif method == "draw":
+        rng = random.Random(f"{seed}:{round_no}")
+        order = []
+        best_repeats = pairs + 1
+        for _ in range(200):
+            tried = list(slots)
+            rng.shuffle(tried)
+            repeats = sum(frozenset(tried[2 * i:2 * i + 2]) in met for i in range(pairs))
+            if repeats < best_repeats:
+                order, best_repeats = tried, repeats
+            if repeats == 0:
+                break
+    else:
         raise ConcoursError(f"draw method {method!r} is not draw or rotate")
-    rng = random.Random(f"{seed}:{round_no}")
-    best: list[int] = []
-    best_repeats = pairs + 1
-    for _ in range(200):
-        order = list(teams)
-        rng.shuffle(order)
-        repeats = sum(frozenset(order[2 * i:2 * i + 2]) in met for i in range(pairs))
-        if repeats < best_repeats:
-            best, best_repeats = order, repeats
-        if repeats == 0:
-            break
-    return [(chosen[i], best[2 * i], best[2 * i + 1]) for i in range(pairs)]
+    out: list[tuple[int, int, int | None]] = []
+    bye: tuple[int, int, int | None] | None = None
+    for i in range(pairs):
+        a, b = order[2 * i], order[2 * i + 1]
+        if a is None or b is None:
+            team = b if a is None else a
+            assert team is not None
+            bye = (BYE, team, None)
+        else:
+            out.append((chosen[len(out)], a, b))
+    return out + ([bye] if bye else [])
+
+
+def default_bye_points(hands: int | None, target: int | None) -> int:
+    """The exempt team's points when the organiser leaves them: the target of
+    a round played to a target, 81 a hand (half a hand's 162) for a round of
+    so many hands, 0 for a timed round."""
+    if target:
+        return target
+    if hands:
+        return 81 * hands
+    return 0
+
+
+def bye_result(points: int) -> dict[str, Any]:
+    """The exempt team's "match": a game won, ``points`` scored, none conceded."""
+    return {"hands": 0, "points": {"NS": points, "EW": 0}, "over": True, "winner": "NS",
+            "bye": True, "manual": False}
 
 
 def match_result(state: GameState | None, hands: int | None, target: int | None,
@@ -129,9 +182,11 @@ def ranking(teams: Iterable[dict[str, Any]], results: Iterable[dict[str, Any]],
             row["played"] += 1 if res["over"] else 0
             row["won"] += 1 if res["winner"] == side else 0
             row["games"].append({"round": m["round"], "table": m["table"],
-                                 "opponent": m[other_key], "points": res["points"][side],
+                                 "match": m.get("id"), "opponent": m[other_key],
+                                 "points": res["points"][side],
                                  "against": res["points"][other], "over": res["over"],
-                                 "won": res["winner"] == side})
+                                 "won": res["winner"] == side, "bye": bool(res.get("bye")),
+                                 "manual": bool(res.get("manual"))})
     for row in rows.values():
         row["difference"] = row["points"] - row["against"]
 

@@ -14,12 +14,21 @@ import io
 from collections.abc import Callable
 from typing import Any
 
-from club.concours import RANKINGS, ConcoursError, draw_round, match_result, ranking
+from club.concours import (
+    BYE,
+    RANKINGS,
+    ConcoursError,
+    bye_result,
+    default_bye_points,
+    draw_round,
+    match_result,
+    ranking,
+)
 from club.server import ClubServer
 from club.store import ClubStore, ClubStoreError
 from companion.club_link import MATCH_AUTHOR
 from scorer.game import GameState, replay
-from scorer.rules import Rules
+from scorer.rules import PRESETS, Rules
 
 # (state, end time of each finished hand) of a match's game, or None if not started.
 GameLookup = Callable[[dict[str, Any]], tuple[GameState, list[float]] | None]
@@ -27,8 +36,11 @@ GameLookup = Callable[[dict[str, Any]], tuple[GameState, list[float]] | None]
 
 def new_concours(store: ClubStore, name: str, rounds: int, hands: int | None = None,
                  target: int | None = None, minutes: int | None = None, rules: str = "ffb",
-                 ranking_order: str = "wins-points", draw: str = "draw", seed: int = 1) -> int:
-    """Check the settings and open a concours; return its id."""
+                 ranking_order: str = "wins-points", draw: str = "draw", seed: int = 1,
+                 bye_points: int | None = None) -> int:
+    """Check the settings and open a concours; return its id. ``rules``: one of
+    the rules engine's presets; ``bye_points``: what an exempt team scores
+    (``concours.default_bye_points`` when None)."""
     if sum(x is not None for x in (hands, target, minutes)) != 1:
         raise ConcoursError("a round ends after a number of hands, at a target or after a "
                             "time: choose one")
@@ -41,9 +53,16 @@ def new_concours(store: ClubStore, name: str, rounds: int, hands: int | None = N
         raise ConcoursError(f"ranking {ranking_order!r} is not one of {', '.join(RANKINGS)}")
     if draw not in ("draw", "rotate"):
         raise ConcoursError(f"draw {draw!r} is not draw or rotate")
+    if bye_points is None:
+        bye_points = default_bye_points(hands, target)
+    if isinstance(bye_points, bool) or not isinstance(bye_points, int) or not (
+            0 <= bye_points <= 100_000):
+        raise ConcoursError(f"bye points {bye_points!r}: a whole number from 0")
+    if rules not in PRESETS:
+        raise ConcoursError(f"rules {rules!r} are not one of {', '.join(PRESETS)}")
     Rules.from_preset(rules, {"target": target} if target else None)
     return store.new_concours(name, rounds, hands, target, minutes, rules, ranking_order, draw,
-                              seed)
+                              seed, bye_points)
 
 
 def next_games(store: ClubStore, concours_id: int) -> list[tuple[int, dict[str, Any]]]:
@@ -55,12 +74,14 @@ def next_games(store: ClubStore, concours_id: int) -> list[tuple[int, dict[str, 
     teams = store.teams(concours_id)
     by_id = {t["id"]: t for t in teams}
     met = {frozenset((m["team_ns"], m["team_ew"])) for m in store.matches(concours_id)}
-    tables = sorted(store.tables())
+    tables = store.own_tables()
     assignments = draw_round(sorted(by_id), tables, round_no, c["draw"], c["seed"], met)
     # Previous round's games are over or abandoned: the new one replaces them.
     ids = store.start_round(concours_id, round_no, assignments, _now())
     out = []
     for match_id, (table, ns, ew) in zip(ids, assignments, strict=True):
+        if ew is None:
+            continue  # the exempt team plays no game
         pn, pe = by_id[ns]["players"], by_id[ew]["players"]
         settings = {"target": c["target"]} if c["target"] else {}
         out.append((table, {
@@ -88,20 +109,34 @@ def _now() -> float:
     return time.time()
 
 
+def club_game_ids(server: ClubServer) -> dict[tuple[int, int], tuple[int, int]]:
+    """(table, match id) -> (the club table holding it, its game id) for every
+    concours game the club holds. A table's second store kept under another
+    number (a mix-up the organiser kept) still plays its own table's matches."""
+    topics = server.store.topic_numbers()
+    out: dict[tuple[int, int], tuple[int, int]] = {}
+    for g in server.store.games():
+        author = g["author"] or ""
+        if author.startswith(MATCH_AUTHOR) and author[len(MATCH_AUTHOR):].isdigit():
+            key = (topics.get(g["table"], g["table"]), int(author[len(MATCH_AUTHOR):]))
+            out.setdefault(key, (g["table"], g["game_id"]))
+    return out
+
+
 def club_games(server: ClubServer) -> GameLookup:
-    """Find a match's game in the club's copy of the tables' events."""
-    started = {(g["table"], g["author"]): g["game_id"] for g in server.store.games()
-               if g["author"] and g["author"].startswith(MATCH_AUTHOR)}
+    """Find a match's game in the club's copy of the tables' events. A hand's
+    end is when the club stored its last event (the club server's clock: a
+    table's own clock may be wrong, a Pi has no clock battery)."""
+    started = club_game_ids(server)
 
     def find(match: dict[str, Any]) -> tuple[GameState, list[float]] | None:
-        game_id = started.get((match["table"], f"{MATCH_AUTHOR}{match['id']}"))
-        if game_id is None:
+        where = started.get((match["table"], match["id"]))
+        if where is None:
             return None
-        events = server.store.game_events(match["table"], game_id)
-        state = server.game_state(match["table"], game_id)
+        state = server.game_state(*where)
         if state is None:
             return None
-        return state, _hand_ends(state, [(e.hand_no, e.ts) for e in events])
+        return state, _hand_ends(state, server.store.game_received(*where))
 
     return find
 
@@ -137,8 +172,21 @@ def results(store: ClubStore, concours_id: int, find: GameLookup,
             now: float | None = None) -> list[dict[str, Any]]:
     """Every match of the concours with its result so far."""
     c = store.concours(concours_id)
+    manual = store.manual_results(concours_id)
     out = []
     for m in store.matches(concours_id):
+        if m["team_ew"] is None:
+            out.append({**m, "result": bye_result(c["bye_points"])})
+            continue
+        if m["id"] in manual:
+            entered = manual[m["id"]]
+            points = {"NS": entered["NS"], "EW": entered["EW"]}
+            winner = (None if points["NS"] == points["EW"]
+                      else "NS" if points["NS"] > points["EW"] else "EW")
+            out.append({**m, "result": {"hands": 0, "points": points, "over": True,
+                                        "winner": winner, "manual": True, "bye": False,
+                                        "entered": entered["entered"]}})
+            continue
         found = find(m)
         state, ends = found if found else (None, [])
         res = match_result(state, c["hands"], c["target"], c["minutes"], m["sent"], ends,
@@ -167,7 +215,7 @@ def round_over(data: dict[str, Any]) -> bool:
 # -- exports -------------------------------------------------------------------------------
 
 CSV_HEADERS = ("Manche", "Table", "Équipe NS", "Joueurs NS", "Équipe EO", "Joueurs EO",
-               "Donnes", "Points NS", "Points EO", "Gagnant", "Terminée")
+               "Donnes", "Points NS", "Points EO", "Gagnant", "Terminée", "Résultat")
 RANKING_HEADERS = ("Rang", "Équipe", "Joueur 1", "Joueur 2", "Parties jouées",
                    "Parties gagnées", "Points marqués", "Points encaissés", "Différence")
 
@@ -187,13 +235,16 @@ def export_csv(data: dict[str, Any]) -> bytes:
     w.writerow([])
     w.writerow(CSV_HEADERS)
     for m in data["matches"]:
-        ns, ew, res = teams[m["team_ns"]], teams[m["team_ew"]], m["result"]
+        ns, res = teams[m["team_ns"]], m["result"]
+        ew = teams.get(m["team_ew"]) or {"name": "exempt", "players": []}
         winner = {"NS": ns["name"], "EW": ew["name"]}.get(res["winner"] or "", "")
-        w.writerow([m["round"], m["table"], ns["name"], " et ".join(p["name"] for p in
-                                                                    ns["players"]),
+        how = ("exempt" if res.get("bye") else "saisi à la main" if res.get("manual")
+               else "joué à la table")
+        w.writerow([m["round"], "" if m["table"] == BYE else m["table"], ns["name"],
+                    " et ".join(p["name"] for p in ns["players"]),
                     ew["name"], " et ".join(p["name"] for p in ew["players"]), res["hands"],
                     res["points"]["NS"], res["points"]["EW"], winner,
-                    "oui" if res["over"] else "non"])
+                    "oui" if res["over"] else "non", how])
     return ("\ufeff" + out.getvalue()).encode("utf-8")
 
 
@@ -204,7 +255,8 @@ def export_json(data: dict[str, Any]) -> dict[str, Any]:
         "concours": data["concours"],
         "teams": data["teams"],
         "matches": [{**m, "teams": {"NS": teams[m["team_ns"]]["name"],
-                                    "EW": teams[m["team_ew"]]["name"]}}
+                                    "EW": (teams[m["team_ew"]]["name"]
+                                           if m["team_ew"] is not None else None)}}
                     for m in data["matches"]],
         "ranking": [{"rank": r["rank"], "team": r["team"]["name"],
                      "players": [p["name"] for p in r["team"]["players"]],
@@ -214,6 +266,7 @@ def export_json(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-__all__ = ["ClubStoreError", "ConcoursError", "club_games", "export_csv", "export_json",
+__all__ = ["ClubStoreError", "ConcoursError", "club_game_ids", "club_games", "export_csv",
+           "export_json",
            "new_concours", "next_games", "results", "round_over", "standings", "start_round",
            "table_games"]

@@ -9,6 +9,14 @@ event out of order changes nothing; the club answers with its last ``seq``
 (``missing`` when something is lacking) and the table sends again from there.
 Anything else is logged and refused, and changes nothing.
 
+Mix-ups: each message may say which store it comes from (``origin``, the
+table's store identity, ``companion.club_link``). The club learns each
+table's from its first events; events of another store on the same topic (a
+table whose store was replaced, two Pis set as the same table) are never
+mixed into the table's game nor dropped: they are kept apart (``strays``),
+acknowledged to their store, and shown on the club screen as a mix-up until
+the organiser decides (keep them as another club table, or set them aside).
+
 Messages are stored by batches (one transaction for what arrived meanwhile)
 by one writer thread, and acknowledged once committed.
 """
@@ -16,6 +24,7 @@ by one writer thread, and acknowledged once committed.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 import logging
 import math
@@ -36,6 +45,7 @@ log = logging.getLogger(__name__)
 
 FIELDS = {"table", "seq", "game_id", "game_seq", "event", "source", "ts", "confidence",
           "author", "hand_no"}
+OPTIONAL = {"origin"}  # the table's store identity (tables from issue 75 on send it)
 
 
 class RefusedMessage(ValueError):
@@ -52,6 +62,12 @@ def _whole(data: dict[str, Any], key: str, low: int) -> int:
 def parse_message(table: int, payload: bytes) -> ClubEvent:
     """The event a table's message carries, checked in itself (not yet against
     the game); raises ``RefusedMessage`` saying why not."""
+    return parse_origin(table, payload)[0]
+
+
+def parse_origin(table: int, payload: bytes) -> tuple[ClubEvent, str | None]:
+    """``parse_message`` and the store identity the message names (None: an
+    older table that does not say)."""
     if len(payload) > 64_000:
         raise RefusedMessage(f"{len(payload)} bytes is too long for one event")
     try:
@@ -60,8 +76,12 @@ def parse_message(table: int, payload: bytes) -> ClubEvent:
         raise RefusedMessage("not JSON") from None
     if not isinstance(data, dict):
         raise RefusedMessage("not a JSON object")
-    if set(data) != FIELDS:
+    if not FIELDS <= set(data) <= FIELDS | OPTIONAL:
         raise RefusedMessage(f"fields {sorted(data)} are not {sorted(FIELDS)}")
+    origin = data.get("origin")
+    if origin is not None and (not isinstance(origin, str) or not 1 <= len(origin) <= 64
+                               or not origin.isascii() or not origin.isalnum()):
+        raise RefusedMessage(f"origin {origin!r} is not a store identity")
     if data["table"] != table:
         raise RefusedMessage(f"says table {data['table']!r} on table {table}'s topic")
     seq = _whole(data, "seq", 1)
@@ -85,7 +105,7 @@ def parse_message(table: int, payload: bytes) -> ClubEvent:
     if (game_seq == 0) != isinstance(event, GameStarted):
         raise RefusedMessage("a game starts with GameStarted, and only there")
     return ClubEvent(table, seq, game_id, game_seq, hand_no, event.to_json(), data["source"],
-                     float(ts), None if conf is None else float(conf), author)
+                     float(ts), None if conf is None else float(conf), author), origin
 
 
 class ClubServer:
@@ -107,6 +127,12 @@ class ClubServer:
         self.clock = clock
         self._lock = threading.RLock()
         self._last: dict[int, int] = store.tables()
+        self._origin: dict[int, str | None] = store.origins()
+        # (topic table, origin) -> the club table a second store's events go to
+        self._routes: dict[tuple[int, str], int] = {}
+        # (topic table, origin) -> the mix-up kept apart (undecided or set aside)
+        self._apart: dict[tuple[int, str], int] = {}
+        self._load_mixups()
         self._states: dict[tuple[int, int], GameState] = {}
         self._current: dict[int, int] = {}  # table -> its latest game id
         for g in store.games():
@@ -128,14 +154,64 @@ class ClubServer:
 
     @property
     def tables(self) -> list[int]:
+        """Every club table: the club's own, and the second stores kept under
+        another number."""
         with self._lock:
             return sorted(self._last)
+
+    @property
+    def topic_tables(self) -> list[int]:
+        """The tables that publish under their own number (a concours seats
+        teams there)."""
+        with self._lock:
+            kept = set(self._routes.values())
+            return sorted(t for t in self._last if t not in kept)
+
+    def _load_mixups(self) -> None:
+        self._routes.clear()
+        self._apart.clear()
+        for m in self.store.mixups():
+            if m["decision"] == "keep":
+                self._routes[(m["topic"], m["origin"])] = m["table"]
+            else:
+                self._apart[(m["topic"], m["origin"])] = m["id"]
+
+    def mixups(self) -> list[dict[str, Any]]:
+        """Every mix-up with what the club screen says of it: ``kept`` (events
+        kept apart), ``whole`` (of them, from 1 with none missing), ``both``
+        (the table's known store sent events after the mix-up began: two Pis
+        at once, not a replaced store)."""
+        out = []
+        for m in self.store.mixups():
+            kept, whole = self.store.stray_count(m["topic"], m["origin"])
+            last = self.store.last_received(m["topic"])
+            out.append({**m, "kept": kept, "whole": whole,
+                        "both": last is not None and last > m["seen"],
+                        "stored": self.last_seq(m["table"]) if m["table"] else 0})
+        return out
+
+    def decide(self, mixup_id: int, decision: str, table: int | None = None) -> dict[str, Any]:
+        """The organiser's decision on a mix-up (``ClubStore.decide_mixup``); a kept
+        store's events are then checked and stored as club table ``table``'s."""
+        with self._lock:
+            m = self.store.decide_mixup(mixup_id, decision, self.clock(), table)
+            self._load_mixups()
+            if decision == "keep":
+                self._last.setdefault(m["table"], 0)
+                self._origin[m["table"]] = m["origin"]
+                kept = self.store.strays(m["topic"], m["origin"])
+                if kept:
+                    self._process([(m["topic"], payload) for _, payload in kept])
+            self._touch()
+        self._ack(m["topic"])
+        return m
 
     def add_tables(self, numbers: list[int]) -> None:
         self.store.add_tables(numbers)
         with self._lock:
             for n in numbers:
                 self._last.setdefault(n, 0)
+                self._origin.setdefault(n, None)
 
     def last_seq(self, table: int) -> int:
         with self._lock:
@@ -168,37 +244,63 @@ class ClubServer:
             self._states[key] = state
         return state
 
-    def _process(self, messages: list[tuple[int, bytes]]) -> tuple[list[str], dict[int, bool]]:
+    def _process(self, messages: list[tuple[int, bytes]]
+                 ) -> tuple[list[str], dict[int, set[str | None]]]:
         """Check a batch, store what is new in one transaction; return each
-        message's outcome and the tables to acknowledge (table -> missing)."""
+        message's outcome and the topic tables to acknowledge, each with the
+        stores that miss something (None: the table's own)."""
         outcomes: list[str] = []
-        acks: dict[int, bool] = {}
+        acks: dict[int, set[str | None]] = {}
         with self._lock:
             last = dict(self._last)
             states: dict[tuple[int, int], GameState] = {}
             new: list[ClubEvent] = []
-            for table, payload in messages:
-                if table not in last:
-                    outcomes.append(self._refuse(table, "not a table of this club"))
+            adopt: dict[int, str] = {}
+            strays: list[tuple[int, str, int, bytes]] = []
+            kept = set(self._routes.values())
+            for topic, payload in messages:
+                if topic not in last or topic in kept:
+                    outcomes.append(self._refuse(topic, "not a table of this club"))
                     continue
                 try:
-                    item = parse_message(table, payload)
+                    item, origin = parse_origin(topic, payload)
                 except RefusedMessage as exc:
-                    outcomes.append(self._refuse(table, str(exc)))
+                    outcomes.append(self._refuse(topic, str(exc)))
                     continue
+                table = topic
+                if origin is not None:
+                    known = adopt.get(topic) or self._origin.get(topic)
+                    if (topic, origin) in self._routes:
+                        table = self._routes[(topic, origin)]
+                        item = dataclasses.replace(item, table=table)
+                    elif (topic, origin) in self._apart or (known and known != origin):
+                        strays.append((topic, origin, item.seq, payload))
+                        outcomes.append("apart")
+                        acks.setdefault(topic, set())
+                        continue
+                stream = None if table == topic else origin
                 if item.seq <= last[table]:
-                    known = (next((e for e in new if e.table == table and e.seq == item.seq),
-                                  None) or self.store.event_at(table, item.seq))
-                    if known is not None and known != item:
+                    stored = (next((e for e in new if e.table == table and e.seq == item.seq),
+                                   None) or self.store.event_at(table, item.seq))
+                    if stored is not None and stored != item:
+                        if origin is not None and table == topic:
+                            # Another store than the one the club holds (this
+                            # table's said no origin before): kept apart.
+                            strays.append((topic, origin, item.seq, payload))
+                            outcomes.append("apart")
+                            acks.setdefault(topic, set())
+                            continue
                         outcomes.append(self._refuse(
-                            table, f"seq {item.seq} differs from the event stored there"))
+                            topic, f"seq {item.seq} differs from the event stored there"))
                     else:
+                        if origin is not None and table == topic and not self._origin.get(topic):
+                            adopt[topic] = origin
                         outcomes.append("duplicate")
-                    acks.setdefault(table, False)
+                    acks.setdefault(topic, set())
                     continue
                 if item.seq > last[table] + 1:
                     outcomes.append("gap")
-                    acks[table] = True
+                    acks.setdefault(topic, set()).add(stream)
                     continue
                 key = (table, item.game_id)
                 event = event_from_json(item.event)
@@ -219,12 +321,14 @@ class ClubServer:
                         verify_event(state, event)
                         state = state.apply(event)
                 except (ValueError, KeyError) as exc:
-                    outcomes.append(self._refuse(table, f"seq {item.seq}: {exc}"))
+                    outcomes.append(self._refuse(topic, f"seq {item.seq}: {exc}"))
                     continue
                 states[key] = state
                 new.append(item)
                 last[table] = item.seq
-                acks[table] = False
+                if origin is not None and table == topic and not self._origin.get(topic):
+                    adopt[topic] = origin
+                acks.setdefault(topic, set()).discard(stream)
                 outcomes.append("stored")
             if new:
                 self.store.store_events(new, self.clock())
@@ -234,6 +338,18 @@ class ClubServer:
                     self._current[e.table] = max(self._current.get(e.table, 0), e.game_id)
                 self._forget_old_games()
                 self.stored_count += len(new)
+            for topic, origin in adopt.items():
+                self.store.set_origin(topic, origin)
+                self._origin[topic] = origin
+            if strays:
+                mixed = self.store.add_strays(strays, self.clock())
+                for topic, origin, _seq, _p in strays:
+                    if (topic, origin) not in self._routes:
+                        self._apart.setdefault((topic, origin), 0)
+                for mixup_id in mixed:
+                    log.warning(_("club: mix-up %s: events of another store on a table's "
+                                  "topic, kept apart"), mixup_id)
+            if new or strays or adopt:
                 self._touch()
         return outcomes, acks
 
@@ -317,8 +433,8 @@ class ClubServer:
                           (f"belote/{self.club}/table/+/status", 1)])
         # Each table learns where to send from, even if its last ack was lost,
         # and its game of the round, even if a broker crash lost the retained one.
-        for table in self.tables:
-            self._ack(table, False)
+        for table in self.topic_tables:
+            self._ack(table)
         with self._lock:
             games = dict(self._next)
         for table, game in games.items():
@@ -371,14 +487,38 @@ class ClubServer:
             for table, missing in acks.items():
                 self._ack(table, missing)
 
-    def _ack(self, table: int, missing: bool) -> None:
+    def ack_body(self, table: int, missing: set[str | None] | None = None) -> dict[str, Any]:
+        """What the club says on table ``table``'s ack topic: the last ``seq`` it
+        stored of the table's store (``origin``), and of each other store seen
+        on that topic (``others``: kept apart, or kept as another table)."""
+        missing = missing or set()
+        with self._lock:
+            body: dict[str, Any] = {"seq": self._last.get(table, 0)}
+            if self._origin.get(table):
+                body["origin"] = self._origin[table]
+            if None in missing:
+                body["missing"] = True
+            others: dict[str, dict[str, Any]] = {}
+            for (topic, origin), kept_as in self._routes.items():
+                if topic == table:
+                    others[origin] = {"seq": self._last.get(kept_as, 0)}
+                    if origin in missing:
+                        others[origin]["missing"] = True
+            apart = [origin for (topic, origin) in self._apart if topic == table]
+        for origin in apart:
+            kept, whole = self.store.stray_count(table, origin)
+            others[origin] = {"seq": whole}
+            if kept > whole:
+                others[origin]["missing"] = True
+        if others:
+            body["others"] = others
+        return body
+
+    def _ack(self, table: int, missing: set[str | None] | None = None) -> None:
         if self._client is None:
             return
-        body: dict[str, Any] = {"seq": self.last_seq(table)}
-        if missing:
-            body["missing"] = True
-        self._client.publish(table_topic(self.club, table, "ack"), json.dumps(body), qos=1,
-                             retain=True)
+        self._client.publish(table_topic(self.club, table, "ack"),
+                             json.dumps(self.ack_body(table, missing)), qos=1, retain=True)
 
     def send_next(self, table: int, game: dict[str, Any]) -> None:
         """Send table ``table`` its next game (retained: a table that joins later gets it)."""

@@ -108,6 +108,99 @@ class ClubStore:
         """Every known table and the last ``seq`` stored from it."""
         return dict(self.query("SELECT table_no, last_seq FROM club_tables ORDER BY table_no"))
 
+    def own_tables(self) -> list[int]:
+        """The club's tables (a second store kept under another number excepted):
+        the ones a concours seats teams at."""
+        return [n for (n,) in self.query("SELECT table_no FROM club_tables"
+                                         " WHERE topic_no IS NULL ORDER BY table_no")]
+
+    def origins(self) -> dict[int, str | None]:
+        """Each club table's store identity (None: not known yet)."""
+        return dict(self.query("SELECT table_no, origin FROM club_tables"))
+
+    def topic_numbers(self) -> dict[int, int]:
+        """Club table -> the table number its Pi publishes as, for the events of a
+        second store kept under another number."""
+        return dict(self.query("SELECT table_no, topic_no FROM club_tables"
+                               " WHERE topic_no IS NOT NULL"))
+
+    def set_origin(self, table: int, origin: str) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE club_tables SET origin = ? WHERE table_no = ? AND origin IS NULL",
+                       (origin, table))
+
+    # -- mix-ups: events of another store on a table's topic -----------------------------
+
+    def add_strays(self, rows: list[tuple[int, str, int, bytes]], now: float) -> list[int]:
+        """Keep (topic table, origin, seq, payload) rows as they came (a row
+        already kept stays); a new mix-up is recorded for a new (table, origin).
+        Returns the ids of the mix-ups recorded now."""
+        new: list[int] = []
+        with self.transaction() as db:
+            for topic, origin, seq, payload in rows:
+                db.execute("INSERT OR IGNORE INTO strays (topic_no, origin, seq, payload,"
+                           " received) VALUES (?,?,?,?,?)",
+                           (topic, origin, seq, payload.decode("utf-8", "replace"), now))
+                cur = db.execute("INSERT OR IGNORE INTO mixups (topic_no, origin, seen)"
+                                 " VALUES (?,?,?)", (topic, origin, now))
+                if cur.rowcount == 1:
+                    new.append(int(cur.lastrowid or 0))
+        return new
+
+    def strays(self, topic: int, origin: str) -> list[tuple[int, bytes]]:
+        """(seq, payload) kept from one store on table ``topic``'s topic, in order."""
+        return [(q, p.encode("utf-8")) for q, p in self.query(
+            "SELECT seq, payload FROM strays WHERE topic_no = ? AND origin = ? ORDER BY seq",
+            (topic, origin))]
+
+    def stray_count(self, topic: int, origin: str) -> tuple[int, int]:
+        """(events kept, the last seq with none missing before it) of one store."""
+        seqs = [q for (q,) in self.query("SELECT seq FROM strays WHERE topic_no = ? AND"
+                                         " origin = ? ORDER BY seq", (topic, origin))]
+        whole = 0
+        for q in seqs:
+            if q != whole + 1:
+                break
+            whole = q
+        return len(seqs), whole
+
+    def mixups(self) -> list[dict[str, Any]]:
+        rows = self.query("SELECT id, topic_no, origin, seen, decision, decided, table_no"
+                          " FROM mixups ORDER BY id")
+        keys = ("id", "topic", "origin", "seen", "decision", "decided", "table")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def decide_mixup(self, mixup_id: int, decision: str, now: float,
+                     table: int | None = None) -> dict[str, Any]:
+        """The organiser's decision on a mix-up: ``keep`` its store's events as
+        club table ``table`` (a number no table has), or ``set-aside`` (they stay
+        kept apart). Returns the mix-up."""
+        if decision not in ("keep", "set-aside"):
+            raise ClubStoreError(f"decision {decision!r} is not keep or set-aside")
+        with self.transaction() as db:
+            row = db.execute("SELECT topic_no, origin, decision FROM mixups WHERE id = ?",
+                             (mixup_id,)).fetchone()
+            if row is None:
+                raise ClubStoreError(f"no mix-up {mixup_id}")
+            if row[2] == "keep":
+                raise ClubStoreError(f"mix-up {mixup_id} was decided already")
+            if decision == "keep":
+                if isinstance(table, bool) or not isinstance(table, int) or not (
+                        1 <= table <= 999):
+                    raise ClubStoreError(f"table number {table!r}: a whole number from 1 to 999")
+                if db.execute("SELECT 1 FROM club_tables WHERE table_no = ?",
+                              (table,)).fetchone():
+                    raise ClubStoreError(f"table {table} exists already: choose a free number")
+                db.execute("INSERT INTO club_tables (table_no, origin, topic_no) VALUES (?,?,?)",
+                           (table, row[1], row[0]))
+            db.execute("UPDATE mixups SET decision = ?, decided = ?, table_no = ? WHERE id = ?",
+                       (decision, now, table if decision == "keep" else None, mixup_id))
+        return next(m for m in self.mixups() if m["id"] == mixup_id)
+
+    def last_received(self, table: int) -> float | None:
+        rows = self.query("SELECT MAX(received) FROM events WHERE table_no = ?", (table,))
+        return rows[0][0] if rows else None
+
     def store_events(self, events: list[ClubEvent], now: float) -> None:
         """Store events, each the next of its table (the caller checked), in one
         transaction."""
@@ -177,23 +270,24 @@ class ClubStore:
 
     def new_concours(self, name: str, rounds: int, hands: int | None, target: int | None,
                      minutes: int | None, rules: str, ranking: str, draw: str,
-                     seed: int) -> int:
+                     seed: int, bye_points: int = 0) -> int:
         name = _clean_name(name, "concours")
         with self.transaction() as db:
             cur = db.execute(
                 "INSERT INTO concours (name, created, rounds, hands, target, minutes, rules,"
-                " ranking, draw, seed) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (name, time.time(), rounds, hands, target, minutes, rules, ranking, draw, seed))
+                " ranking, draw, seed, bye_points) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (name, time.time(), rounds, hands, target, minutes, rules, ranking, draw, seed,
+                 bye_points))
             return int(cur.lastrowid or 0)
 
     def concours(self, concours_id: int) -> dict[str, Any]:
         rows = self.query("SELECT id, name, created, rounds, hands, target, minutes, rules,"
-                          " ranking, draw, seed, current FROM concours WHERE id = ?",
+                          " ranking, draw, seed, current, bye_points FROM concours WHERE id = ?",
                           (concours_id,))
         if not rows:
             raise ClubStoreError(f"no concours {concours_id}")
         keys = ("id", "name", "created", "rounds", "hands", "target", "minutes", "rules",
-                "ranking", "draw", "seed", "current")
+                "ranking", "draw", "seed", "current", "bye_points")
         return dict(zip(keys, rows[0], strict=True))
 
     def all_concours(self) -> list[dict[str, Any]]:
@@ -227,6 +321,35 @@ class ClubStore:
                 raise ClubStoreError(f"team {name!r}: {why}") from None
             return int(cur.lastrowid or 0)
 
+    def _before_first_round(self, db: sqlite3.Connection, concours_id: int, team_id: int,
+                            name: str) -> None:
+        row = db.execute("SELECT c.current FROM teams t JOIN concours c ON c.id = t.concours_id"
+                         " WHERE t.id = ? AND t.concours_id = ?",
+                         (team_id, concours_id)).fetchone()
+        if row is None:
+            raise ClubStoreError(f"concours {concours_id} has no team {team_id}")
+        if row[0] != 0 or db.execute("SELECT 1 FROM matches WHERE team_ns = ? OR team_ew = ?",
+                                     (team_id, team_id)).fetchone():
+            raise ClubStoreError(f"team {name!r} has played a round already: it stays as it is")
+
+    def rename_team(self, concours_id: int, team_id: int, name: str) -> None:
+        """A team's new name, before its first round."""
+        name = _clean_name(name, "team")
+        with self.transaction() as db:
+            self._before_first_round(db, concours_id, team_id, name)
+            try:
+                db.execute("UPDATE teams SET name = ? WHERE id = ?", (name, team_id))
+            except sqlite3.IntegrityError:
+                raise ClubStoreError(f"team {name!r}: this concours already has a team of "
+                                     "that name") from None
+
+    def remove_team(self, concours_id: int, team_id: int) -> None:
+        """Take a team out of the concours, before its first round (its players
+        stay the club's)."""
+        with self.transaction() as db:
+            self._before_first_round(db, concours_id, team_id, str(team_id))
+            db.execute("DELETE FROM teams WHERE id = ?", (team_id,))
+
     def teams(self, concours_id: int) -> list[dict[str, Any]]:
         rows = self.query(
             "SELECT t.id, t.name, p1.id, p1.name, p2.id, p2.name FROM teams t"
@@ -236,8 +359,9 @@ class ClubStore:
                 for i, n, a, an, b, bn in rows]
 
     def start_round(self, concours_id: int, round_no: int,
-                    assignments: list[tuple[int, int, int]], now: float) -> list[int]:
-        """Record round ``round_no``'s (table, team NS, team EW); return the match ids."""
+                    assignments: list[tuple[int, int, int | None]], now: float) -> list[int]:
+        """Record round ``round_no``'s (table, team NS, team EW); return the match ids.
+        An exempt team is (0, team, None)."""
         with self.transaction() as db:
             cur = db.execute("UPDATE concours SET current = ? WHERE id = ? AND current = ?",
                              (round_no, concours_id, round_no - 1))
@@ -262,6 +386,41 @@ class ClubStore:
                           " FROM matches WHERE id = ?", (match_id,))
         keys = ("id", "concours_id", "round", "table", "team_ns", "team_ew", "sent")
         return dict(zip(keys, rows[0], strict=True)) if rows else None
+
+
+    # -- results entered by hand --------------------------------------------------------
+
+    def add_manual_result(self, match_id: int, points_ns: int, points_ew: int,
+                          now: float) -> None:
+        """The organiser's result of a match (its table could not send it); the
+        latest entry counts, earlier ones stay."""
+        for points in (points_ns, points_ew):
+            if isinstance(points, bool) or not isinstance(points, int) or not (
+                    0 <= points <= 100_000):
+                raise ClubStoreError(f"points {points!r}: a whole number from 0")
+        with self.transaction() as db:
+            row = db.execute("SELECT team_ew FROM matches WHERE id = ?", (match_id,)).fetchone()
+            if row is None:
+                raise ClubStoreError(f"no match {match_id}")
+            if row[0] is None:
+                raise ClubStoreError(f"match {match_id} is a bye: it has no result to enter")
+            db.execute("INSERT INTO manual_results (match_id, points_ns, points_ew, entered)"
+                       " VALUES (?,?,?,?)", (match_id, points_ns, points_ew, now))
+
+    def manual_results(self, concours_id: int) -> dict[int, dict[str, Any]]:
+        """The latest hand-entered result of each match of the concours, by match id."""
+        rows = self.query(
+            "SELECT r.match_id, r.points_ns, r.points_ew, r.entered FROM manual_results r"
+            " JOIN matches m ON m.id = r.match_id WHERE m.concours_id = ? ORDER BY r.id",
+            (concours_id,))
+        return {m: {"NS": ns, "EW": ew, "entered": t} for m, ns, ew, t in rows}
+
+    def game_received(self, table: int, game_id: int) -> list[tuple[int | None, float]]:
+        """(hand_no, when the club stored it) of a game's events: the club's
+        clock, which timed rounds go by."""
+        return [(h, r) for h, r in self.query(
+            "SELECT hand_no, received FROM events WHERE table_no = ? AND game_id = ?"
+            " ORDER BY game_seq", (table, game_id))]
 
 
 def _clean_name(name: Any, what: str) -> str:

@@ -12,6 +12,13 @@ flight beyond the last ack, so a table cut off for an evening holds no more
 in memory than that. The table never waits on the club: the game goes on in
 the service whatever the link does.
 
+Each message also names the store it comes from (``origin``: a digest of
+the store's first event, which never changes): a table whose store was
+replaced, or two Pis set as the same table, then send under different
+origins, and the club keeps each store's events apart rather than losing
+them (``club.server``). The ack says the club's last ``seq`` for each store
+it saw on the topic; a store it does not know sends from its first event.
+
 The concours sends each table its next game on the retained ``next`` topic;
 ``apply_next_game`` starts it through the service's normal command, once
 (the game's author, ``club:match:<id>``, says it was started already).
@@ -19,8 +26,10 @@ The concours sends each table its next game on the retained ``next`` topic;
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import secrets
 import sqlite3
 import threading
 import time
@@ -45,6 +54,16 @@ def event_payload(table: int, row: tuple[Any, ...]) -> dict[str, Any]:
     return {"table": table, "seq": rowid, "game_id": game_id, "game_seq": game_seq,
             "event": json.loads(data), "source": source, "ts": ts,
             "confidence": confidence, "author": author, "hand_no": hand_no}
+
+
+def store_origin(db: sqlite3.Connection) -> str | None:
+    """The store's identity the club tells stores apart by: a digest of its
+    first event (its time to the microsecond and its content), which a store
+    never changes; None while the store is empty."""
+    row = db.execute("SELECT ts, data FROM events ORDER BY rowid LIMIT 1").fetchone()
+    if row is None:
+        return None
+    return hashlib.sha256(f"{row[0]!r}|{row[1]}".encode()).hexdigest()[:16]
 
 
 def read_events(db: sqlite3.Connection, after: int, limit: int) -> list[tuple[Any, ...]]:
@@ -89,6 +108,8 @@ class ClubLink:
         self._ack_seen = False  # the club's ack since this connection began
         self._warned_ahead = False
         self._connected_at = 0.0
+        self.origin: str | None = None  # this store's identity (store_origin)
+        self._last_ack: Any = None
         self._user = user or table_user(table)
         self._password = password
         self._client = self._make_client()
@@ -99,8 +120,11 @@ class ClubLink:
         import paho.mqtt.client as mqtt
         from paho.mqtt.enums import CallbackAPIVersion
 
+        # A client id of its own: two Pis set as the same table must not push
+        # each other off the broker (the club then sees both and says so).
         client = mqtt.Client(CallbackAPIVersion.VERSION2,
-                             client_id=f"belote-{self.club}-table{self.table}",
+                             client_id=f"belote-{self.club}-table{self.table}-"
+                                       f"{secrets.token_hex(4)}",
                              clean_session=True)
         client.username_pw_set(self._user, self._password)
         client.will_set(table_topic(self.club, self.table, "status"), "offline", qos=1,
@@ -225,6 +249,8 @@ class ClubLink:
                 log.exception(_("club link: the club's next game could not be started"))
 
     def _on_ack(self, data: Any) -> None:
+        self._last_ack = data
+        data = self._own_ack(data)
         seq = data.get("seq") if isinstance(data, dict) else None
         if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
             log.warning(_("club link: bad ack %r"), data)
@@ -240,6 +266,19 @@ class ClubLink:
             self.acked = seq
             self.sent = max(self.sent, seq)
         self._wake.set()
+
+    def _own_ack(self, data: Any) -> Any:
+        """The part of the club's ack about this store: the whole ack when it
+        names no store or this one, its ``others`` entry for this store, or
+        ``seq`` 0 (the club holds nothing of it) for a store it does not name."""
+        if not isinstance(data, dict) or self.origin is None:
+            return data
+        if data.get("origin") in (None, self.origin):
+            return data
+        others = data.get("others")
+        if isinstance(others, dict) and isinstance(others.get(self.origin), dict):
+            return others[self.origin]
+        return {"seq": 0}
 
     # -- the publisher --------------------------------------------------------------------
 
@@ -286,12 +325,23 @@ class ClubLink:
                 start, room = self.sent, self.acked + self.window - self.sent
             if room <= 0:
                 return
+            if self.origin is None:
+                self.origin = store_origin(db)
+                if self.origin is None:
+                    return  # nothing stored yet
+                with self._lock:
+                    # The ack seen before the store had its first event, read again.
+                    last = self._last_ack
+                if last is not None:
+                    self._on_ack(last)
+                continue
             rows = read_events(db, start, room)
             if not rows:
                 self._check_ahead(db, start)
                 return
             for row in rows:
-                payload = json.dumps(event_payload(self.table, row), separators=(",", ":"))
+                payload = json.dumps({**event_payload(self.table, row), "origin": self.origin},
+                                     separators=(",", ":"))
                 info = self._client.publish(self.topic, payload, qos=1)
                 if info.rc != 0:
                     return  # not connected after all: from the ack at the next connection

@@ -80,7 +80,7 @@ def test_the_club_s_refusals_are_french_by_default(club: dict[str, Any]) -> None
         "équipe « L'autre » : un des joueurs joue déjà dans « Les As »",
         "équipe « Les As » : ce concours a déjà une équipe de ce nom",
         "nom d'équipe « xxxxxxxxxxxxxxxxxxxx… » : 60 caractères au plus",
-        "équipes inscrites : 1 ; un concours en demande un nombre pair, 2 ou plus",
+        "équipes inscrites : 1 ; un concours en demande 2 ou plus",
         "nombre de manches 0 : un nombre entier à partir de 1",
         "une manche se termine après un nombre de donnes, à un objectif ou après un temps : "
         "choisissez-en un",
@@ -102,7 +102,7 @@ def test_the_club_s_refusals_are_english_on_request(club: dict[str, Any]) -> Non
         "team 'L'autre': a player already plays in 'Les As'",
         "team 'Les As': this concours already has a team of that name",
         "team name 'xxxxxxxxxxxxxxxxxxxx...': 60 characters at most",
-        "teams entered: 1; a concours needs an even number of them, 2 or more",
+        "teams entered: 1; a concours needs 2 or more",
         "number of rounds 0: a whole number from 1",
         "a round ends after a number of hands, at a target or after a time: choose one",
         "target -5: a whole number from 1",
