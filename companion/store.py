@@ -30,13 +30,14 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from scorer import validate
+from scorer.cards import Card, InvalidCardError
 from scorer.events import Event, GameStarted, InvalidEventError, event_from_json
 
 SOURCES = ("camera", "web", "simulator")
@@ -231,16 +232,50 @@ class Store:
 
     # The largest picture kept with a camera card (a small JPEG is a few kB).
     CROP_MAX = 64 * 1024
+    # The most reads kept with a camera card (its likeliest cards).
+    READS_MAX = 8
+
+    @classmethod
+    def _reads_json(cls, where: str, reads: Sequence[Any] | None) -> str | None:
+        """The camera's reads of a card, checked, as stored: (card, probability,
+        frames) each, or None."""
+        if reads is None:
+            return None
+        if isinstance(reads, str | bytes) or len(reads) > cls.READS_MAX:
+            raise StoreError(f"{where}: reads are at most {cls.READS_MAX} (card, p, frames)")
+        out = []
+        for read in reads:
+            try:
+                code, p, frames = read
+                card = str(Card.parse(code))
+            except (TypeError, ValueError, InvalidCardError):
+                raise StoreError(f"{where}: a read is (card, p, frames), not {read!r}") from None
+            if (isinstance(p, bool) or not isinstance(p, int | float) or not math.isfinite(p)
+                    or not 0.0 <= p <= 1.0 or isinstance(frames, bool)
+                    or not isinstance(frames, int) or frames < 0):
+                raise StoreError(f"{where}: a read's p is from 0 to 1 and its frames a "
+                                 f"count, not {read!r}")
+            out.append({"card": card, "p": float(p), "frames": frames})
+        return json.dumps(out)
 
     def append(self, game_id: int, event: Event, source: str, confidence: float | None = None,
                author: str | None = None, hand_no: int | None = None,
-               crop: bytes | None = None) -> StoredEvent:
+               crop: bytes | None = None, reads: Sequence[Any] | None = None,
+               frames: int | None = None) -> StoredEvent:
         """Add one event at the end of a game, in one transaction; return it as stored.
 
         ``crop`` (camera events only): the JPEG the camera read, kept with the
-        card it read and its confidence as the event's evidence."""
+        card it read and its confidence as the event's evidence; ``reads``: the
+        card's likeliest cards over every frame it was seen in, as (card,
+        probability, frames), and ``frames`` how many frames it was seen in."""
         where = f"append to game {game_id}"
         self._check(where, source, confidence, author)
+        reads_text = self._reads_json(where, reads)
+        if (reads_text is not None or frames is not None) and source != "camera":
+            raise StoreError(f"{where}: only the camera's cards keep their reads")
+        if frames is not None and (isinstance(frames, bool) or not isinstance(frames, int)
+                                   or frames < 0):
+            raise StoreError(f"{where}: frames {frames!r} is not a count")
         if crop is not None:
             if source != "camera":
                 raise StoreError(f"{where}: only the camera's cards keep a picture")
@@ -269,10 +304,11 @@ class Store:
                         None if confidence is None else float(confidence), author))
             if source == "camera":
                 read = event.to_json()
-                db.execute("INSERT INTO evidence (game_id, seq, card, confidence, crop)"
-                           " VALUES (?,?,?,?,?)",
+                db.execute("INSERT INTO evidence (game_id, seq, card, confidence, crop, reads,"
+                           " frames) VALUES (?,?,?,?,?,?,?)",
                            (game_id, seq, read.get("card", read.get("new")),
-                            None if confidence is None else float(confidence), crop))
+                            None if confidence is None else float(confidence), crop,
+                            reads_text, frames))
             if hand_no is not None:
                 db.execute("INSERT INTO hands (game_id, hand_no, first_seq, last_seq)"
                            " VALUES (?,?,?,?) ON CONFLICT (game_id, hand_no)"
@@ -310,13 +346,18 @@ class Store:
 
     def evidence(self, game_id: int) -> dict[int, dict[str, Any]]:
         """The camera's evidence by event number: ``card`` read, ``confidence``,
-        ``crop`` (True when a picture is kept; ``crop()`` gives it)."""
+        ``crop`` (True when a picture is kept; ``crop()`` gives it), ``reads``
+        (the card's likeliest cards over every frame it was seen in:
+        ``[{"card", "p", "frames"}]``, likeliest first; None when not kept) and
+        ``frames`` (how many frames it was seen in, or None)."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT seq, card, confidence, crop IS NOT NULL FROM evidence"
+                "SELECT seq, card, confidence, crop IS NOT NULL, reads, frames FROM evidence"
                 " WHERE game_id = ? ORDER BY seq", (game_id,)).fetchall()
-        return {int(seq): {"card": card, "confidence": conf, "crop": bool(has)}
-                for seq, card, conf, has in rows}
+        return {int(seq): {"card": card, "confidence": conf, "crop": bool(has),
+                           "reads": None if reads is None else json.loads(reads),
+                           "frames": frames}
+                for seq, card, conf, has, reads, frames in rows}
 
     def crop(self, game_id: int, seq: int) -> bytes | None:
         """The picture the camera read for event ``seq`` (JPEG), or None."""

@@ -48,7 +48,7 @@ def test_store_keeps_the_cameras_evidence_with_its_card(tmp_path: Path,
     picture = evidence(detections, frame, "TH")
     assert picture is not None
     store = Store(tmp_path / "t.db")
-    assert store.version == 3
+    assert store.version == 4
     game = store.new_game(GameStarted(dealer="N"))
     for seat in ("W", "S", "E"):
         store.append(game, BidMade(seat=seat, bid="pass"), "web", hand_no=1)
@@ -59,8 +59,9 @@ def test_store_keeps_the_cameras_evidence_with_its_card(tmp_path: Path,
                        crop=picture).seq
     unknown = store.append(game, CardPlayed(seat="S", card=None), "camera", 0.4, hand_no=1).seq
     assert store.evidence(game) == {
-        seq: {"card": "TH", "confidence": 0.62, "crop": True},
-        unknown: {"card": None, "confidence": 0.4, "crop": False}}
+        seq: {"card": "TH", "confidence": 0.62, "crop": True, "reads": None, "frames": None},
+        unknown: {"card": None, "confidence": 0.4, "crop": False, "reads": None,
+                  "frames": None}}
     assert store.crop(game, seq) == picture and store.crop(game, unknown) is None
     n = len(store.events(game))
     with pytest.raises(StoreError, match="only the camera"):
@@ -74,7 +75,7 @@ def test_store_keeps_the_cameras_evidence_with_its_card(tmp_path: Path,
     store.close()
     # A file of the first schema is brought up to date, its events kept.
     reopened = Store(tmp_path / "t.db")
-    assert reopened.version == 3 and len(reopened.events(game)) == n
+    assert reopened.version == 4 and len(reopened.events(game)) == n
     reopened.close()
 
 
@@ -91,7 +92,60 @@ def test_a_store_of_the_first_schema_gains_the_evidence_table(tmp_path: Path) ->
     db.commit()
     db.close()
     store = Store(path)
-    assert store.version == 3
+    assert store.version == 4
     game = store.new_game(GameStarted())
     assert store.evidence(game) == {}
+    store.close()
+
+
+def test_a_camera_card_keeps_its_reads_from_every_frame(tmp_path: Path) -> None:
+    """Issue 72: what the camera saw, not only its answer: the likeliest cards over
+    every frame, with their probabilities; bad reads refused, nothing written."""
+    store = Store(tmp_path / "t.db")
+    game = store.new_game(GameStarted(dealer="N"))
+    store.append(game, BidMade(seat="W", bid="80H"), "web", hand_no=1)
+    reads = [("JH", 0.61, 9), ("JD", 0.3, 4)]
+    seq = store.append(game, CardPlayed(seat="W", card=None), "camera", 0.4, hand_no=1,
+                       reads=reads, frames=14).seq
+    assert store.evidence(game)[seq]["reads"] == [
+        {"card": "JH", "p": 0.61, "frames": 9}, {"card": "JD", "p": 0.3, "frames": 4}]
+    assert store.evidence(game)[seq]["frames"] == 14
+    n = len(store.events(game))
+    for bad in ([("5H", 0.5, 1)], [("JH", 1.5, 1)], [("JH", 0.5, -1)], [("JH", 0.5)],
+                [("JH", 0.1, 1)] * 9, "JH"):
+        with pytest.raises(StoreError, match="read"):
+            store.append(game, CardPlayed(seat="S", card="7S"), "camera", 0.9, reads=bad)
+    with pytest.raises(StoreError, match="only the camera"):
+        store.append(game, CardPlayed(seat="S", card="7S"), "web", reads=reads)
+    assert len(store.events(game)) == n
+    store.close()
+
+
+def test_a_store_of_the_evidence_schema_opens_and_keeps_its_cards(tmp_path: Path) -> None:
+    """A store written before the reads were kept (schema 3) opens: its cards and
+    their evidence are there, without reads."""
+    import sqlite3
+
+    from companion.store import MIGRATIONS, _statements
+
+    path = tmp_path / "v3.db"
+    db = sqlite3.connect(path)
+    for name in ("0001_events.sql", "0002_drop_hand_result.sql", "0003_evidence.sql"):
+        for statement in _statements((MIGRATIONS / name).read_text()):
+            db.execute(statement)
+    db.execute("INSERT INTO games (id, created, source, rules) VALUES (1, 0, 'web', 'ffb')")
+    db.execute("INSERT INTO events VALUES (1, 0, NULL, 'GameStarted', ?, 'web', 0, NULL, NULL)",
+               ('{"type": "GameStarted", "rules": "ffb", "settings": {}, "dealer": "N", '
+                '"teams": {"NS": "NS", "EW": "EW"}, "players": {}}',))
+    db.execute("INSERT INTO events VALUES (1, 1, 1, 'CardPlayed', ?, 'camera', 1, 0.9, NULL)",
+               ('{"type": "CardPlayed", "seat": "W", "card": "7H"}',))
+    db.execute("INSERT INTO evidence (game_id, seq, card, confidence) VALUES (1, 1, '7H', 0.9)")
+    db.execute("PRAGMA user_version = 3")
+    db.commit()
+    db.close()
+    store = Store(path)
+    assert store.version == 4
+    assert [s.event for s in store.events(1)][1] == CardPlayed(seat="W", card="7H")
+    assert store.evidence(1) == {1: {"card": "7H", "confidence": 0.9, "crop": False,
+                                     "reads": None, "frames": None}}
     store.close()
