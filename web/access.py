@@ -6,7 +6,11 @@ neither) and kept per game as a ``hashlib.scrypt`` hash in a small JSON file
 beside the event store, written with fsync and rename so that a crash leaves
 the old file or the new one, never half of one. A file from before the hashes
 (plain PINs) is hashed on first read; an empty or corrupt one is set aside,
-said on the page, and the service goes on.
+said on the page, and the service goes on. A table keeps its PIN from game to
+game and across restarts: with no game open, the latest game's PIN guards it,
+and a new game keeps it unless a new one is chosen. Only ``belote-table pin
+reset``, at the Pi, clears it (``reset_table_pin``); a running service reads
+the PIN file again when it changes on disk.
 
 API clients send the PIN in the ``X-Table-PIN`` header; the organiser's
 browser proves it once on the control page and then carries a session id,
@@ -125,8 +129,35 @@ class PinBook:
         self._lock = threading.Lock()
         self._pins: dict[str, dict[str, Any]] = {}
         self.problem: str | None = None
+        self._seen: tuple[int, int, int] | None = None
         if path is not None and path.exists():
             self._load(path)
+        self._seen = self._stamp()
+
+    def _stamp(self) -> tuple[int, int, int] | None:
+        """The file as last seen (inode, time, size); None: there is none."""
+        if self.path is None:
+            return None
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        except OSError:
+            return self._seen  # unreadable for now: keep what is known
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+    def _fresh(self) -> None:
+        """Read the file again when something else rewrote it (``belote-table pin
+        reset``, run at the Pi while the service runs). Called with the lock held."""
+        stamp = self._stamp()
+        if stamp == self._seen or self.path is None:
+            return
+        self._pins = {}
+        if stamp is not None:
+            self._load(self.path)
+        self._seen = self._stamp()
+        log.warning("PIN file %s changed on disk: read again (%d games with a PIN)",
+                    self.path, len(self._pins))
 
     def _load(self, path: Path) -> None:
         try:
@@ -160,13 +191,22 @@ class PinBook:
     def _save(self) -> None:
         if self.path is not None:
             write_atomically(self.path, json.dumps({"version": 2, "pins": self._pins}))
+            self._seen = self._stamp()
 
     def has(self, game_id: Any) -> bool:
         with self._lock:
+            self._fresh()
             return str(game_id) in self._pins
+
+    def fingerprint(self, game_id: Any) -> str:
+        """Changes whenever the game's PIN does (its hash; "" with none)."""
+        with self._lock:
+            self._fresh()
+            return str(self._pins.get(str(game_id), {}).get("hash", ""))
 
     def check(self, game_id: Any, pin: str) -> bool:
         with self._lock:
+            self._fresh()
             stored = self._pins.get(str(game_id))
         return stored is not None and _pin_ok(stored, pin)
 
@@ -174,6 +214,7 @@ class PinBook:
         """Give ``to_game`` the PIN of ``from_game`` (its hash: the PIN itself
         is not kept). False when ``from_game`` has none."""
         with self._lock:
+            self._fresh()
             record = self._pins.get(str(from_game))
             if record is None:
                 return False
@@ -184,6 +225,7 @@ class PinBook:
     def set(self, game_id: Any, pin: str) -> None:
         record = hash_pin(pin)
         with self._lock:
+            self._fresh()
             self._pins[str(game_id)] = record
             self._save()
 
@@ -307,6 +349,12 @@ class AccessBook:
         with self._lock:
             self._db.execute("DELETE FROM pin_attempts WHERE game_id=?", (str(game_id),))
 
+    def forget_everyone(self) -> None:
+        """No failed attempts, no sessions (``belote-table pin reset``)."""
+        with self._lock, self._immediate():
+            self._db.execute("DELETE FROM pin_attempts")
+            self._db.execute("DELETE FROM sessions")
+
     # -- sessions ---------------------------------------------------------------------
 
     def open_session(self, game_id: Any, author: str) -> str:
@@ -335,6 +383,12 @@ class AccessBook:
                 self._db.execute("DELETE FROM sessions WHERE id=?", (sid,))
 
 
+def pin_files(db: Path | str) -> tuple[Path, Path]:
+    """The PIN file and the access file kept beside the event store ``db``."""
+    pin_file = Path(str(db) + ".pins.json")
+    return pin_file, pin_file.with_suffix(".sqlite")
+
+
 def _default_pin_file(app: Flask) -> Path | None:
     if app.config.get("PIN_FILE"):
         return Path(app.config["PIN_FILE"])
@@ -342,7 +396,31 @@ def _default_pin_file(app: Flask) -> Path | None:
     db = getattr(store, "path", None)
     if db is None or str(db) == ":memory:":
         return None
-    return Path(str(db) + ".pins.json")
+    return pin_files(db)[0]
+
+
+def reset_table_pin(db: Path | str, open_game: Any = None) -> str | None:
+    """``belote-table pin reset``, at the Pi: forget every game's PIN, the
+    failed attempts and the organisers' sessions, so that the table is nobody's
+    until a game is started with a new PIN. A game still open (``open_game``)
+    gets a new PIN at once, returned to be read at the Pi. A service running on
+    these files sees it at its next request (the PIN file is read again)."""
+    pin_file, access_file = pin_files(db)
+    book = PinBook(pin_file)
+    new = None
+    with book._lock:
+        book._pins = {}
+        if open_game is not None:
+            new = f"{secrets.randbelow(10 ** PIN_DIGITS):0{PIN_DIGITS}d}"
+            book._pins[str(open_game)] = hash_pin(new)
+        book._save()
+    if access_file.exists():
+        accesses = AccessBook(access_file)
+        try:
+            accesses.forget_everyone()
+        finally:
+            accesses.close()
+    return new
 
 
 def init_app(app: Flask, keep_secret_key: bool = False) -> None:
@@ -402,17 +480,39 @@ def ensure_pin() -> None:
         service().bus.publish("display", {"kind": "show_pin", "pin": pin})
 
 
-def check_pin(pin: Any) -> bool:
-    """Is ``pin`` the open game's PIN? Counts a wrong one against the table;
-    raises ``PinLocked`` while the table refuses every PIN."""
+def table_game() -> Any:
+    """The game whose PIN guards the table: the open game or, with none open
+    (a game finished, then the service restarted), the latest game that has a
+    PIN. None only on a table never given one, or after ``belote-table pin
+    reset``: then anyone may start a game, and its PIN becomes the table's."""
     game_id = service().game_id
+    if game_id is not None:
+        return game_id
+    known = pins()
+    for row in reversed(service().store.games()):
+        if known.has(row["id"]):
+            return row["id"]
+    return None
+
+
+def needs_pin() -> bool:
+    """Does a change (a new game included) need the table's PIN?"""
+    return table_game() is not None
+
+
+def check_pin(pin: Any) -> bool:
+    """Is ``pin`` the table's PIN (``table_game``'s)? Counts a wrong one against
+    the table; raises ``PinLocked`` while the table refuses every PIN."""
+    ensure_pin()
+    game_id = table_game()
     if game_id is None or not isinstance(pin, str):
         return False
-    ensure_pin()
     accesses = book()
     pin = pin.strip()
     key = str(current_app.config["SECRET_KEY"]).encode()
-    remembered = hmac.new(key, f"{game_id}:{pin}".encode(), hashlib.sha256).hexdigest()
+    # The PIN's hash is in the key: a PIN reset or changed is no longer remembered.
+    said = f"{game_id}:{pins().fingerprint(game_id)}:{pin}"
+    remembered = hmac.new(key, said.encode(), hashlib.sha256).hexdigest()
     cache: set[str] = current_app.extensions["belote_pin_cache"]
     if remembered in cache:
         # Known right: no guess is checked, but a locked table refuses it all the same.
@@ -440,7 +540,7 @@ def log_in(pin: str, author: str) -> bool:
     """Remember server-side that this browser knows the PIN (``PinLocked`` while locked)."""
     if not check_pin(pin):
         return False
-    _open_session(service().game_id, author)
+    _open_session(table_game(), author)
     return True
 
 
@@ -460,13 +560,21 @@ def keep_session(game_id: Any, author: str) -> None:
     _open_session(game_id, author)
 
 
-def remember_new_game(game_id: Any, pin: str, author: str) -> None:
-    pins().set(game_id, pin)
+def remember_new_game(game_id: Any, pin: str, author: str, previous: Any = None) -> None:
+    """The new game's PIN (``pin``, or with none given the table's, from the
+    ``previous`` table game) and this browser logged in to it."""
+    set_new_game_pin(game_id, pin, previous)
     _open_session(game_id, author)
 
 
+def set_new_game_pin(game_id: Any, pin: str, previous: Any) -> None:
+    """A new game gets the PIN chosen with it, or keeps the table's."""
+    if pin or previous is None or not pins().copy(previous, game_id):
+        pins().set(game_id, pin)
+
+
 def session_author() -> str | None:
-    game_id = service().game_id
+    game_id = table_game()
     if game_id is None:
         return None
     return book().session(session.get("sid"), game_id)
@@ -480,9 +588,11 @@ def authorise() -> str:
     """Allow a change, or raise ``AccessDenied`` (403) or ``PinLocked`` (429).
     Returns who is making it.
 
-    With no game at all, anyone may start one (and set its PIN).
+    On a table without a PIN (none yet, or reset at the Pi), anyone may start a
+    game (and set its PIN); a table that has one keeps it from game to game and
+    across restarts, and every new game needs it.
     """
-    if service().game_id is None:
+    if not needs_pin():
         return str(request.headers.get("X-Author") or _author(None))[:40]
     header = request.headers.get(PIN_HEADER)
     if header is not None:

@@ -388,14 +388,16 @@ def _start_schema() -> dict[str, Any]:
 
     name = {"type": "string", "maxLength": entries.NAME_MAX}
     low, high, _ = RANGES["target"]
-    return {"type": "object", "required": ["pin"], "properties": {
+    return {"type": "object", "properties": {
         "teams": {"type": "object", "properties": {t: name for t in TEAMS}},
         "players": {"type": "object", "properties": {s: name for s in SEATS}},
         "target": {"type": "integer", "minimum": low, "maximum": high, "example": 1000},
         "rules": {"type": "string", "enum": list(PRESETS), "example": "ffb"},
         "settings": settings_schema(),
         "clockwise": {"type": "boolean"}, "dealer": SEAT,
-        "pin": {"type": "string", "pattern": entries.PIN_RE.pattern}}}
+        "pin": {"type": "string", "pattern": entries.PIN_RE.pattern,
+                "description": "the table's new PIN; left out, the new game keeps the "
+                               "table's (needed on a table without one)"}}}
 
 
 BID = {"type": "string", "example": "80H", "pattern": (
@@ -411,18 +413,21 @@ def _per_team(high: int) -> dict[str, Any]:
 
 
 @bp.post("/games")
-@doc("post", "Start a game (needs the current game's PIN if there is one)", _start_schema(),
+@doc("post", "Start a game (needs the table's PIN if it has one)", _start_schema(),
      write=True)
 def start_game() -> tuple[Response, int]:
     """Team and player names, target, rule preset and settings, direction,
-    first dealer and the new table PIN."""
+    first dealer and the table's new PIN (left out: the table keeps its PIN).
+    A table keeps its PIN from game to game and across restarts: only
+    ``belote-table pin reset``, at the Pi, clears it."""
     author = access.authorise()
-    started, pin = entries.read_start(_body())
+    previous = access.table_game()
+    started, pin = entries.read_start(_body(), keep_pin=previous is not None)
     try:
         game_id = _service().start_game(started, source="web", author=author)
     except ValueError as exc:
         return _error(409, str(exc))
-    access.pins().set(game_id, pin)
+    access.set_new_game_pin(game_id, pin, previous)
     return jsonify({"game_id": game_id, "state": _service().state_json()}), 201
 
 

@@ -41,7 +41,8 @@ def _page(template: str, status: int = 200, **extra: Any) -> tuple[str, int]:
         preset_descriptions=i18n.preset_descriptions(), setting_labels=i18n.setting_labels(),
         settings_fields=settings_fields(), access_problems=access.problems(),
         suggested_pin=f"{secrets.randbelow(10 ** access.PIN_DIGITS):0{access.PIN_DIGITS}d}",
-        seats=SEATS, cards=CARD_CODES, game_id=service.game_id, **extra), status
+        seats=SEATS, cards=CARD_CODES, game_id=service.game_id,
+        table_pin=access.needs_pin(), **extra), status
 
 
 # Settings the set-up form asks for in their own fields, not in "other settings".
@@ -161,7 +162,8 @@ def show_pin() -> Any:
 @bp.route("/setup", methods=["GET", "POST"])
 def setup() -> Any:
     """Start a game: names, target, rules and settings, direction, dealer, PIN.
-    Starting a new game while one exists needs that game's PIN."""
+    A table that has a PIN (a game open or finished, even before a restart)
+    needs it for a new game, which keeps it unless a new one is given."""
     service = current_app.config["SERVICE"]
     if request.method == "GET":
         form = last_game_form(service)
@@ -169,19 +171,20 @@ def setup() -> Any:
                      form_settings=any(k.startswith("set_") for k in form))
     form = request.form
     try:
-        if service.game_id is not None and not access.logged_in() \
+        if access.needs_pin() and not access.logged_in() \
                 and not access.check_pin(form.get("current_pin")):
             return _page("setup.html", 403, form=form,
                          error=_("starting a new game needs the current game's PIN"))
     except access.PinLocked as exc:
         return _locked(exc, "setup.html", form=form)
     try:
-        started, pin = entries.read_start(form_start(form))
+        previous = access.table_game()
+        started, pin = entries.read_start(form_start(form), keep_pin=previous is not None)
         author = form.get("author", "").strip()[:40] or _("organiser")
         game_id = service.start_game(started, source="web", author=author)
     except entries.EntryError as exc:
         return _page("setup.html", 400, form=form, error=messages.human(str(exc), exc.field))
     except ValueError as exc:
         return _page("setup.html", 400, form=form, error=messages.human(str(exc)))
-    access.remember_new_game(game_id, pin, author)
+    access.remember_new_game(game_id, pin, author, previous)
     return redirect(url_for("control.panel"))

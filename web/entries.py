@@ -142,9 +142,10 @@ def read_settings(value: Any) -> dict[str, Any]:
     return out
 
 
-def read_start(data: Mapping[str, Any]) -> tuple[GameStarted, str]:
+def read_start(data: Mapping[str, Any], keep_pin: bool = False) -> tuple[GameStarted, str]:
     """A new game and its PIN from the set-up form (flat fields ``team_NS``,
-    ``player_N``...) or JSON (``teams``/``players`` objects)."""
+    ``player_N``...) or JSON (``teams``/``players`` objects). ``keep_pin``: the
+    table has a PIN, which the new game keeps when none is given (PIN "")."""
     teams_in = data.get("teams") if isinstance(data.get("teams"), dict) else {}
     players_in = data.get("players") if isinstance(data.get("players"), dict) else {}
     teams: dict[str, str] = {}
@@ -177,7 +178,7 @@ def read_start(data: Mapping[str, Any]) -> tuple[GameStarted, str]:
         raise EntryError("settings", str(exc)) from None
     dealer = _seat(data, "dealer", "N")
     pin = _text(data, "pin")
-    if not PIN_RE.match(pin):
+    if not PIN_RE.match(pin) and not (keep_pin and not pin):
         raise EntryError("pin", "the table's PIN must be 6 to 8 digits")
     started = _event("rules", GameStarted, rules=preset, settings=settings, dealer=dealer,
                      teams=teams, players=players)
