@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.card_faces import PHOTO_SIZE, Answers, as_photo
+from benchmarks.card_faces import Answers
+from vision.lab.pictures import NOT_BELOTE, PHOTO_SIZE, as_photo
 
 
 def test_answers_count_right_unknown_and_misread_for_belote_and_other_faces():
@@ -33,7 +34,7 @@ def test_a_face_as_a_photo_is_smaller_and_softer():
 
 
 def test_a_face_as_a_flattened_photo_is_enlarged_and_repeats_with_its_seed():
-    from benchmarks.card_faces import FLAT_SIZE, as_flattened
+    from vision.lab.pictures import FLAT_SIZE, as_flattened
 
     face = np.full((350, 250, 3), 230, np.uint8)
     face[20:60, 15:45] = 20  # an index-like dark mark in the top-left corner
@@ -89,7 +90,7 @@ def test_index_fonts_reads_only_the_faces_no_drawn_style_prints(reader, monkeypa
     assert render.get_style(f"en-bicycle+{unused}").font == unused
     for way in card_faces.WAYS:
         f = got["fonts"][unused][way]
-        assert f["belote_cards"] == 32 and f["other_faces"] == len(card_faces.NOT_BELOTE)
+        assert f["belote_cards"] == 32 and f["other_faces"] == len(NOT_BELOTE)
         assert f["read_right"] + f["unknown"] + f["misread"] == 32
         assert got["all"][way]["read_right"] == f["read_right"]
 

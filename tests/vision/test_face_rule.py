@@ -1,5 +1,5 @@
 """A number card named on a picture whose middle is a court's picture is left unknown
-(``vision.reader.face_is_picture``), and the rule's choice (``benchmarks/face_rule.py``)."""
+(``vision.reader.face_is_picture``), and the rule's choice (``vision/lab/face_rule.py``)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def _face(code: str, style: str) -> np.ndarray:
 
 @pytest.mark.parametrize("style", ["fr-grimaud", "en-bicycle", "fr-ducale"])
 def test_a_courts_picture_is_told_from_a_number_cards_pips(style):
-    from benchmarks.card_faces import as_photo
+    from vision.lab.pictures import as_photo
 
     for code in ("7S", "8H", "9C", "TD", "AD"):
         face = _face(code, style)
@@ -110,7 +110,7 @@ def test_a_middle_with_no_paper_at_all_is_no_courts_picture():
 
 
 def test_the_rule_leaves_unknown_the_most_wrong_reads_within_its_allowance(monkeypatch):
-    from benchmarks import face_rule
+    from vision.lab import face_rule
 
     monkeypatch.setattr(face_rule, "FROM_GRID", (0.0, 0.1))
     monkeypatch.setattr(face_rule, "LIGHT_GRID", (0.3, 0.4))

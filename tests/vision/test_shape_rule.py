@@ -1,6 +1,6 @@
 """A picture of one card read again stretched to the other shape: when its sure read there is
 taken (``vision.reader.shape_agrees``, ``SHAPE_AGREE``), and the rule's choice
-(``benchmarks/shape_rule.py``)."""
+(``vision/lab/shape_rule.py``)."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def _stub(reader, monkeypatch, as_is: Detection | None, stretched: Detection | N
 
 
 def test_a_stretched_read_against_the_guess_as_it_is(reader, monkeypatch):
-    from benchmarks.shape_rule import watching
+    from vision.lab.shape_rule import watching
 
     sure_as = Detection("AS", 0.97, QUAD, (40.0, 60.0))
     read, shapes = _stub(reader, monkeypatch, _doubt("AC"), sure_as)
@@ -69,7 +69,7 @@ def test_a_stretched_read_against_the_guess_as_it_is(reader, monkeypatch):
 
 def test_a_stretched_read_of_the_guessed_card_or_of_nothing_boxed_is_taken(reader, monkeypatch):
     sure_as = Detection("AS", 0.97, QUAD, (40.0, 60.0))
-    from benchmarks.shape_rule import watching
+    from vision.lab.shape_rule import watching
 
     for as_is in (_doubt("AS"), None):
         read, _ = _stub(reader, monkeypatch, as_is, sure_as)
@@ -111,7 +111,7 @@ def test_a_card_squeezed_across_its_picture_is_still_read_with_the_shipped_rule(
 
 
 def test_the_rule_is_the_agreement_with_fewest_wrong_reads_within_its_allowance(monkeypatch):
-    from benchmarks import shape_rule
+    from vision.lab import shape_rule
 
     monkeypatch.setattr(shape_rule, "RIGHT_LOST_PER_1000", 1.0)
 

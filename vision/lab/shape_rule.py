@@ -26,7 +26,7 @@ any figure was read). The designs held out of training, ``lights.py``'s four bla
 and the index fonts ``card_faces.py`` reports are never used here. Prints the figures and
 writes ``benchmarks/shape_rule.json``.
 
-    .venv/bin/python benchmarks/shape_rule.py [--jobs 2]
+    .venv/bin/python -m vision.lab.shape_rule [--jobs 2]
 """
 
 from __future__ import annotations
@@ -41,8 +41,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 OUT = ROOT / "benchmarks" / "shape_rule.json"
 SMALL_HEIGHTS = (100, 140, 180, 220, 260, 300)
@@ -103,8 +102,8 @@ def watching() -> Iterator[list[str]]:
 
 def _reads_of(job: tuple[str, list[Any]]) -> list[dict[str, Any]]:
     """Worker: each picture of one set, its card and what each agreement reads."""
-    from benchmarks.face_rule import pictures
     from vision.lab import render
+    from vision.lab.face_rule import pictures
     from vision.reader import SHAPE_AGREEMENTS, CardReader
 
     kind, items = job
@@ -151,9 +150,9 @@ def choose(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks.face_rule import picture_sets, rule_options
     from vision.lab import decks
     from vision.lab.deck_rules import dev_designs
+    from vision.lab.face_rule import picture_sets, rule_options
     from vision.reader import SHAPE_AGREE, SHAPE_AGREEMENTS
 
     p, args = rule_options(__doc__, OUT, argv)

@@ -8,12 +8,12 @@ each picture it names a number card (7 to 10) is kept with how its middle looks
 with edges) and whether the card named is the card pictured. The pictures:
 
 * the faces of the designs trained on (``art-<design>``), printed, as a photo and
-  flattened (``card_faces.face_pictures``, warps seeded 7001);
+  flattened (``vision.lab.pictures.face_pictures``, warps seeded 7001);
 * the drawn styles in white and in black (gold and silver ink) that ``lights.py`` does not
   report (``vision.lab.black_decks.other_bases``), the same three ways (seeds 7002, 7003);
 * the first 12 designs trained on, those three ways turned grey (seed 7004);
 * cards of the designs trained on cut out of table frames, lying a little over one
-  another and spread in a fan or a row (``card_faces.crop_pictures``, 6 frames a design,
+  another and spread in a fan or a row (``pictures.crop_pictures``, 6 frames a design,
   seeds 5881 and 5883, the seeds ``read_face``'s placing was chosen on);
 * cards of those drawn styles in black cut out of table frames (2 frames a style, seed
   5886): their middle, cut with the table around, can be all dark and busy.
@@ -25,7 +25,7 @@ out of training, ``lights.py``'s four black styles and the index fonts ``card_fa
 reports are never used here.
 Prints the figures and writes ``benchmarks/face_rule.json``.
 
-    .venv/bin/python benchmarks/face_rule.py [--jobs 2]
+    .venv/bin/python -m vision.lab.face_rule [--jobs 2]
 """
 
 from __future__ import annotations
@@ -39,8 +39,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 OUT = ROOT / "benchmarks" / "face_rule.json"
 FROM_GRID = (0.0, 0.02, 0.05, 0.08)
@@ -80,8 +79,8 @@ def pictures(kind: str, items: list[Any]):
     """(way, card, picture) of one set (see the module's docstring)."""
     import cv2
 
-    from benchmarks.card_faces import crop_pictures, face_pictures
     from vision.lab.black_decks import black_style
+    from vision.lab.pictures import crop_pictures, face_pictures
 
     if kind in ("faces", "drawn", "black", "grey"):
         styles = [black_style(*i) if kind == "black" else i for i in items]
