@@ -25,6 +25,7 @@ from companion.bus import Bus
 from companion.store import Store, StoredEvent
 from scorer.events import CardPlayed, Event, GameEnded, GameStarted
 from scorer.game import GameState, replay, verify_event
+from scorer.view import GameView, Renonce
 
 ALERT_KINDS = ("renonce", "out_of_turn", "unknown_card")
 
@@ -37,23 +38,9 @@ class NoGameError(ServiceError):
     """No game is open: start one first."""
 
 
-def _renonce_keys(state_json: dict[str, Any]) -> set[tuple[Any, ...]]:
-    """Every renonce of the game so far (finished hands and the current one),
-    as hashable keys, so that a new one can be told apart from the known ones."""
-    keys: set[tuple[Any, ...]] = set()
-    for hand in state_json.get("hands") or []:
-        for r in (hand.get("result") or {}).get("renonces") or []:
-            keys.add(_renonce_key(hand.get("hand_no"), r))
-    if state_json.get("phase") != "over":
-        for r in state_json.get("renonces") or []:
-            keys.add(_renonce_key(state_json.get("hand_no"), r))
-    return keys
-
-
-def _renonce_key(hand_no: Any, r: dict[str, Any]) -> tuple[Any, ...]:
-    proof = r.get("proof") or {}
-    return (hand_no, r.get("seat"), r.get("trick"), r.get("rule"),
-            proof.get("trick"), proof.get("card"))
+def _alert_order(r: Renonce) -> str:
+    """The order of the alerts of renonces proved by one event."""
+    return repr((r.hand_no, r.seat, r.trick, r.rule, r.proof_trick, r.proof_card))
 
 
 class TableService:
@@ -77,7 +64,8 @@ class TableService:
         self._created: float | None = None  # when the open game started (store clock)
         self._events: list[Event] = []
         self._state: GameState = replay([])
-        self._json: dict[str, Any] = self._state.to_json()
+        self._json: dict[str, Any] = self._state.to_json()  # what the bus and the API carry
+        self._view: GameView = GameView.from_json(self._json)  # what the service reads
         chosen = store.current_game() if game_id is None else game_id
         if chosen is not None:
             self._load(chosen)
@@ -96,6 +84,7 @@ class TableService:
             self._events = events
             self._state = state
             self._json = state.to_json()
+            self._view = GameView.from_json(self._json)
 
     # -- reading ----------------------------------------------------------------------
 
@@ -104,6 +93,11 @@ class TableService:
         """The current game state (the fold of the game's events)."""
         with self._lock:
             return self._state
+
+    def view(self) -> GameView:
+        """The frozen view of the current game (``scorer.view``): what the pages read."""
+        with self._lock:
+            return self._view
 
     def state_json(self) -> dict[str, Any]:
         """``GameState.to_json()`` plus ``game_id``, ``events`` (how many are stored)
@@ -114,7 +108,7 @@ class TableService:
             out["events"] = len(self._events)
             out["status"] = dict(self._status)
             # The time limit's end, for the pages' countdown (None without one).
-            out["ends_at"] = self._ends_at(out)
+            out["ends_at"] = self._ends_at(self._view)
             return out
 
     def to_play(self) -> str | None:
@@ -132,7 +126,7 @@ class TableService:
         """Camera and display health, and where the game stands."""
         with self._lock:
             return {**self._status, "game_id": self.game_id, "events": len(self._events),
-                    "phase": self._json.get("phase")}
+                    "phase": self._view.phase}
 
     # -- writing ----------------------------------------------------------------------
 
@@ -164,7 +158,7 @@ class TableService:
             raise ServiceError(f"alert: kind {kind!r} is not one of {', '.join(ALERT_KINDS)}")
         with self._lock:
             payload = {"kind": kind, "game_id": self.game_id,
-                       "hand_no": self._json.get("hand_no"), **data}
+                       "hand_no": self._view.hand_no, **data}
         self.bus.publish("alert", payload)
 
     def start_game(self, started: GameStarted, source: str = "web",
@@ -182,6 +176,7 @@ class TableService:
             self._events = [started]
             self._state = state
             self._json = state.to_json()
+            self._view = GameView.from_json(self._json)
             stored = self.store.events(game_id)[0]
             state_json = self.state_json()
         self.bus.publish("event", stored.to_json())
@@ -204,48 +199,49 @@ class TableService:
         with self._lock:
             if self.game_id is None:
                 raise NoGameError("submit: no game is open; start a game first")
-            old_json = self._json
+            old = self._view
             verify_event(self._state, event)
             new_state = self._state.apply(event)
             new_json = new_state.to_json()
-            hand_no = old_json.get("hand_no")
+            new = GameView.from_json(new_json)
             try:
                 stored = self.store.append(self.game_id, event, source, confidence, author,
-                                           hand_no=hand_no if isinstance(hand_no, int) else None,
-                                           crop=crop)
+                                           hand_no=old.hand_no, crop=crop)
             except BaseException:
                 # apply may fold in place: rebuild the state from what is stored.
                 self._state = replay(self._events)
                 self._json = self._state.to_json()
+                self._view = GameView.from_json(self._json)
                 raise
             self._events.append(event)
             self._state = new_state
             self._json = new_json
-            self._after(old_json, new_json)
-            alerts = self._alerts(old_json, new_json, event)
+            self._view = new
+            self._after(old, new)
+            alerts = self._alerts(old, new_state.proven, event)
             state_json = self.state_json()
         self.bus.publish("event", stored.to_json())
         for alert in alerts:
             self.bus.publish("alert", alert)
         self.bus.publish("state", state_json)
-        if self._time_is_up(old_json, new_json):
+        if self._time_is_up(old, new):
             # The game's time limit passed during the hand that just ended.
             self.submit(GameEnded(reason="time"), source=source, author=author)
         return stored
 
-    def _time_is_up(self, old_json: dict[str, Any], new_json: dict[str, Any]) -> bool:
+    def _time_is_up(self, old: GameView, new: GameView) -> bool:
         """A hand has just ended, the game is not over, and it has run past its
         time limit (rules ``minutes``)."""
-        ends_at = self._ends_at(new_json)
-        if ends_at is None or new_json.get("phase") == "over":
+        ends_at = self._ends_at(new)
+        if ends_at is None or new.phase == "over":
             return False
-        if len(new_json.get("hands") or []) == len(old_json.get("hands") or []):
+        if len(new.hands) == len(old.hands):
             return False
         return self.store.now() >= ends_at
 
-    def _ends_at(self, state_json: dict[str, Any]) -> float | None:
+    def _ends_at(self, view: GameView) -> float | None:
         """When the game's time limit ends (None without one)."""
-        minutes = int((state_json.get("rules") or {}).get("minutes") or 0)
+        minutes = view.rules.minutes
         if not minutes or self._created is None:
             return None
         return self._created + minutes * 60
@@ -255,26 +251,26 @@ class TableService:
         """Submit events one by one (each its own transaction); stop at the first refused."""
         return [self.submit(e, source=source, author=author) for e in events]
 
-    def _after(self, old_json: dict[str, Any], new_json: dict[str, Any]) -> None:
+    def _after(self, old: GameView, new: GameView) -> None:
         """Close a game that is over."""
         assert self.game_id is not None
-        if new_json.get("phase") == "over" and old_json.get("phase") != "over":
+        if new.phase == "over" and old.phase != "over":
             self.store.end_game(self.game_id)
 
-    def _alerts(self, old_json: dict[str, Any], new_json: dict[str, Any],
+    def _alerts(self, old: GameView, proven: Iterable[Renonce],
                 event: Event) -> list[dict[str, Any]]:
+        """The alerts of ``event``: an unknown card, the renonces it proved
+        (``GameState.apply``'s ``proven``)."""
         base = {"game_id": self.game_id}
-        alerts = []
+        alerts: list[dict[str, Any]] = []
         if isinstance(event, CardPlayed) and event.card is None:
             alerts.append({**base, "kind": "unknown_card", "seat": event.seat,
-                           "hand_no": old_json.get("hand_no"),
-                           "trick": old_json.get("trick_no"),
+                           "hand_no": old.hand_no, "trick": old.trick_no,
                            "message": f"unknown card at seat {event.seat}"})
-        fresh = _renonce_keys(new_json) - _renonce_keys(old_json)
-        for hand_no, seat, trick, rule, proof_trick, proof_card in sorted(fresh, key=repr):
-            alerts.append({**base, "kind": "renonce", "hand_no": hand_no, "seat": seat,
-                           "trick": trick, "rule": rule,
-                           "proof": {"trick": proof_trick, "card": proof_card},
-                           "message": f"renonce by {seat} in trick {trick} ({rule}),"
-                                      f" proved by {proof_card} in trick {proof_trick}"})
+        for r in sorted(proven, key=_alert_order):
+            alerts.append({**base, "kind": "renonce", "hand_no": r.hand_no, "seat": r.seat,
+                           "trick": r.trick, "rule": r.rule,
+                           "proof": {"trick": r.proof_trick, "card": r.proof_card},
+                           "message": f"renonce by {r.seat} in trick {r.trick} ({r.rule}),"
+                                      f" proved by {r.proof_card} in trick {r.proof_trick}"})
         return alerts
