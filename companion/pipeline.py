@@ -126,7 +126,9 @@ class TablePipeline:
         state = self.service.state_json()
         to_play = state.get("to_play")
         outputs = self.tracker.update(
-            ts, detections, to_play, [c for c in state.get("played") or [] if c],
+            # The hand's cards as first stored, pending ones too (not the cards a
+            # correction named in place of others: the camera may yet see those).
+            ts, detections, to_play, state.get("put_down") or (),
             # After an unknown card the trick's winner, who leads next, is not known.
             any_seat=state.get("phase") == "play" and to_play is None)
         for out in outputs:
@@ -156,9 +158,11 @@ class TablePipeline:
         if out.kind == "play":
             assert out.seat is not None
             try:
+                # Stored whatever the turn: the rules engine plays it at its seat's turn.
                 stored = service.submit(CardPlayed(seat=out.seat, card=out.card),
                                         source="camera", confidence=out.confidence,
-                                        crop=self._evidence(out.card))
+                                        crop=self._evidence(out.card), reads=out.reads,
+                                        frames=out.frames)
             except ValueError as exc:
                 self.log.refused.append(f"{out.seat}:{out.card}: {exc}")
                 self.say(_("camera: %(seat)s %(card)s refused: %(reason)s")
@@ -186,7 +190,8 @@ class TablePipeline:
                 service.submit(CardCorrected(seat=out.seat, trick=int(unknown[-1]["trick"]),
                                              new=out.card),
                                source="camera", confidence=out.confidence,
-                               crop=self._evidence(out.card))
+                               crop=self._evidence(out.card), reads=out.reads,
+                               frames=out.frames)
             except ValueError as exc:
                 self.log.refused.append(f"{out.seat}:{out.card} (named): {exc}")
                 self.say(_("camera: naming the unknown card at %(seat)s refused: %(reason)s")

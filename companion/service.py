@@ -18,13 +18,13 @@ or a restart it goes on with the open hand exactly where it was.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from companion.bus import Bus
 from companion.store import Store, StoredEvent
 from scorer.events import CardPlayed, Event, GameEnded, GameStarted
-from scorer.game import GameState, replay, verify_event
+from scorer.game import GameState, replay, verify_event, verify_seen
 from scorer.view import GameView, Renonce
 
 ALERT_KINDS = ("renonce", "out_of_turn", "unknown_card")
@@ -109,6 +109,14 @@ class TableService:
             out["status"] = dict(self._status)
             # The time limit's end, for the pages' countdown (None without one).
             out["ends_at"] = self._ends_at(self._view)
+            state = self._state
+            # Cards stored that wait for their seat's turn (put down out of turn),
+            # those whose hand ended first, and the hand's cards as first stored
+            # (the camera must not play them again): ``scorer.fold``.
+            out["pending"] = [{"seat": e.seat, "card": e.card, "seq": i}
+                              for e, i, _ in state.pending]
+            out["unplaced"] = [dict(u, seq=u["index"]) for u in state.unplaced]
+            out["put_down"] = list(state.put_down)
             return out
 
     def to_play(self) -> str | None:
@@ -121,6 +129,55 @@ class TableService:
         """The open game's stored events (empty when no game is open)."""
         with self._lock:
             return [] if self.game_id is None else self.store.events(self.game_id)
+
+    def preview(self, event: Event) -> dict[str, Any]:
+        """What ``event`` (a correction, an undo...) would change, without storing
+        anything (``companion.preview.changes``): the tricks whose winner changes,
+        the renonces that would appear or go, the scores before and after. Raises
+        as ``submit`` would when the event is refused."""
+        from companion.preview import changes
+
+        if not isinstance(event, Event) or isinstance(event, GameStarted):
+            raise ServiceError(f"preview: {event!r} is not an entry")
+        with self._lock:
+            if self.game_id is None:
+                raise NoGameError("preview: no game is open; start a game first")
+            verify_event(self._state, event)
+            before = self.state_json()
+            new_state = self._state.apply(event)
+            after = new_state.to_json()
+            after["pending"] = [{"seat": e.seat, "card": e.card, "seq": i}
+                                for e, i, _ in new_state.pending]
+        return changes(before, after)
+
+    def camera_cards(self, hand_no: int | None = None) -> list[dict[str, Any]]:
+        """The cards the camera stored in hand ``hand_no`` (default: the hand in
+        play), in the order stored, each with what it saw: ``seq`` (the event),
+        ``seat``, ``card`` (as read; None unread), ``trick`` (where the game has
+        it now; None while it waits for its turn), ``confidence``, ``reads``
+        (``[{"card", "p", "frames"}]``, its likeliest cards over every frame it
+        was seen in, likeliest first; None for a card stored before they were
+        kept), ``frames`` and ``crop`` (whether a picture is kept)."""
+        with self._lock:
+            if self.game_id is None:
+                return []
+            state = self._state
+            hand = state.hand_no if hand_no is None else hand_no
+            stored = self.store.events(self.game_id)
+            kept = self.store.evidence(self.game_id)
+            placed = {index: k // 4 + 1
+                      for k, index in enumerate(state._plays_by_hand.get(hand, []))}
+        out = []
+        for s in stored:
+            if (s.source != "camera" or not isinstance(s.event, CardPlayed)
+                    or s.hand_no != hand):
+                continue
+            seen = kept.get(s.seq, {})
+            out.append({"seq": s.seq, "seat": s.event.seat, "card": s.event.card,
+                        "trick": placed.get(s.seq), "confidence": s.confidence,
+                        "reads": seen.get("reads"), "frames": seen.get("frames"),
+                        "crop": bool(seen.get("crop"))})
+        return out
 
     def status(self) -> dict[str, Any]:
         """Camera and display health, and where the game stands."""
@@ -184,10 +241,16 @@ class TableService:
         return game_id
 
     def submit(self, event: Event, source: str = "web", confidence: float | None = None,
-               author: str | None = None, crop: bytes | None = None) -> StoredEvent:
+               author: str | None = None, crop: bytes | None = None,
+               reads: Sequence[Any] | None = None, frames: int | None = None) -> StoredEvent:
         """Verify ``event`` with the rules engine, store it, fold it in, publish it.
 
-        ``crop``: the JPEG the camera read (camera events), kept as evidence.
+        ``crop``: the JPEG the camera read (camera events), kept as evidence;
+        ``reads`` and ``frames``: the card's likeliest cards over every frame it
+        was seen in, (card, probability, frames) each, and how many frames.
+        A card the camera saw (``source="camera"``) is stored whatever the turn
+        (``scorer.verify.verify_seen``): the rules engine plays it when its
+        seat's turn comes. People's entries are refused out of turn.
         Raises a ``ValueError`` subclass saying why when the event is refused
         (``IllegalEventError`` from the scorer, ``StoreError``, ``ServiceError``);
         then nothing is stored and the state is unchanged.
@@ -200,13 +263,17 @@ class TableService:
             if self.game_id is None:
                 raise NoGameError("submit: no game is open; start a game first")
             old = self._view
-            verify_event(self._state, event)
+            if source == "camera" and isinstance(event, CardPlayed):
+                verify_seen(self._state, event)
+            else:
+                verify_event(self._state, event)
             new_state = self._state.apply(event)
             new_json = new_state.to_json()
             new = GameView.from_json(new_json)
             try:
                 stored = self.store.append(self.game_id, event, source, confidence, author,
-                                           hand_no=old.hand_no, crop=crop)
+                                           hand_no=old.hand_no, crop=crop, reads=reads,
+                                           frames=frames)
             except BaseException:
                 # apply may fold in place: rebuild the state from what is stored.
                 self._state = replay(self._events)

@@ -1,5 +1,6 @@
 """The frame loop between the tracker and the service, fed with scripted reads:
-a card put down out of turn raises an alert and stores nothing, an unreadable
+a card put down out of turn raises an alert, is stored with its reads and waits
+for its seat's turn (issue 72: what the camera saw is never lost), an unreadable
 card becomes an "unknown card at seat X" play while the game goes on, and is
 corrected once it can be read; a card already played is not played again."""
 
@@ -72,12 +73,19 @@ def test_out_of_turn_unknown_card_and_its_correction(tmp_path):
     alerts = [m.data for m in iter(lambda: sub.get(timeout=0), None) if m.topic == "alert"]
     assert [(x["kind"], x["seat"], x["card"], x["to_play"]) for x in alerts] == [
         ("out_of_turn", b.seat, b.card, a.seat)]
-    assert [e.event for e in service.events() if isinstance(e.event, CardPlayed)] == []
+    # B's card is stored as the camera saw it, and waits for B's turn.
+    [early] = [e for e in service.events() if isinstance(e.event, CardPlayed)]
+    assert early.event == CardPlayed(b.seat, b.card) and early.source == "camera"
+    state = service.state_json()
+    assert state["current_trick"]["cards"] == [] and state["to_play"] == a.seat
+    assert state["pending"] == [{"seat": b.seat, "card": b.card, "seq": early.seq}]
+    assert store.evidence(service.game_id)[early.seq]["reads"][0]["card"] == b.card
     # After 2 s unread, A's card is an unknown card; B's card follows in turn.
     t = run(pipeline, t, 1.2)
     stored = [s for s in service.events() if isinstance(s.event, CardPlayed)]
-    assert [s.event for s in stored] == [CardPlayed(a.seat, None), CardPlayed(b.seat, b.card)]
+    assert [s.event for s in stored] == [CardPlayed(b.seat, b.card), CardPlayed(a.seat, None)]
     assert {s.source for s in stored} == {"camera"}
+    assert service.state_json()["pending"] == []
     msgs = list(iter(lambda: sub.get(timeout=0), None))
     assert any(m.topic == "alert" and m.data["kind"] == "unknown_card"
                and m.data["message"] == f"unknown card at seat {a.seat}" for m in msgs)
