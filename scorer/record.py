@@ -11,10 +11,13 @@ scorer.record.InvalidRecordError: plays[4]: W played out of turn, S to play
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, Final
 
 from scorer.bidding import InvalidBidError
 from scorer.cards import SEATS, TEAMS, InvalidCardError, team_of
+from scorer.deal import OUTCOME_KEYS
+from scorer.deal import complete as complete_deal
 from scorer.errors import ScorerError
 from scorer.events import (
     BeloteAnnounced,
@@ -30,6 +33,8 @@ from scorer.events import (
 from scorer.game import GameState, IllegalEventError, verify_event
 from scorer.rules import PRESETS, Rules, UnknownSettingError
 
+#: Folds the deal may spend on a record's unread cards (``scorer.deal``).
+RECORD_SEARCH_LIMIT: Final = 10000
 _KEYS = {"rules", "dealer", "bids", "plays", "belote", "turned", "tally", "contract"}
 
 
@@ -216,7 +221,62 @@ def score_record(record: Any, rules: str | None = None,
     tricks = result.get("tricks", [])
     last = tricks[-1]["winner"] if len(tricks) == 8 else None
     result["dix_de_der"] = team_of(last) if last else None
+    result["inferred"], result["undetermined"] = [], []
+    if any(card is None for t in tricks for card in t["cards"]):
+        _complete(result, record, state, rules, overrides)
     return result
+
+
+def _complete(result: dict[str, Any], record: dict[str, Any], state: GameState,
+              rules: str | None, overrides: dict[str, Any] | None) -> None:
+    """A hand with unread cards (``"W:?"``): the cards the deal determines are
+    named (``inferred``), the others listed with their candidates
+    (``undetermined``); the tricks are shown with the inferred cards in place.
+    Each score-making key (``scorer.deal.OUTCOME_KEYS``: score, points, made...)
+    is the full deal's when every consistent assignment of the undetermined
+    cards gives it the same value, else null, with ``score_reason`` saying why
+    the score is not given. The renonces stay those the cards read prove."""
+    done = complete_deal(state, 1, RECORD_SEARCH_LIMIT)
+    order = {u.key: n for n, u in enumerate(done.unknowns)}
+    inferred = sorted(done.determined.items(), key=lambda kv: order[kv[0]])
+    result["inferred"] = [{"seat": seat, "trick": trick, "card": card}
+                          for (trick, seat), card in inferred]
+    result["undetermined"] = [{"seat": u.seat, "trick": u.trick, "candidates": list(u.candidates)}
+                              for u in done.unknowns if u.key not in done.determined]
+    if inferred:
+        # The tricks as the record reads with the inferred cards in place.
+        named = dict(done.determined)
+        plays = list(record["plays"])
+        for i, play in enumerate(plays):
+            seat = play.split(":")[0].strip().upper()
+            card = named.get((i // 4 + 1, seat))
+            if card is not None and play.split(":")[1].strip() == "?":
+                plays[i] = f"{seat}:{card}"
+        _, filled = _fold_record({**record, "plays": plays}, rules, overrides)
+        result["tricks"] = filled.hands[0]["result"]["tricks"]
+    reason: dict[str, Any] | None = None
+    if not done.legal:
+        reason = {"code": "deal.no_legal_completion", "values": {}}
+    elif done.capped:
+        reason = {"code": "deal.capped",
+                  "values": {"limit": RECORD_SEARCH_LIMIT, "found": len(done.assignments)}}
+    scores = {json.dumps(o["score"], sort_keys=True) for o in done.outcomes}
+    if reason is None and len(scores) > 1:
+        reason = {"code": "deal.score_depends",
+                  "values": {"scores": [json.loads(s) for s in sorted(scores)],
+                             "assignments": len(done.assignments)}}
+    trusted = reason is None or reason["code"] == "deal.score_depends"
+    for key in OUTCOME_KEYS:
+        values = {json.dumps(o.get(key), sort_keys=True) for o in done.outcomes}
+        if trusted and len(values) == 1:
+            if key in done.outcomes[0]:
+                result[key] = done.outcomes[0][key]
+            else:
+                result.pop(key, None)
+        elif key in result:
+            result[key] = None
+    if reason is not None:
+        result["score_reason"] = reason
 
 
 def hand_record(state: GameState, hand_no: int | None = None) -> dict[str, Any]:

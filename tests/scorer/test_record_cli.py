@@ -166,8 +166,50 @@ def test_a_hand_with_an_unread_card_exports_and_scores_with_a_question_mark():
     rec = state.hands[-1]["record"]
     assert f"{e.seat}:?" in rec["plays"]
     r = score_record(rec)
-    assert r["tricks"][-1]["winner"] is None and r["tricks"][-1]["cards"][0] is None
-    assert r["score"] == state.hands[-1]["result"]["score"]
+    # The deal names it (the only card left): the tricks and the score are the
+    # full deal's, the card is listed as inferred.
+    full = score_record(replay(simulate_game(13, hands=1)).hands[-1]["record"])
+    assert r["inferred"] == [{"seat": e.seat, "trick": 8, "card": e.card}]
+    assert r["undetermined"] == []
+    assert r["tricks"] == full["tricks"] and r["score"] == full["score"]
+    assert r["points"] == full["points"] and "score_reason" not in r
+
+
+def test_cli_names_inferred_and_undetermined_cards(tmp_path):
+    """``belote-table score`` on a record with unread cards ("W:?"): the cards the
+    deal determines are named, the others listed with their candidates, and the
+    score is given only when it does not depend on them."""
+    from scorer.events import CardPlayed
+    seen = {"inferred": 0, "undetermined": 0, "null": 0}
+    for seed in range(30):
+        events = simulate_game(seed, hands=1)
+        places = [i for i, e in enumerate(events) if isinstance(e, CardPlayed)]
+        if len(places) < 32:
+            continue
+        truth = {}
+        for n in (1, 6, 9, 30):
+            e = events[places[n]]
+            truth[(n // 4 + 1, e.seat)] = e.card
+            events[places[n]] = CardPlayed(e.seat, None)
+        rec = replay(events).hands[-1]["record"]
+        path = tmp_path / f"hand{seed}.json"
+        path.write_text(json.dumps(rec))
+        out = cli(path)
+        assert out.returncode == 0, out.stderr
+        r = json.loads(out.stdout)
+        assert r == score_record(rec)
+        for item in r["inferred"]:
+            assert truth[(item["trick"], item["seat"])] == item["card"]
+        for item in r["undetermined"]:
+            assert truth[(item["trick"], item["seat"])] in item["candidates"]
+            assert len(item["candidates"]) >= 2
+        assert len(r["inferred"]) + len(r["undetermined"]) == 4
+        seen["inferred"] += len(r["inferred"])
+        seen["undetermined"] += len(r["undetermined"])
+        seen["null"] += r["score"] is None
+        if r["score"] is None:
+            assert r["score_reason"]["code"] == "deal.score_depends"
+    assert all(seen.values()), seen
 
 
 def test_cli_refusals_exit_2_with_the_reason_and_nothing_on_stdout(records, tmp_path):
