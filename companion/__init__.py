@@ -1,2 +1,3 @@
 """The table companion: the service that wires camera sources, the event store,
-the rules engine, the web page and the score display; and the CLI."""
+the rules engine, the web page and the score display (the command line that starts
+it is ``cli``)."""
