@@ -12,7 +12,7 @@ pytest.importorskip("torch")
 def test_the_multiply_adds_of_the_shipped_widths_are_the_model_cards():
     from benchmarks.narrow import multiply_adds
 
-    # 18.6 million a patch (the model card; docs/enrollment.md's speed section).
+    # 18.6 million a patch (the model card).
     assert multiply_adds((32, 64, 96, 128, 128)) == 18_579_456
     assert multiply_adds((16, 24, 32, 48, 128)) < multiply_adds((32, 64, 96, 128, 128)) / 5
 
