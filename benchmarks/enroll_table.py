@@ -13,7 +13,7 @@ is the frame's, left to right. Each design's 32 cards are enrolled at both of it
 (seeds 9701..., ``--frames`` a design) are read without the deck and with it, and the next
 held-out design's frames with it (another design's cards must read as the general model
 reads them). Nothing is tuned here. Prints the figures and writes
-``benchmarks/enroll_table.json``.
+``benchmarks/enroll_table.json`` (``--count``'s under ``count``).
 
     .venv/bin/python benchmarks/enroll_table.py [--frames 40] [--out FILE]
     .venv/bin/python benchmarks/enroll_table.py --count 12  # the command's count, dev frames
@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from benchmarks import write_figures  # noqa: E402
 from benchmarks.real_decks import Tally, seed_of, synthetic_set  # noqa: E402
 from scorer.cards import CARD_CODES  # noqa: E402
 from vision.lab import decks, render  # noqa: E402
@@ -97,7 +98,6 @@ def enrol_at_table(reader: CardReader, styles: list[str], rng: np.random.Generat
                                    "frames_shown": frames}
 
 
-COUNT_OUT = ROOT / "benchmarks" / "enroll_table-count.json"
 COUNT_SEED = 4242
 COUNT_TABLES = ("felt", "felt", "wood", "cloth", "white", "stone")  # in turn, frame by frame
 
@@ -153,10 +153,10 @@ def count_main(args: argparse.Namespace, manifest: dict[str, Any]) -> int:
               "designs": len(designs), "frames_per_design": args.count,
               **count_cards_seen(reader, designs, args.count),
               "seconds": round(time.time() - t0, 1)}
-    Path(args.out or COUNT_OUT).write_text(json.dumps(result, indent=1) + "\n")
+    written = write_figures(args.out, OUT, result, part="count")
     for way in ("indices_too", "outlines_alone"):
         print(f"{way}: {json.dumps(result[way])}")
-    print(f"written to {args.out or COUNT_OUT}")
+    print(f"written to {written}")
     return 0
 
 
@@ -165,8 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--frames", type=int, default=40, help="test frames per held-out design")
     p.add_argument("--count", type=int, default=0, metavar="N",
                    help="instead: count the frames in which the command sees the 4 cards, "
-                        "N frames of each training design (writes "
-                        "benchmarks/enroll_table-count.json)")
+                        "N frames of each training design (written under count in "
+                        "benchmarks/enroll_table.json)")
     p.add_argument("--out", default=None)
     args = p.parse_args(argv)
     if args.frames < 1 or args.count < 0:
@@ -174,7 +174,6 @@ def main(argv: list[str] | None = None) -> int:
     manifest = decks.manifest_or_exit(p)
     if args.count:
         return count_main(args, manifest)
-    args.out = args.out or str(OUT)
     held = [d for d in decks.BENCH_DESIGNS if d in manifest["held_out"]]
     t0 = time.time()
     reader = CardReader()
@@ -213,8 +212,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{design}: {json.dumps(result['designs'][design])}", flush=True)
     result["total"] = {way: t.figures()["all"] for way, t in totals.items()}
     result["seconds"] = round(time.time() - t0, 1)
-    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
-    print(f"total: {json.dumps(result['total'])}; written to {args.out}")
+    written = write_figures(args.out, OUT, result, parts=("count",))
+    print(f"total: {json.dumps(result['total'])}; written to {written}")
     return 0
 
 

@@ -18,8 +18,8 @@ one clean picture of each card, as ``real_decks.py`` enrols it, and by the gener
 without the sharpened pass for a smeared frame (``unsharpened``), each way timed. Each
 card the general model misses is also told by what the detector and the classifier made
 of its index: the most a detector box overlaps one of its readable index boxes, and the
-general model's chance of the card on the best of those true boxes. Writes
-``benchmarks/misses-held-out.json``.
+general model's chance of the card on the best of those true boxes. Writes them under
+``held_out`` in ``benchmarks/misses.json``.
 
     .venv/bin/python benchmarks/misses.py [--frames N] [--jobs 2]
     .venv/bin/python benchmarks/misses.py --held-out [--frames 40] [--jobs 2]
@@ -36,7 +36,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+OUT = ROOT / "benchmarks" / "misses.json"
 
+from benchmarks import write_figures  # noqa: E402
 from benchmarks.accuracy import GROUPS, SYNTHETIC  # noqa: E402
 from vision.lab.evaluate import (  # noqa: E402
     SAVED_QUALITY,
@@ -261,18 +263,16 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--held-out", action="store_true",
                     help="the held-out designs' --choose frames, with and without their deck")
     ap.add_argument("--out", type=Path, default=None,
-                    help="default: benchmarks/misses.json (--held-out: misses-held-out.json)")
+                    help="the figures alone to this file (default: benchmarks/misses.json, "
+                         "--held-out's under held_out)")
     args = ap.parse_args(argv)
     if args.held_out:
         from vision.lab import decks
 
         decks.manifest_or_exit(ap)  # the designs' art is cached by `belote-table vision decks`
-        args.out = args.out or ROOT / "benchmarks" / "misses-held-out.json"
         found = held_out(args)
-        args.out.write_text(json.dumps(found, indent=1) + "\n")
-        print(f"written to {args.out}")
+        print(f"written to {write_figures(args.out, OUT, found, part='held_out')}")
         return found
-    args.out = args.out or ROOT / "benchmarks" / "misses.json"
     sets = [s for s in SYNTHETIC if s[0] in GROUPS["random scenes"]]
     t0 = time.time()
     work = list(zip(*[(name, seed, decks, args.frames or n) for name, seed, decks, n in sets],
@@ -311,8 +311,7 @@ def main(argv: list[str] | None = None) -> dict:
           f"{f['invented']} invented, {f['read_right']} % read right")
     sf = result["stored_frames"]
     print(f"frames identical to the saved test frames: {sf['identical']} of {sf['compared']}")
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
-    print(f"written to {args.out}")
+    print(f"written to {write_figures(args.out, OUT, result, parts=('held_out',))}")
     return result
 
 

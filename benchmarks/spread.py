@@ -29,8 +29,8 @@ named that is not in the frame is invented. Prints the figures and writes them t
 ``--dev`` reads instead the frames the reader's rules for crowded indices were chosen
 on (``vision.reader.CROWD_SPAN`` and the rest), never a figure of merit: the drawn
 styles (seed 19951) and the designs trained on (seed 19952, no held-out design, no
-Paris art), 120 frames each by default, with the crowded pass and without it; written to
-``benchmarks/spread-dev.json``.
+Paris art), 120 frames each by default, with the crowded pass and without it; written
+under ``dev`` in ``benchmarks/spread.json``.
 
     .venv/bin/python benchmarks/spread.py [--frames 40] [--model PATH] [--out FILE]
     .venv/bin/python benchmarks/spread.py --dev [--frames 120]
@@ -50,6 +50,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from benchmarks import write_figures  # noqa: E402
 from vision.lab import decks, render  # noqa: E402
 from vision.lab.evaluate import as_saved, cards_in_sight, design_styles  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
@@ -59,7 +60,6 @@ OUT = ROOT / "benchmarks" / "spread.json"
 # the first level's box of an index that gave way to the finer level's read too
 # (``IndexDetector.both_levels``); and one box an index, as up to commit 4ce624e.
 STILL_WAYS = {"still": True, "still_one_box": False}
-DEV_OUT = ROOT / "benchmarks" / "spread-dev.json"
 
 
 def spread_frames(styles: list[Any], n: int, seed: int, full_deck: bool = False):
@@ -116,7 +116,8 @@ def total(sets: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def dev(reader: CardReader, manifest: dict[str, Any], n: int, out: Path, t0: float) -> int:
+def dev(reader: CardReader, manifest: dict[str, Any], n: int, out: str | None, t0: float
+        ) -> int:
     """The dev frames (see the module's text), read with the crowded pass and without."""
     trained = [d for d in manifest["designs"] if d not in decks.BENCH_DESIGNS]
     sets = {"first_styles": (list(render.STYLES), 19951),
@@ -135,8 +136,7 @@ def dev(reader: CardReader, manifest: dict[str, Any], n: int, out: Path, t0: flo
         print(f"{mode}: {json.dumps(result[mode]['total'])}", flush=True)
     reader._crowded_boxes = crowded  # type: ignore[method-assign]
     result["seconds"] = round(time.time() - t0, 1)
-    out.write_text(json.dumps(result, indent=1) + "\n")
-    print(f"written to {out}")
+    print(f"written to {write_figures(out, OUT, result, part='dev')}")
     return 0
 
 
@@ -147,14 +147,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--detector", help="index detector .onnx (default: the model's own)")
     p.add_argument("--dev", action="store_true",
                    help="the frames the crowded pass was chosen on, with it and without")
-    p.add_argument("--out", help="where to write the JSON (benchmarks/spread.json; "
-                                 "--dev: benchmarks/spread-dev.json)")
+    p.add_argument("--out", help="the figures alone to this file (default: "
+                                 "benchmarks/spread.json, --dev's under dev)")
     args = p.parse_args(argv)
     if args.frames is None:
         args.frames = 120 if args.dev else 40
     if args.frames < 1:
         p.error("--frames: expected a whole number from 1")
-    args.out = args.out or str(DEV_OUT if args.dev else OUT)
     manifest = decks.manifest_or_exit(p)
     t0 = time.time()
     reader = CardReader(args.model)
@@ -169,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         still.detector.finest = STILL_FINEST
     render.art_styles(held_out=None, french_art=True)
     if args.dev:
-        return dev(reader, manifest, args.frames, Path(args.out), t0)
+        return dev(reader, manifest, args.frames, args.out, t0)
     result: dict[str, Any] = {
         "benchmark": "cards spread overlapping (a fan or a row), one index of each showing",
         "measured": time.strftime("%Y-%m-%d", time.gmtime()),
@@ -199,8 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     result["full_deck"] = full
     print(f"hands of a 52-card deck: {json.dumps(full['total'])}", flush=True)
     result["seconds"] = round(time.time() - t0, 1)
-    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
-    print(f"written to {args.out}")
+    print(f"written to {write_figures(args.out, OUT, result, parts=('dev',))}")
     return 0
 
 
