@@ -81,6 +81,10 @@ MESSAGES: Final[dict[str, str]] = {
     "tally.after_cards": "a tally replaces the play of a hand: enter it before any card",
     "tally.teams": "a tally gives points and tricks for NS and EW",
     "tally.tricks_sum": "a tally's tricks add up to 8",
+    "tally.points_sum": ("the two teams' points make {total} ({NS} + {EW}), not {expected}: "
+                         "{cards} card points and 10 for the last trick"),
+    "tally.capot_points": ("a capot makes {expected} points for the team with the 8 tricks "
+                           "({team}) and 0 for the other, not {points} and {other}"),
     "tally.belote_kind": "a tally's belote is NS, EW, a list of them or null, not {value!r}",
     "tally.belote_sans_atout": "no belote at Sans Atout (FFB 11.2)",
     "tally.one_belote": "at most 1 belote in this hand (FFB 7)",

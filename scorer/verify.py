@@ -137,7 +137,29 @@ def verify_event(state: GameState, event: Event) -> None:
             raise IllegalEventError("tally.teams")
         if sum(event.tricks.values()) != 8:
             raise IllegalEventError("tally.tricks_sum")
+        _verify_tally_points(state, event)
         _verify_tally_belote(state, event.belote)
+
+
+def _verify_tally_points(state: GameState, event: TallyEntered) -> None:
+    """FFB 9 and 11.3: the card points and the dix de der make 162 (152 + 10;
+    258 at Tout Atout, 248 + 10); a capot, the 8 tricks to one team, makes 252
+    (348 at Tout Atout: the dix de der is then 100) for it and 0 for the other.
+    The figures are the organiser's: refused when they cannot be, never changed."""
+    points = {t: event.points[t] for t in TEAMS}
+    if not all(isinstance(p, int) and not isinstance(p, bool) for p in points.values()):
+        raise IllegalEventError("tally.teams")
+    cards = sum(T.POINTS[state.mode])
+    capot = next((t for t in TEAMS if event.tricks[t] == 8), None)
+    if capot is not None:
+        other = "EW" if capot == "NS" else "NS"
+        if points[capot] != cards + 100 or points[other] != 0:
+            raise IllegalEventError("tally.capot_points", team=capot, expected=cards + 100,
+                                    points=points[capot], other=points[other])
+    elif points["NS"] + points["EW"] != cards + 10:
+        raise IllegalEventError("tally.points_sum", total=points["NS"] + points["EW"],
+                                NS=points["NS"], EW=points["EW"], expected=cards + 10,
+                                cards=cards)
 
 
 def _verify_tally_belote(state: GameState, belote: Any) -> None:

@@ -338,7 +338,7 @@ def test_club_screen_uses_the_whole_screen_with_big_text_then_the_game_over_scre
     club.wait_for_function("() => document.getElementById('chart-img').complete && "
                            "document.getElementById('chart-img').naturalWidth > 0")
     api(table, "/api/contract", {"taker": "N", "value": 160, "trump": "H", "double": 1})
-    api(table, "/api/tally", {"points": {"NS": 162, "EW": 0}, "tricks": {"NS": 8, "EW": 0}})
+    api(table, "/api/tally", {"points": {"NS": 252, "EW": 0}, "tricks": {"NS": 8, "EW": 0}})
     expect()(club.locator("#game-over-screen")).to_be_visible()
     expect()(club.locator("#go-winner")).to_have_text("Victoire : Les Rois")
     expect()(club.locator("#table")).to_be_hidden()
