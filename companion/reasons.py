@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from companion.i18n import N_
+from scorer.errors import ScorerError
 
 
 def W_(message: str) -> str:
@@ -308,14 +309,158 @@ RULES: list[Rule] = [
     (r"event (?P<n>\d+) \(\w+\): (?P<reason>.+)", "%(reason)s", {}),
 ]
 _COMPILED = [(re.compile(p + r"\Z"), m, shows) for p, m, shows in RULES]
+
+# The rules engine's refusals by their code (``scorer.errors``): the message people
+# read (the English msgid of a catalog: W_ the pages', N_ the command line's), how
+# to show each value ("seat", "card", "bid", "team", "setting" or "type"), and which
+# of the error's values each name of the message takes when it is named otherwise.
+# French and English are the catalogs' (``web/translations``, ``companion/translations``).
+Said = tuple[str, dict[str, str], dict[str, str]]
+CODES: dict[str, Said] = {
+    "card.not_card": (W_("%(value)s is not a card"), {}, {}),
+    "card.not_belote_card": (W_("%(value)s is not a belote card"), {}, {}),
+    "card.bad_parts": (W_("%(value)s is not a belote card"), {}, {}),
+    "seat.not_seat": (W_("%(value)s is not a seat (North, East, South or West)"), {}, {}),
+    "team.not_team": (W_("%(value)s is not a team (NS or EO)"), {"value": "team"}, {}),
+    "bid.not_bid": (W_("%(value)s is not a bid"), {}, {}),
+    "bid.not_notation": (W_("%(value)s is not a bid"), {}, {}),
+    "contract.value": (
+        W_("%(value)s is not a contract value (capot, or %(low)s to %(high)s by tens)"), {}, {}),
+    "contract.trump": (W_("%(value)s is not a trump"), {}, {}),
+    "contract.double": (W_("%(value)s is not 1, 2 (contré) or 4 (surcontré)"), {}, {}),
+    "game.started": (W_("the game has already started"), {}, {}),
+    "game.not_started": (W_("the game has not started"), {}, {}),
+    "game.over_won": (W_("the game is over (%(team)s won)"), {"team": "team"},
+                      {"team": "winner"}),
+    "game.over_draw": (W_("the game is over"), {}, {}),
+    "undo.no_entry": (W_("no entry %(n)s to undo"), {}, {"n": "index"}),
+    "undo.already": (W_("entry %(n)s is already undone"), {}, {"n": "index"}),
+    "undo.cannot": (W_("entry %(n)s cannot be undone"), {}, {"n": "index"}),
+    "turn.contree": (W_("no turned card in contrée"), {}, {}),
+    "turn.once": (W_("the card is turned once, before the bids"), {}, {}),
+    "turn.unnamed": (W_("the turned card must be named (such as 9♥)"), {}, {}),
+    "contract.after_bids": (W_("a contract is entered before any bid of the hand"), {}, {}),
+    "belote.outside_play": (W_("belote is announced during the play"), {}, {}),
+    "belote.sans_atout": (W_("no belote at no trump"), {}, {}),
+    "tally.after_cards": (
+        W_("a tally replaces the play of a hand: enter it before any card"), {}, {}),
+    "tally.teams": (W_("a tally gives points and tricks for both teams"), {}, {}),
+    "tally.tricks_sum": (W_("the two teams' tricks add up to 8"), {}, {}),
+    "tally.points_sum": (
+        W_("the two teams' points make %(total)s (%(ns)s + %(ew)s), not %(expected)s: "
+           "%(cards)s card points and 10 for the last trick"), {}, {"ns": "NS", "ew": "EW"}),
+    "tally.capot_points": (
+        W_("a capot makes %(expected)s points for the team with the 8 tricks (%(team)s) "
+           "and 0 for the other, not %(points)s and %(other)s"), {"team": "team"}, {}),
+    "bid.outside": (W_("%(seat)s bid %(bid)s outside the auction"),
+                    {"seat": "seat", "bid": "bid"}, {}),
+    "bid.unturned": (W_("turn the card before the bids"), {}, {}),
+    "bid.out_of_turn": (W_("%(seat)s spoke out of turn: %(other)s to speak"),
+                        {"seat": "seat", "other": "seat"}, {}),
+    "bid.classic_kind": (W_("%(bid)s: in classic belote one passes or takes"),
+                         {"bid": "bid"}, {}),
+    "bid.first_round": (W_("first round: one takes the turned card's suit (%(card)s)"),
+                        {"card": "card"}, {"card": "suit"}),
+    "bid.second_round": (W_("second round: name a suit other than the turned card's "
+                            "(%(card)s)"), {"card": "card"}, {"card": "suit"}),
+    "bid.take_contree": (
+        W_("one takes in classic belote; in contrée one bids a value and a trump"), {}, {}),
+    "bid.contre_only": (W_("%(bid)s: the contract is contré, only pass or surcontre now"),
+                        {"bid": "bid"}, {}),
+    "bid.no_sans_tout": (W_("%(bid)s: no trump and all trump bids are not in these rules"),
+                         {"bid": "bid"}, {}),
+    "bid.range": (W_("%(bid)s: bids go from %(low)s to %(high)s"), {"bid": "bid"}, {}),
+    "bid.not_above": (W_("%(bid)s is not above %(high)s"), {"bid": "bid", "high": "bid"}, {}),
+    "bid.own_bid": (W_("%(seat)s cannot bid over their own bid"), {"seat": "seat"}, {}),
+    "bid.nothing_to_contre": (W_("nothing to contre"), {}, {}),
+    "bid.already_contre": (W_("already contré"), {}, {}),
+    "bid.contre_own_team": (W_("%(seat)s cannot contre their own team's bid"),
+                            {"seat": "seat"}, {}),
+    "bid.surcontre_answers": (W_("surcontre answers a contre"), {}, {}),
+    "bid.surcontre_team": (W_("%(seat)s: only the contré team surcontres"),
+                           {"seat": "seat"}, {}),
+    "correct.no_card": (W_("no card of %(seat)s in trick %(n)s of hand %(hand)s"),
+                        {"seat": "seat"}, {"n": "trick"}),
+    "correct.played": (
+        W_("%(card)s has already been played in hand %(hand)s (trick %(n)s, %(seat)s)"),
+        {"card": "card", "seat": "seat"}, {"n": "trick"}),
+    "play.outside": (W_("%(seat)s played %(card)s outside the play"),
+                     {"seat": "seat", "card": "card"}, {}),
+    "play.out_of_turn": (W_("%(seat)s played out of turn: %(other)s to play"),
+                         {"seat": "seat", "other": "seat"}, {}),
+    "play.seat_played": (W_("%(seat)s has already played in trick %(n)s"),
+                         {"seat": "seat"}, {"n": "trick"}),
+    "play.card_played": (W_("%(card)s has already been played in this hand"),
+                         {"card": "card"}, {}),
+    "input.not_whole": (W_("a whole number is expected, not %(value)s"), {}, {}),
+    "input.out_of_range": (W_("%(number)s is out of range (%(low)s to %(high)s)"), {}, {}),
+    # -- the hand records (scorer.record), which only the command line reads --
+    "record.not_object": (N_("a hand record is a JSON object, not %(value)s"),
+                          {"value": "type"}, {"value": "kind"}),
+    "record.not_list": (N_("a list is expected, not %(value)s"), {"value": "type"},
+                        {"value": "kind"}),
+    "record.unknown_key": (N_("unknown key (known: %(known)s)"), {}, {}),
+    "record.preset_name": (N_("%(value)s is not a rule set's name"), {}, {}),
+    "record.rules_kind": (
+        N_("a rule set's name or an object of settings is expected, not %(value)s"), {}, {}),
+    "record.unknown_preset": (N_("unknown rule set %(value)s (known: %(known)s)"), {}, {}),
+    "record.turned_missing": (N_("a classic belote record names the turned card"), {}, {}),
+    "record.turned_contree": (N_("only classic belote turns a card"), {}, {}),
+    "record.bids_and_contract": (N_("give bids or a contract, not both"), {}, {}),
+    "record.contract_kind": (N_("an object with taker, value, trump (double) is expected"),
+                             {}, {}),
+    "record.auction_over": (N_("the auction is already over"), {}, {}),
+    "record.auction_open": (N_("the auction is not over (%(seat)s to speak)"),
+                            {"seat": "seat"}, {}),
+    "record.passed_out": (N_("every player passed: there is no play"), {}, {}),
+    "record.plays_and_tally": (N_("give plays or a tally, not both"), {}, {}),
+    "record.hand_over": (N_("the hand is over after 32 cards"), {}, {}),
+    "record.play_form": (N_("'seat:card' such as 'W:7H' is expected, not %(value)s"), {}, {}),
+    "record.play_count": (N_("%(n)s cards: a hand has 32"), {}, {"n": "count"}),
+    "record.missing": (N_("missing"), {}, {}),
+    "record.not_object_part": (N_("an object is expected"), {}, {}),
+    "record.tally_number": (W_("a whole number is expected, not %(value)s"), {}, {}),
+    "record.tally_belote": (N_("NS, EW, a list of them (one per belote) or null is expected"),
+                            {}, {}),
+}
+
 # A field the event itself refused, inside the entry's message ("card: CardPlayed.card: ...").
 _EVENT_FIELD = re.compile(r"^[A-Z][A-Za-z]+\.[a-z_]+: (?P<rest>.+)$", re.S)
 
 
-def say(text: str, words: Words) -> str | None:
+# Places that people do not read: the field of an event ("CardPlayed.card"), the
+# place of an event in a stream ("event 4 (CardPlayed)").
+_UNREAD_PLACE = re.compile(r"[A-Z][A-Za-z]+\.[a-z_]+|event \d+ \(\w+\)")
+
+
+def say_error(error: ScorerError, words: Words) -> str | None:
+    """A refusal of the rules engine in ``words``' language, from its code and
+    values (:data:`CODES`); None when its code has no text here, or when it
+    happened at a place people read (``bids[1]``: :func:`explain` says those)."""
+    said = CODES.get(error.code)
+    if said is None or any(not _UNREAD_PLACE.fullmatch(p) for p in error.places):
+        return None
+    message, shows, names = said
+    values = {}
+    for name in _names(message):
+        value = str(error.values[names.get(name, name)])
+        values[name] = _show(shows[name], value, words) if name in shows else _unquote(value)
+    return words.gettext(message) % values
+
+
+def _names(message: str) -> list[str]:
+    return re.findall(r"%\((\w+)\)s", message)
+
+
+def say(text: str | BaseException, words: Words) -> str | None:
     """``text``, one whole reason of the rules engine, the entry checks or the store,
-    in ``words``' language; None when no pattern knows it."""
-    text = text.strip()
+    in ``words``' language; None when no pattern knows it. A refusal of the rules
+    engine (``scorer.errors.ScorerError``) is said from its code."""
+    if isinstance(text, ScorerError):
+        said = say_error(text, words)
+        if said is not None:
+            return said
+    text = str(text).strip()
     inner = _EVENT_FIELD.match(text)
     if inner:
         text = inner.group("rest")
@@ -471,6 +616,7 @@ def refusal(text: str, words: Words, whole: bool = False) -> str:
 
 
 _PLACE = re.compile(r"(?P<where>[^\s:]+): (?P<rest>.+)", re.S)
+_PLACE_NAME = re.compile(r"[^\s:]+")
 
 
 def explain(text: object, words: Words) -> str:
@@ -486,6 +632,13 @@ def explain(text: object, words: Words) -> str:
     >>> explain("rules: something new", fr)
     'rules: something new'
     """
+    if isinstance(text, ScorerError):
+        places = [p for p in text.places if not _UNREAD_PLACE.fullmatch(p)]
+        said = say_error(ScorerError.wrap(text, drop=len(text.places)), words)
+        if said is not None and all(_PLACE_NAME.fullmatch(p) for p in places):
+            for where in reversed(places):
+                said = words.located(where, said)
+            return said
     reason = str(text).strip()
     said = _match(reason, words, _CLI_COMPILED)
     if said is None:

@@ -63,7 +63,7 @@ class Card:
 
     def __post_init__(self) -> None:
         if self.rank not in RANKS or self.suit not in SUITS:
-            raise InvalidCardError("card.bad_parts", rank=self.rank, suit=self.suit)
+            raise InvalidCardError("card.bad_parts", value=f"{self.rank}{self.suit}")
 
     @classmethod
     def parse(cls, text: str) -> Card:

@@ -26,7 +26,7 @@ MESSAGES: Final[dict[str, str]] = {
     # -- cards, seats, teams (scorer.cards) --
     "card.not_card": "not a card: {value!r}",
     "card.not_belote_card": "not a belote card: {value!r}",
-    "card.bad_parts": "not a belote card: {rank}{suit}",
+    "card.bad_parts": "not a belote card: {value}",
     "seat.not_seat": "not a seat: {value!r} (one of N E S W)",
     "team.not_team": "not a team: {value!r} (NS or EW)",
     # -- bids and contracts (scorer.bidding) --

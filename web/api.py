@@ -87,7 +87,8 @@ def doc(method: str, summary: str, body: dict[str, Any] | None = None,
     return wrap
 
 
-def _error(status: int, message: str, field: str | None = None) -> tuple[Response, int]:
+def _error(status: int, message: str | BaseException, field: str | None = None
+           ) -> tuple[Response, int]:
     # People read these on the organiser's page: in their language, codes as
     # the page shows them; programs read ``field``.
     body: dict[str, Any] = {"error": messages.human(message, field)}
@@ -98,7 +99,7 @@ def _error(status: int, message: str, field: str | None = None) -> tuple[Respons
 
 @bp.errorhandler(entries.EntryError)
 def _bad_entry(exc: entries.EntryError) -> tuple[Response, int]:
-    return _error(400, str(exc), exc.field)
+    return _error(400, exc, exc.field)
 
 
 @bp.errorhandler(access.AccessDenied)
@@ -155,7 +156,7 @@ def _submit(build: Callable[[dict[str, Any], dict[str, Any]], Event]) -> tuple[R
     try:
         stored = service.submit(event, source="web", author=author)
     except ValueError as exc:
-        return _error(409, str(exc))
+        return _error(409, exc)
     said = i18n.entry_sentence(event.to_json(), stored.source, stored.confidence)
     if isinstance(event, EntryUndone):
         target = service.events()[event.index]
@@ -426,7 +427,7 @@ def start_game() -> tuple[Response, int]:
     try:
         game_id = _service().start_game(started, source="web", author=author)
     except ValueError as exc:
-        return _error(409, str(exc))
+        return _error(409, exc)
     access.set_new_game_pin(game_id, pin, previous)
     return jsonify({"game_id": game_id, "state": _service().state_json()}), 201
 

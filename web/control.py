@@ -183,8 +183,8 @@ def setup() -> Any:
         author = form.get("author", "").strip()[:40] or _("organiser")
         game_id = service.start_game(started, source="web", author=author)
     except entries.EntryError as exc:
-        return _page("setup.html", 400, form=form, error=messages.human(str(exc), exc.field))
+        return _page("setup.html", 400, form=form, error=messages.human(exc, exc.field))
     except ValueError as exc:
-        return _page("setup.html", 400, form=form, error=messages.human(str(exc)))
+        return _page("setup.html", 400, form=form, error=messages.human(exc))
     access.remember_new_game(game_id, pin, author, previous)
     return redirect(url_for("control.panel"))

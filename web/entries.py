@@ -77,7 +77,7 @@ def _card(data: Mapping[str, Any], field: str) -> str:
     try:
         return str(Card.parse(value))
     except InvalidCardError as exc:
-        raise EntryError(field, str(exc)) from None
+        raise EntryError.wrap(exc, field) from None
 
 
 def _int(data: Mapping[str, Any], field: str, low: int, high: int,
@@ -92,7 +92,7 @@ def _int(data: Mapping[str, Any], field: str, low: int, high: int,
     try:
         return whole_number(value, field, low, high)
     except InvalidInputError as exc:
-        raise EntryError(field, exc.reason) from None
+        raise EntryError.wrap(exc) from None
 
 
 def _bool(data: Mapping[str, Any], field: str) -> bool:
@@ -111,7 +111,7 @@ def _event(field: str, build: Callable[..., E], *args: Any, **kw: Any) -> E:
     try:
         return build(*args, **kw)
     except InvalidEventError as exc:
-        raise EntryError(field, str(exc)) from None
+        raise EntryError.wrap(exc, field) from None
 
 
 def read_settings(value: Any) -> dict[str, Any]:
@@ -175,7 +175,7 @@ def read_start(data: Mapping[str, Any], keep_pin: bool = False) -> tuple[GameSta
     try:
         Rules.from_preset(preset, settings)
     except UnknownSettingError as exc:
-        raise EntryError("settings", str(exc)) from None
+        raise EntryError.wrap(exc, "settings") from None
     dealer = _seat(data, "dealer", "N")
     pin = _text(data, "pin")
     if not PIN_RE.match(pin) and not (keep_pin and not pin):
@@ -203,7 +203,7 @@ def read_bid(data: Mapping[str, Any], state: Mapping[str, Any]) -> BidMade:
     try:
         written = str(Bid.parse(bid))
     except InvalidBidError as exc:
-        raise EntryError("bid", str(exc)) from None
+        raise EntryError.wrap(exc, "bid") from None
     return _event("bid", BidMade, seat=seat, bid=written)
 
 
@@ -227,7 +227,7 @@ def read_contract(data: Mapping[str, Any]) -> ContractSet:
         # The game's rule set narrows the value range when the service verifies the event.
         verify_contract(value, trump, double, max_bid=CONTRACT_MAX)
     except InvalidContractError as exc:
-        raise EntryError(exc.field, exc.reason) from None
+        raise EntryError.wrap(exc) from None
     return _event("contract", ContractSet, taker=taker, value=value, trump=trump, double=double)
 
 

@@ -20,6 +20,7 @@ import re
 from flask_babel import gettext as _
 
 from companion import reasons
+from scorer.errors import ScorerError
 from web import i18n
 
 
@@ -51,14 +52,24 @@ def words() -> reasons.Words:
 _FIELD = re.compile(r"^(?P<field>[a-z_]+(?:_NS|_EW)?(?:\.[A-Za-z]+)?): (?P<rest>.+)$", re.S)
 
 
-def human(message: str, field: str | None = None) -> str:
-    """``message`` (an English reason, perhaps behind ``field: ``) in the
-    visitor's language, its codes shown as the pages show them.
+def human(message: str | BaseException, field: str | None = None) -> str:
+    """``message`` (an English reason, perhaps behind ``field: ``, or a refusal of
+    the rules engine, said from its code) in the visitor's language, its codes
+    shown as the pages show them.
 
     Outside a request (tests, the CLI) Flask-Babel leaves the English words.
     """
-    text = str(message).strip()
     names = field_names()
+    if isinstance(message, ScorerError):
+        where = message.places[0] if message.places else None
+        label = names.get(where, where) if where in names or (where and where == field) else (
+            names.get(field) if field and not message.places else None)
+        inner = ScorerError.wrap(message, drop=1) if label is not None and where else message
+        said = reasons.say_error(inner, words())
+        if said is not None:
+            return said if label is None else str(_("%(field)s: %(reason)s") % {
+                "field": label, "reason": said})
+    text = str(message).strip()
     m = _FIELD.match(text)
     label = None
     if m and (m.group("field") in names or m.group("field") == field):
