@@ -490,6 +490,48 @@ def correct() -> tuple[Response, int]:
     return _submit(entries.read_correction)
 
 
+CHANGES = {"type": "object", "description": "what the entry would change", "properties": {
+    "changes": {"type": "boolean", "description": "whether anything would change"},
+    "winners": {"type": "array", "description": "the tricks whose winner would change",
+                "items": {"type": "object", "properties": {
+                    "hand_no": {"type": "integer"}, "trick": {"type": "integer"},
+                    "before": {**SEAT, "nullable": True}, "after": {**SEAT, "nullable": True}}}},
+    "renonces": {"type": "object", "description": "renonces that would appear or go",
+                 "properties": {"appear": {"type": "array"}, "go": {"type": "array"}}},
+    "scores": {"type": "object", "description": "each team's total, before and after"},
+    "hands": {"type": "array", "description": "finished hands whose score would change"},
+    "points": {"type": "object", "description": "the hand in play's card points"},
+    "pending": {"type": "object", "description": "cards waiting for their turn"},
+    "lines": {"type": "array", "items": {"type": "string"},
+              "description": "the same, said in the visitor's language"}}}
+
+
+@bp.post("/corrections/preview")
+@doc("post", "What a correction would change, before it is made", {
+    "type": "object", "required": ["seat", "trick", "card"], "properties": {
+        "seat": SEAT, "trick": {"type": "integer", "minimum": 1, "maximum": 8}, "card": CARD,
+        "hand": {"type": "integer", "minimum": 1, "maximum": 10000}}}, responses={
+    "200": {"description": "what would change; nothing is stored",
+            "content": {"application/json": {"schema": CHANGES}}},
+    **{k: v for k, v in WRITE_RESPONSES.items() if k != "200"}}, write=True)
+def correction_preview() -> tuple[Response, int]:
+    """The same body as ``POST /api/correct``: the tricks whose winner would
+    change, the renonces that would appear or go, the scores before and after.
+    Nothing is stored; the organiser then confirms (``POST /api/correct``) or
+    cancels."""
+    access.authorise()
+    service = _service()
+    if service.game_id is None:
+        return _error(409, "no game is open: start a game first")
+    event = entries.read_correction(_body(), service.state_json())
+    try:
+        found = service.preview(event)
+    except ValueError as exc:
+        return _error(409, str(exc))
+    return jsonify({**found, "event": event.to_json(),
+                    "lines": i18n.change_lines(found, service.state_json())}), 200
+
+
 @bp.post("/tally")
 @doc("post", "The hand's outcome as a tally", {
     "type": "object", "required": ["points", "tricks"], "properties": {
@@ -515,14 +557,27 @@ def _undoer() -> str | None:
 def undo_preview() -> Response:
     """The caller's own last entry that an undo would cancel (``index``, and the
     entry said in a sentence), or ``index`` null when there is none. Cards the
-    camera read are never undone: they are corrected."""
+    camera read are never undone: they are corrected. With ``?changes=1``, also
+    what the undo would change (``changes``, as ``POST /api/corrections/preview``
+    gives it, and ``lines``, the same in words)."""
     stored = _service().events()
     index = entries.last_entry(stored, _undoer())
     if index is None:
         return jsonify({"index": None, "entry": None})
     s = stored[index]
-    return jsonify({"index": index, "entry": i18n.entry_sentence(
-        s.event.to_json(), s.source, s.confidence), "event": s.event.to_json()})
+    answer = {"index": index, "entry": i18n.entry_sentence(
+        s.event.to_json(), s.source, s.confidence), "event": s.event.to_json()}
+    if request.args.get("changes"):
+        # What the undo would change (trick winners, renonces, scores): asked
+        # when the organiser is about to confirm, not at every card.
+        service = _service()
+        try:
+            found = service.preview(EntryUndone(index=index))
+        except ValueError:
+            found = None
+        answer["changes"] = found
+        answer["lines"] = i18n.change_lines(found, service.state_json()) if found else []
+    return jsonify(answer)
 
 
 @bp.post("/undo")

@@ -162,6 +162,9 @@ def words() -> dict[str, Any]:
             "error", "manual", "paused", "none")},
         "draw": _("the game ends in a draw"),
         "nothing_to_undo": _("Nothing of yours to undo."),
+        "correct_what": _("Correct %(seat)s's card in trick %(trick)s to %(card)s?"),
+        "nothing_corrected": _("Nothing corrected."),
+        "pending": _("waiting for its turn"),
         "problems": {
             "calibration_missing": _(
                 "Setting to fix: the calibration file %(detail)s is missing. Calibrate the "
@@ -420,3 +423,63 @@ def choose_language(code: str) -> Any:
     back = request.referrer or "/"
     # Only go back within this site.
     return redirect(back if back.startswith(request.host_url) else "/")
+
+
+def change_lines(found: Mapping[str, Any], state: Mapping[str, Any]) -> list[str]:
+    """What a correction or an undo would change (``companion.preview.changes``),
+    one sentence a line, in the visitor's language: the tricks whose winner
+    changes, the renonces that would appear or go, the scores."""
+    seats = seat_names()
+    rules = rule_names()
+    teams = team_names(state.get("teams"))
+    current = state.get("hand_no")
+
+    def seat(code: Any) -> str:
+        return seats.get(str(code), "?") if code else _("nobody known")
+
+    def where(hand_no: Any, trick: Any) -> str:
+        if hand_no == current:
+            return str(_("Trick %(trick)s") % {"trick": trick})
+        return str(_("Hand %(hand)s, trick %(trick)s") % {"hand": hand_no, "trick": trick})
+
+    def renonce(r: Mapping[str, Any]) -> str:
+        proof = r.get("proof") or {}
+        return str(_("%(seat)s in %(where)s: %(rule)s, proved by %(card)s in trick %(proof)s")
+                   % {"seat": seat(r.get("seat")), "where": where(r.get("hand_no"),
+                                                                   r.get("trick")).lower(),
+                      "rule": rules.get(str(r.get("rule")), str(r.get("rule"))),
+                      "card": card_label(proof.get("card")), "proof": proof.get("trick")})
+
+    def totals(score: Mapping[str, Any]) -> str:
+        return " - ".join(f"{teams[t]} {score.get(t, 0)}" for t in ("NS", "EW"))
+
+    lines = [str(_("%(where)s: won by %(after)s instead of %(before)s")
+                 % {"where": where(w.get("hand_no"), w.get("trick")),
+                    "after": seat(w.get("after")), "before": seat(w.get("before"))})
+             for w in found.get("winners") or []]
+    renonces = found.get("renonces") or {}
+    lines += [str(_("Renonce that would appear: %(renonce)s") % {"renonce": renonce(r)})
+              for r in renonces.get("appear") or []]
+    lines += [str(_("Renonce that would go: %(renonce)s") % {"renonce": renonce(r)})
+              for r in renonces.get("go") or []]
+    for hand in found.get("hands") or []:
+        lines.append(str(_("Hand %(hand)s scores %(after)s instead of %(before)s")
+                         % {"hand": hand.get("hand_no"), "after": totals(hand.get("after") or {}),
+                            "before": totals(hand.get("before") or {})}))
+    points = found.get("points") or {}
+    if points.get("before") != points.get("after"):
+        lines.append(str(_("Card points of this hand: %(after)s instead of %(before)s")
+                         % {"after": totals(points.get("after") or {}),
+                            "before": totals(points.get("before") or {})}))
+    scores = found.get("scores") or {}
+    if scores.get("before") != scores.get("after"):
+        lines.append(str(_("Score: %(after)s instead of %(before)s")
+                         % {"after": totals(scores.get("after") or {}),
+                            "before": totals(scores.get("before") or {})}))
+    pending = found.get("pending") or {}
+    if pending.get("before") != pending.get("after"):
+        lines.append(str(_("Cards waiting for their turn: %(after)s instead of %(before)s")
+                         % {"after": pending.get("after"), "before": pending.get("before")}))
+    if not found.get("changes"):
+        lines.append(str(_("No trick winner, renonce or score changes.")))
+    return lines

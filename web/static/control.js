@@ -57,6 +57,13 @@ function renderPlayed(s) {
   for (const c of ((s.current_trick || {}).cards || [])) {
     items.push({trick: s.trick_no, seat: c.seat, card: c.card});
   }
+  // Cards put down out of turn: stored, played when their seat's turn comes.
+  const waiting = (s.pending || []).map(p => {
+    const b = document.createElement("span");
+    b.className = "pending-card";
+    b.textContent = W.seats[p.seat][0] + " " + cardLabel(p.card) + " · " + W.pending;
+    return b;
+  });
   list.replaceChildren(...items.map(it => {
     const b = document.createElement("button");
     b.type = "button";
@@ -84,7 +91,7 @@ function renderPlayed(s) {
     b.setAttribute("aria-pressed", String(Boolean(on)));
     b.addEventListener("click", () => { chosenPlay = {trick: it.trick, seat: it.seat}; renderPlayed(window.beloteState); });
     return b;
-  }));
+  }), ...waiting);
   const speak = document.getElementById("c-to-speak");
   speak.textContent = s.to_speak ? W.seats[s.to_speak] + " " + W.to_speak : "";
   const classic = ((s.rules || {}).game) === "classic";
@@ -217,13 +224,51 @@ document.getElementById("turned-card").addEventListener("click", () => {
   if (!chosenCard) { say(W.pick_card, true); return; }
   send("turned", {card: chosenCard});
 });
+/* A correction says what it changes before it is made (trick winners,
+   renonces, score): the organiser confirms or cancels. */
+let pendingCorrection = null;
+function showCorrection(body, lines) {
+  pendingCorrection = body;
+  const box = document.getElementById("correct-preview");
+  box.hidden = !body;
+  if (!body) return;
+  document.getElementById("correct-what").textContent = fmt(W.correct_what, {
+    card: cardLabel(body.card), seat: W.seats[body.seat], trick: body.trick});
+  document.getElementById("correct-changes").replaceChildren(...lines.map(
+    line => Object.assign(document.createElement("li"), {textContent: line})));
+  box.scrollIntoView({block: "nearest"});
+}
+async function ask(path, body) {
+  try {
+    const r = await fetch("/api/" + path, {
+      method: "POST", credentials: "same-origin",
+      headers: {"Content-Type": "application/json", "X-CSRFToken": CSRF},
+      body: JSON.stringify(body || {}),
+    });
+    const answer = await r.json().catch(() => ({error: r.statusText}));
+    if (!r.ok) { say(answer.error || r.statusText, true); return null; }
+    return answer;
+  } catch (e) {
+    say(String(e), true);
+    return null;
+  }
+}
 document.getElementById("correct-card").addEventListener("click", async () => {
   const target = chosenPlay || ((window.beloteState.unknown || [])[0]);
   if (!target) { say(W.pick_played, true); return; }
   if (!chosenCard) { say(W.pick_card, true); return; }
-  if (await send("correct", {seat: target.seat, trick: target.trick, card: chosenCard})) {
-    chosenPlay = null; pickCard(null);
-  }
+  const body = {seat: target.seat, trick: target.trick, card: chosenCard};
+  const found = await ask("corrections/preview", body);
+  if (found) showCorrection(body, found.lines || []);
+});
+document.getElementById("correct-yes").addEventListener("click", async () => {
+  const body = pendingCorrection;
+  showCorrection(null);
+  if (body && await send("correct", body)) { chosenPlay = null; pickCard(null); }
+});
+document.getElementById("correct-no").addEventListener("click", () => {
+  showCorrection(null);
+  say(W.nothing_corrected, false);
 });
 /* A card read right but with doubt: confirming it keeps who vouched for it. */
 document.getElementById("confirm-card").addEventListener("click", () => {
@@ -243,19 +288,22 @@ function askUndo(show) {
 async function refreshUndo() {
   try {
     const r = await fetch("/api/undo", {credentials: "same-origin"});
-    const answer = await r.json();
-    undoIndex = answer.index;
-    const what = document.getElementById("undo-what");
-    if (answer.index === null) {
-      what.textContent = W.nothing_to_undo;
-    } else {
-      what.replaceChildren(document.createTextNode(W.last_entry + " "), Object.assign(
-        document.createElement("b"), {textContent: answer.entry}));
-      document.getElementById("undo-question").textContent = fmt(W.undo_question, {entry: answer.entry});
-    }
-    document.getElementById("undo").disabled = answer.index === null;
-    if (answer.index === null) askUndo(false);
+    showUndo(await r.json());
   } catch (e) { /* the next state tries again */ }
+}
+/* The entry an undo would take back (GET /api/undo), named on the page. */
+function showUndo(answer) {
+  undoIndex = answer.index;
+  const what = document.getElementById("undo-what");
+  if (answer.index === null) {
+    what.textContent = W.nothing_to_undo;
+  } else {
+    what.replaceChildren(document.createTextNode(W.last_entry + " "), Object.assign(
+      document.createElement("b"), {textContent: answer.entry}));
+    document.getElementById("undo-question").textContent = fmt(W.undo_question, {entry: answer.entry});
+  }
+  document.getElementById("undo").disabled = answer.index === null;
+  if (answer.index === null) askUndo(false);
 }
 document.addEventListener("belote:state", () => {
   clearTimeout(undoTimer);
@@ -298,7 +346,21 @@ document.getElementById("send-tally").addEventListener("click", async () => {
 for (const b of document.querySelectorAll("button[data-mode]")) {
   b.addEventListener("click", () => send("mode", {mode: b.dataset.mode}));
 }
-document.getElementById("undo").addEventListener("click", () => { if (undoIndex !== null) askUndo(true); });
+document.getElementById("undo").addEventListener("click", async () => {
+  if (undoIndex === null) return;
+  // What the undo would change, said before the organiser confirms.
+  let lines = [];
+  try {
+    const r = await fetch("/api/undo?changes=1", {credentials: "same-origin"});
+    const answer = await r.json();
+    showUndo(answer);  // the entry an undo takes back now, whatever the page last knew
+    if (answer.index === null) return;
+    lines = answer.lines || [];
+  } catch (e) { /* asked without the changes */ }
+  document.getElementById("undo-changes").replaceChildren(...lines.map(
+    line => Object.assign(document.createElement("li"), {textContent: line})));
+  askUndo(true);
+});
 document.getElementById("undo-no").addEventListener("click", () => askUndo(false));
 document.getElementById("undo-yes").addEventListener("click", async () => {
   askUndo(false);
