@@ -65,8 +65,10 @@ def new_concours(store: ClubStore, name: str, rounds: int, hands: int | None = N
                               seed, bye_points)
 
 
-def next_games(store: ClubStore, concours_id: int) -> list[tuple[int, dict[str, Any]]]:
-    """Draw the next round, record it, and return each table's game to send."""
+def next_games(store: ClubStore, concours_id: int, now: float | None = None
+               ) -> list[tuple[int, dict[str, Any]]]:
+    """Draw the next round, record it (sent at ``now``, the club server's clock),
+    and return each table's game to send."""
     c = store.concours(concours_id)
     round_no = c["current"] + 1
     if round_no > c["rounds"]:
@@ -77,7 +79,7 @@ def next_games(store: ClubStore, concours_id: int) -> list[tuple[int, dict[str, 
     tables = store.own_tables()
     assignments = draw_round(sorted(by_id), tables, round_no, c["draw"], c["seed"], met)
     # Previous round's games are over or abandoned: the new one replaces them.
-    ids = store.start_round(concours_id, round_no, assignments, _now())
+    ids = store.start_round(concours_id, round_no, assignments, _now() if now is None else now)
     out = []
     for match_id, (table, ns, ew) in zip(ids, assignments, strict=True):
         if ew is None:
@@ -96,7 +98,7 @@ def next_games(store: ClubStore, concours_id: int) -> list[tuple[int, dict[str, 
 
 def start_round(server: ClubServer, concours_id: int) -> list[tuple[int, dict[str, Any]]]:
     """Draw the next round and send every table its game."""
-    games = next_games(server.store, concours_id)
+    games = next_games(server.store, concours_id, server.clock())
     for table, game in games:
         server.send_next(table, game)
     server._touch()

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import hmac
 import json
+import math
+from datetime import datetime
 from functools import wraps
 from typing import Any
 
@@ -33,7 +35,7 @@ from common.season import season as count_season
 from scorer.events import event_from_json
 from web import messages
 from web.i18n import choose_language
-from web.stats import TEMPLATES, by_kind, charts
+from web.stats import TEMPLATES, by_kind, charts, shown
 
 # The season page (``stats_page.html``) is the table's own (``web.stats``), shown
 # here in the club's frame (its ``base.html`` comes first).
@@ -97,12 +99,17 @@ def login() -> Any:
 # -- all tables live -----------------------------------------------------------------------
 
 def live_tables() -> list[dict[str, Any]]:
+    from web import i18n
+
     server = _server()
     out = []
+    topics = server.store.topic_numbers()
     for table in server.tables:
         game_id, state = server.current_state(table)
-        row: dict[str, Any] = {"table": table, "online": server.online.get(table),
-                               "seq": server.last_seq(table), "game_id": game_id}
+        topic = topics.get(table, table)
+        row: dict[str, Any] = {"table": table, "online": server.online.get(topic),
+                               "seq": server.last_seq(table), "game_id": game_id,
+                               "topic": topics.get(table)}
         if state is not None:
             # Read the few fields the screen shows (to_json would build every
             # finished hand of every table, at each refresh).
@@ -112,7 +119,8 @@ def live_tables() -> list[dict[str, Any]]:
                 last = finished[-1]
                 renonces += [{**r, "hand_no": last["hand_no"]}
                              for r in last["result"].get("renonces") or []]
-            row.update(teams=dict(state.teams), players=dict(state.players),
+            row.update(teams={t: i18n.team_name(state.teams, t) for t in ("NS", "EW")},
+                       players=dict(state.players),
                        phase=state.phase, hand_no=state.hand_no,
                        contract=dict(state.contract) if state.contract else None,
                        scores=dict(state.scores), target=state.rules.target,
@@ -121,12 +129,117 @@ def live_tables() -> list[dict[str, Any]]:
     return out
 
 
+def open_mixups() -> list[dict[str, Any]]:
+    """The mix-ups the organiser has not decided yet (the screens' banners)."""
+    return [m for m in _server().mixups() if m["decision"] is None]
+
+
 @bp.get("/")
 def live() -> str:
     server = _server()
     version = server.version
     return _render("club_live.html", tables=live_tables(), refused=list(server.refused)[-5:],
-                   connected=server.connected, version=version)
+                   connected=server.connected, version=version, mixups=open_mixups(),
+                   set_aside=[m for m in server.mixups() if m["decision"] == "set-aside"])
+
+
+# -- the wall screen -----------------------------------------------------------------------
+
+def wall_data(cid: int | None = None) -> dict[str, Any]:
+    """What the club's wall screen shows: every table (with its match of the
+    round in play, if any), the concours' round, the time left by the club
+    server's clock, and the ranking."""
+    server = _server()
+    store = server.store
+    concours_all = store.all_concours()
+    chosen = next((c for c in concours_all if c["id"] == cid), None) if cid else None
+    if chosen is None:
+        playing = [c for c in concours_all if c["current"] > 0]
+        chosen = playing[-1] if playing else (concours_all[-1] if concours_all else None)
+    data = None
+    left = None
+    by_table: dict[int, dict[str, Any]] = {}
+    teams: dict[int, dict[str, Any]] = {}
+    bye = None
+    if chosen is not None:
+        data = evening.standings(store, chosen["id"], evening.club_games(server),
+                                 now=server.clock())
+        teams = {t["id"]: t for t in data["teams"]}
+        current = [m for m in data["matches"] if m["round"] == chosen["current"]]
+        for m in current:
+            if m["team_ew"] is None:
+                bye = teams[m["team_ns"]]
+            else:
+                by_table[m["table"]] = m
+        if chosen["minutes"] and current:
+            start = min(m["sent"] for m in current)
+            left = max(0, int(start + 60 * chosen["minutes"] - server.clock()))
+    tables = live_tables()
+    topics = store.topic_numbers()
+    for t in tables:
+        m = by_table.get(topics.get(t["table"], t["table"])) if not t["topic"] else None
+        if m is not None:
+            t["match"] = {"NS": teams[m["team_ns"]]["name"], "EW": teams[m["team_ew"]]["name"],
+                          "result": m["result"]}
+    n = max(1, len(tables))
+    cols = min(8, math.ceil(math.sqrt(n)))
+    rows = min(8, math.ceil(n / cols))
+    return {"concours": chosen, "data": data, "tables": tables, "left": left, "bye": bye,
+            "cols": cols, "rows": rows, "mixups": open_mixups(), "version": server.version,
+            "connected": server.connected}
+
+
+WALL_RANKING_ROWS = 14  # what fits beside 20 tables at 1080 pixels high
+
+
+@bp.get("/mur")
+def wall() -> str:
+    """The club's wall screen: every table, the ranking, the round and the time
+    left, in type read from across the room (1920x1080, up to 20 tables and more)."""
+    return _render("club_wall.html", wall=wall_data(request.args.get("concours", type=int)),
+                   ranking_rows=WALL_RANKING_ROWS)
+
+
+@bp.get("/fragment/mur")
+def fragment_wall() -> str:
+    return _render("_club_wall.html", wall=wall_data(request.args.get("concours", type=int)),
+                   ranking_rows=WALL_RANKING_ROWS)
+
+
+# -- mix-ups: the organiser decides --------------------------------------------------------
+
+@bp.get("/melanges/<int:mid>")
+def mixup(mid: int) -> str:
+    found = next((m for m in _server().mixups() if m["id"] == mid), None)
+    if found is None:
+        abort(404)
+    return _render("club_mixup.html", m=found, free_number=free_table_number())
+
+
+@bp.post("/melanges/<int:mid>")
+@organiser_only
+def decide_mixup(mid: int) -> Any:
+    server = _server()
+    decision = request.form.get("decision", "")
+    try:
+        if decision == "keep":
+            number = _int_or_none("table")
+            server.decide(mid, "keep", number)
+            flash(_("Kept as table %(n)s.", n=number))
+        elif decision == "set-aside":
+            server.decide(mid, "set-aside")
+            flash(_("Set aside: the events stay kept in the club's file."))
+        else:
+            flash(_("choose what to do with these events"))
+    except (ValueError, ClubStoreError) as exc:
+        flash(refusal(exc))
+    return redirect(url_for("club.mixup", mid=mid))
+
+
+def free_table_number() -> int:
+    """A number no club table has, for a second store the organiser keeps."""
+    used = set(_server().tables)
+    return next(n for n in range(101, 1000) if n not in used) if len(used) < 899 else 0
 
 
 @bp.get("/fragment/tables")
@@ -138,7 +251,8 @@ def fragment_tables() -> str:
     cache: dict[tuple[int, str], str] = current_app.extensions.setdefault("club_grid", {})
     html = cache.get(key)
     if html is None:
-        html = _render("_club_tables.html", tables=live_tables(), version=version)
+        html = _render("_club_tables.html", tables=live_tables(), version=version,
+                       mixups=open_mixups())
         if len(cache) > 8:
             cache.clear()
         cache[key] = html
@@ -170,9 +284,11 @@ def api_live() -> Response:
 
 @bp.get("/concours")
 def concours_list() -> str:
+    from web import i18n
+
     store = _server().store
     return _render("club_concours_list.html", all_concours=store.all_concours(),
-                   players=store.players())
+                   players=store.players(), presets=i18n.preset_names())
 
 
 @bp.post("/players")
@@ -194,7 +310,9 @@ def _int_or_none(name: str) -> int | None:
     try:
         return int(text)
     except ValueError:
-        label = {"rounds": _("Rounds"), "amount": _("Hands, target or minutes")}.get(name, name)
+        label = {"rounds": _("Rounds"), "amount": _("Hands, target or minutes"),
+                 "bye_points": _("Points of the exempt team"), "points_ns": _("Points NS"),
+                 "points_ew": _("Points EO"), "table": _("Table number")}.get(name, name)
         raise ConcoursError(_("%(field)s: a whole number, please", field=label)) from None
 
 
@@ -211,7 +329,8 @@ def new_concours() -> Any:
             target=amount if end == "target" else None,
             minutes=amount if end == "minutes" else None,
             rules=f.get("rules", "ffb"), ranking_order=f.get("ranking", "wins-points"),
-            draw=f.get("draw", "draw"), seed=_int_or_none("seed") or 1)
+            draw=f.get("draw", "draw"), seed=_int_or_none("seed") or 1,
+            bye_points=_int_or_none("bye_points"))
     except (ValueError, ClubStoreError) as exc:
         flash(refusal(exc))
         return redirect(url_for("club.concours_list"))
@@ -221,7 +340,8 @@ def new_concours() -> Any:
 def _standings(cid: int, order: str | None = None) -> dict[str, Any]:
     server = _server()
     try:
-        return evening.standings(server.store, cid, evening.club_games(server), order=order)
+        return evening.standings(server.store, cid, evening.club_games(server),
+                                 now=server.clock(), order=order)
     except (ClubStoreError, ConcoursError):
         abort(404)
 
@@ -232,8 +352,12 @@ def concours(cid: int) -> str:
     teams = {t["id"]: t for t in data["teams"]}
     used = {p["id"] for t in data["teams"] for p in t["players"]}
     free = [p for p in _server().store.players() if p["id"] not in used]
+    from web import i18n
+
     return _render("club_concours.html", data=data, teams=teams, free=free,
-                   round_over=evening.round_over(data), tables=_server().tables)
+                   round_over=evening.round_over(data), tables=_server().topic_tables,
+                   games=evening.club_game_ids(_server()),
+                   rules_name=i18n.preset_label(data["concours"]["rules"]))
 
 
 @bp.post("/concours/<int:cid>/teams")
@@ -251,6 +375,43 @@ def add_team(cid: int) -> Any:
         flash(refusal(exc) if isinstance(exc, ClubStoreError)
               else _("pick two players from the list"))
     return redirect(url_for("club.concours", cid=cid))
+
+
+@bp.post("/concours/<int:cid>/teams/<int:tid>")
+@organiser_only
+def edit_team(cid: int, tid: int) -> Any:
+    """Rename a team, or take it out (``remove``), before its first round."""
+    server = _server()
+    try:
+        if request.form.get("remove"):
+            server.store.remove_team(cid, tid)
+            flash(_("The team is out of the concours."))
+        else:
+            server.store.rename_team(cid, tid, request.form.get("name", ""))
+        server._touch()
+    except ClubStoreError as exc:
+        flash(refusal(exc))
+    return redirect(url_for("club.concours", cid=cid))
+
+
+@bp.post("/concours/<int:cid>/matches/<int:mid>/result")
+@organiser_only
+def manual_result(cid: int, mid: int) -> Any:
+    """A match's result entered on the club server (its table could not send it)."""
+    server = _server()
+    try:
+        match = server.store.match(mid)
+        if match is None or match["concours_id"] != cid:
+            raise ClubStoreError(f"no match {mid}")
+        ns, ew = _int_or_none("points_ns"), _int_or_none("points_ew")
+        if ns is None or ew is None:
+            raise ConcoursError(_("enter both teams' points"))
+        server.store.add_manual_result(mid, ns, ew, server.clock())
+        server._touch()
+        flash(_("Result of table %(n)s entered by hand.", n=match["table"]))
+    except (ValueError, ClubStoreError) as exc:
+        flash(refusal(exc))
+    return redirect(url_for("club.concours", cid=cid) + f"#match-{mid}")
 
 
 @bp.post("/concours/<int:cid>/round")
@@ -272,7 +433,52 @@ def ranking(cid: int) -> str:
     data = _standings(cid, order)
     return _render("club_ranking.html", data=data,
                    teams={t["id"]: t for t in data["teams"]},
-                   order=order or data["concours"]["ranking"])
+                   order=order or data["concours"]["ranking"],
+                   games=evening.club_game_ids(_server()))
+
+
+@bp.get("/concours/<int:cid>/feuille")
+def ranking_sheet(cid: int) -> str:
+    """The ranking on one A4 sheet, to print and pin up."""
+    from flask_babel import format_datetime
+
+    data = _standings(cid)
+    return _render("club_sheet.html", data=data, teams={t["id"]: t for t in data["teams"]},
+                   printed=format_datetime(datetime.fromtimestamp(_server().clock()),
+                                           "d MMMM y, HH:mm"))
+
+
+@bp.get("/tables/<int:table>/parties/<int:game_id>")
+def table_game(table: int, game_id: int) -> str:
+    """One table's game as the club holds it: every hand, its contract, result
+    and score, and each hand's play (no script)."""
+    from web import i18n
+
+    server = _server()
+    state = server.game_state(table, game_id)
+    if state is None:
+        abort(404)
+    totals = {"NS": 0, "EW": 0}
+    hands = []
+    for h in state.hands:
+        result = h["result"]
+        for team in totals:
+            totals[team] += int(result["score"][team])
+        record = h.get("record") or {}
+        plays = [p.split(":", 1) for p in record.get("plays") or []]
+        tricks = [plays[i:i + 4] for i in range(0, len(plays), 4)]
+        hands.append({"hand_no": h["hand_no"], "dealer": h["dealer"],
+                      "contract": result.get("contract"), "made": result.get("made"),
+                      "score": result["score"], "totals": dict(totals),
+                      "renonces": len(result.get("renonces") or []),
+                      "bids": [i18n.bid_label(b) for b in record.get("bids") or []],
+                      "tricks": [[(seat, i18n.card_label(card)) for seat, card in t]
+                                 for t in tricks]})
+    topic = server.store.topic_numbers().get(table)
+    return _render("club_game.html", table=table, topic=topic, game_id=game_id,
+                   state=state, hands=hands,
+                   names={t: i18n.team_name(state.teams, t) for t in ("NS", "EW")},
+                   rules_name=i18n.preset_label(state.preset))
 
 
 @bp.post("/concours/<int:cid>/ranking")
@@ -321,5 +527,5 @@ def club_season() -> dict[str, Any]:
 
 @bp.get("/stats")
 def season_stats() -> str:
-    season = club_season()
+    season = shown(club_season())
     return _render("stats_page.html", season=season, charts=charts(season), by_kind=by_kind)

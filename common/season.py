@@ -18,7 +18,7 @@ True
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from html import escape
 from typing import Any
 
@@ -132,9 +132,10 @@ COLOURS = ("#ffb703", "#52b788", "#8ecae6", "#e76f51")
 
 
 def bar_chart(title: str, rows: list[tuple[str, list[float]]], series: list[str],
-              width: int = 640) -> str:
+              width: int = 640, number: Callable[[float], str] = "{:g}".format) -> str:
     """A horizontal bar chart as inline SVG: one group of bars per row, one bar
-    per series (each its colour, named in the legend)."""
+    per series (each its colour, named in the legend); ``number`` writes each
+    bar's value (the pages give their language's decimal comma)."""
     bar, gap, top = 14, 8, 28 + 18
     # Room for the longest name (about 7 px a character at this size).
     label_w = int(min(320, max(60, 7 * max([len(lb) for lb, _ in rows] + [4]) + 12)))
@@ -163,7 +164,7 @@ def bar_chart(title: str, rows: list[tuple[str, list[float]]], series: list[str]
             by = y + s * bar
             parts.append(f'<rect x="{label_w}" y="{by}" width="{w:.1f}" height="{bar - 2}" '
                          f'fill="{COLOURS[s % len(COLOURS)]}"/>')
-            text = f"{value:g}"
+            text = escape(number(value))
             parts.append(f'<text x="{label_w + w + 4:.1f}" y="{by + bar - 4}" font-size="11"'
                          f' fill="currentColor">{text}</text>')
     parts.append("</svg>")

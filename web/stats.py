@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, current_app, render_template, url_for
-from flask_babel import get_locale
+from flask_babel import format_decimal, get_locale
 from flask_babel import gettext as _
 
 from common.season import TRUMPS, bar_chart, trump_rows, value_rows
@@ -23,10 +23,30 @@ bp = Blueprint("stats", __name__)
 @bp.get("/stats")
 def season() -> str:
     store = current_app.config["SERVICE"].store
-    data = count_season([[e.event for e in store.events(g["id"])] for g in store.games()])
+    data = shown(count_season([[e.event for e in store.events(g["id"])]
+                               for g in store.games()]))
     return render_template("stats_page.html", lang=str(get_locale()), season=data,
                            charts=charts(data), by_kind=by_kind,
                            stylesheet=url_for("static", filename="club.css"))
+
+
+def decimal(value: float) -> str:
+    """A number as the visitor's language writes it (French: "25,5", not "25.5")."""
+    return str(format_decimal(value, format="#,##0.#"))
+
+
+def shown(season: dict[str, Any]) -> dict[str, Any]:
+    """The season as the page shows it: unnamed teams by the visitor's team
+    codes ("EO", not "EW"), each average written in the visitor's language
+    (``avg_text``)."""
+    from web import i18n
+
+    def row(r: dict[str, Any], teams: bool) -> dict[str, Any]:
+        name = i18n.team_code(r["name"]) if teams and r["name"] in ("NS", "EW") else r["name"]
+        return {**r, "name": name, "avg_text": decimal(r["avg"])}
+
+    return {**season, "players": [row(r, False) for r in season["players"]],
+            "teams": [row(r, True) for r in season["teams"]]}
 
 
 def charts(season: dict[str, Any]) -> list[str]:
@@ -41,10 +61,10 @@ def charts(season: dict[str, Any]) -> list[str]:
             continue
         out.append(bar_chart(_("%(who)s: average points per hand", who=title),
                              [(r["name"], [r["avg"]]) for r in rows],
-                             [_("points per hand")]))
+                             [_("points per hand")], number=decimal))
         out.append(bar_chart(_("%(who)s: contracts taken and made", who=title),
                              [(r["name"], [r["taken"], r["made"]]) for r in rows],
-                             taken_made))
+                             taken_made, number=decimal))
     club = season["contracts"]
     if club["taken"]:
         out.append(bar_chart(_("Contracts by trump"),

@@ -1,0 +1,199 @@
+"""The club's screens in a real browser (Playwright driving Debian's chromium)
+against a real waitress server and club server: the wall screen shows 20
+tables, the ranking, the round and the time left on one 1920x1080 screen in
+type read from across a room, and follows the play without a reload; no club
+page scrolls sideways on a 390-pixel phone.
+
+The tables' events reach the club server here by its receiving end
+(``ClubServer.receive``, the same checks as from the broker): what is tested
+is what the pages draw. The broker's part is tested in test_club_night.py."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from club import evening
+from club.server import ClubServer
+from club.store import ClubStore
+from scorer.events import Event, GameStarted
+from scorer.simulate import simulate_game
+
+PIN = "2468"
+TABLES = 20
+
+
+def payload(table: int, seq: int, game_seq: int, event: Event, author: str | None = None,
+            origin: str = "store1", hand_no: int | None = None) -> bytes:
+    return json.dumps({"table": table, "seq": seq, "game_id": 1, "game_seq": game_seq,
+                       "event": event.to_json(), "source": "simulator", "ts": 1000.0 + seq,
+                       "confidence": None, "author": author, "hand_no": hand_no,
+                       "origin": f"{origin}t{table}"}).encode()
+
+
+def play(server: ClubServer, table: int, game: dict[str, Any], hands: int, upto: int | None,
+         seed: int) -> list[Event]:
+    """Table ``table`` plays the club's ``game`` (a simulated one), its first
+    ``upto`` events (all when None); returns the whole game's events."""
+    events = simulate_game(seed, hands=hands, dealer="N")
+    events[0] = GameStarted(rules="ffb", settings={}, dealer="N", teams=game["teams"],
+                            players=game["players"])
+    for i, e in enumerate(events[:upto]):
+        author = f"club:match:{game['match']}" if i == 0 else None
+        assert server.receive(table, payload(table, i + 1, i, e, author)) == "stored"
+    return events
+
+
+@pytest.fixture
+def night(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    """A club of 20 tables and 41 teams (one exempt each round), round 1 under
+    way: every table has played part of its game."""
+    from club.app import create_app
+    from web import serve
+
+    store = ClubStore(tmp_path / "club.db")
+    server = ClubServer(store, "club")
+    server.add_tables(list(range(1, TABLES + 1)))
+    players = [store.add_player(f"Joueur {i:02d}") for i in range(82)]
+    cid = evening.new_concours(store, "Grand concours de la Saint-Nicolas", 3, minutes=45)
+    for i in range(41):
+        store.add_team(cid, f"Équipe {i + 1} des Cheminots", players[2 * i],
+                       players[2 * i + 1])
+    games = evening.next_games(store, cid, server.clock())
+    events = {}
+    for table, game in games:
+        events[table] = play(server, table, game, 3, 60 + table, seed=table)
+    web = serve(create_app(server, {"ORGANISER_PIN": PIN}), port=0)
+    yield {"server": server, "store": store, "web": web, "cid": cid, "games": dict(games),
+           "events": events}
+    web.close()
+    store.close()
+
+
+def _context(browser: Any, width: int, height: int) -> Any:
+    return browser.new_context(viewport={"width": width, "height": height})
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_wall_shows_20_tables_ranking_round_and_time_left_on_one_screen(
+        browser: Any, night: dict[str, Any], artifacts: Path) -> None:
+    from playwright.sync_api import expect
+
+    context = _context(browser, 1920, 1080)
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda exc: problems.append(str(exc)))
+    try:
+        page.goto(night["web"].url + "/mur")
+        cards = page.locator(".wall-card")
+        expect(cards).to_have_count(TABLES)
+        size = page.evaluate("[document.documentElement.scrollWidth,"
+                             " document.documentElement.scrollHeight]")
+        assert size[0] <= 1920 and size[1] <= 1080, size  # nothing to scroll
+        for i in range(TABLES):
+            box = cards.nth(i).bounding_box()
+            assert box is not None
+            # Every card whole on the screen, none smaller than a twentieth of it.
+            assert box["x"] >= 0 and box["y"] >= 0, box
+            assert box["x"] + box["width"] <= 1920 and box["y"] + box["height"] <= 1080, box
+            assert box["width"] >= 250 and box["height"] >= 180, box
+        fonts = page.evaluate(
+            "sel => [...document.querySelectorAll(sel)].map(e =>"
+            " parseFloat(getComputedStyle(e).fontSize))", ".wall-card .wscore")
+        assert len(fonts) == 2 * TABLES and min(fonts) >= 48, fonts
+        names = page.evaluate(
+            "sel => [...document.querySelectorAll(sel)].map(e =>"
+            " parseFloat(getComputedStyle(e).fontSize))", ".wall-card .wname, .wall-card .wno")
+        assert min(names) >= 24, names
+        expect(page.locator("#wall-round")).to_have_text("Manche 1 sur 3")
+        expect(page.locator("#wall-left")).to_contain_text("Temps restant")
+        assert 44 * 60 <= int(page.locator("#wall-left").get_attribute("data-left") or 0) \
+            <= 45 * 60
+        ranking = page.locator("#wall-ranking li")
+        assert ranking.count() >= 10
+        rank_font = page.evaluate("parseFloat(getComputedStyle("
+                                  "document.querySelector('#wall-ranking li')).fontSize)")
+        assert rank_font >= 32, rank_font
+        box = page.locator("#wall-ranking").bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 1080
+        expect(page.locator("#wall-bye")).to_contain_text("Exempte cette manche")
+        # Table 7's score on the wall is its game's.
+        server, games = night["server"], night["games"]
+        state = server.current_state(7)[1]
+        assert state is not None
+        score7 = page.locator("#wall-table-7 .wscore")
+        expect(score7.nth(0)).to_have_text(str(state.scores["NS"]))
+        expect(page.locator("#wall-table-7")).to_contain_text(games[7]["teams"]["NS"])
+        page.screenshot(path=str(artifacts / "club-wall-20-tables.png"))
+        # It follows the play without a reload: table 7 finishes its game.
+        page.evaluate("window.__same = 'yes'")
+        events = night["events"][7]
+        for i in range(67, len(events)):
+            assert server.receive(7, payload(7, i + 1, i, events[i])) == "stored"
+        state = server.current_state(7)[1]
+        assert state is not None
+        expect(score7.nth(0)).to_have_text(str(state.scores["NS"]), timeout=15000)
+        expect(score7.nth(1)).to_have_text(str(state.scores["EW"]))
+        assert page.evaluate("window.__same") == "yes"
+    finally:
+        context.close()
+    assert not problems, problems
+
+
+def test_the_wall_without_scripts_refreshes_itself(night: dict[str, Any]) -> None:
+    import urllib.request
+
+    with urllib.request.urlopen(night["web"].url + "/mur") as r:
+        html = r.read().decode()
+    assert '<noscript><meta http-equiv="refresh" content="10"></noscript>' in html
+    assert html.count('class="wall-card') == TABLES
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_no_club_page_scrolls_sideways_on_a_phone(browser: Any, night: dict[str, Any],
+                                                  artifacts: Path) -> None:
+    server, store, cid = night["server"], night["store"], night["cid"]
+    match = next(m for m in store.matches(cid) if m["team_ew"] is not None)
+    store.add_manual_result(match["id"], 250, 162, server.clock())
+    # A mix-up to show: another store on table 3's topic.
+    started = GameStarted(rules="ffb", settings={}, dealer="N")
+    assert server.receive(3, payload(3, 1, 0, started, origin="other")) == "apart"
+    context = _context(browser, 390, 844)
+    page = context.new_page()
+    try:
+        url = night["web"].url
+        page.goto(url + "/login")
+        page.fill("#pin", PIN)
+        page.click("#login")
+        wide = {}
+        for path in ("/", "/mur", "/concours", f"/concours/{cid}", f"/concours/{cid}/ranking",
+                     f"/concours/{cid}/feuille", "/tables/5/parties/1", "/stats",
+                     "/melanges/1", "/login"):
+            page.goto(url + path)
+            page.wait_for_load_state("load")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            if width > 390:
+                wide[path] = width
+            page.screenshot(path=str(artifacts / f"club-phone{path.replace('/', '-')}.png"),
+                            full_page=True)
+        assert wide == {}
+    finally:
+        context.close()
+
+
+def test_the_wall_screen_keeps_its_type_with_a_few_tables(tmp_path: Path) -> None:
+    """Four tables: four large cards, two by two (the type follows the card)."""
+    from club.app import create_app
+
+    store = ClubStore(tmp_path / "club.db")
+    server = ClubServer(store, "club")
+    server.add_tables([1, 2, 3, 4])
+    html = create_app(server).test_client().get("/mur").get_data(as_text=True)
+    assert "wall-cols-2 wall-rows-2" in html and html.count('class="wall-card') == 4
+    store.close()
