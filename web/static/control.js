@@ -310,26 +310,39 @@ document.addEventListener("belote:state", () => {
   undoTimer = setTimeout(refreshUndo, 150);
 });
 /* The tally: the other team's figures follow from one team's (162 points and
-   8 tricks in all, 252 and 8-0 on a capot), and stay editable. */
+   8 tricks in all, 258 at tout atout; 252 (348) and 8-0 on a capot) while the
+   organiser has not typed them; a figure the organiser typed or chose is never
+   changed here: the table refuses totals that cannot be, and says why. */
 function tallyValue(id) { return document.getElementById(id).value.trim(); }
 function other(t) { return t === "NS" ? "EW" : "NS"; }
+function cardPoints() { return ((window.beloteState || {}).contract || {}).trump === "AT" ? 248 : 152; }
+const tallyTyped = new Set();
+function tallyFollow(id, value) {
+  if (!tallyTyped.has(id)) document.getElementById(id).value = value;
+}
 for (const t of ["NS", "EW"]) {
   document.getElementById("t-points-" + t).addEventListener("input", e => {
-    const v = Number(e.target.value);
-    if (e.target.value !== "" && v >= 0 && v <= 162) document.getElementById("t-points-" + other(t)).value = 162 - v;
+    if (e.target.value.trim() === "") { tallyTyped.delete(e.target.id); return; }
+    tallyTyped.add(e.target.id);
+    const v = Number(e.target.value), total = cardPoints() + 10;
+    if (Number.isInteger(v) && v >= 0 && v <= total) tallyFollow("t-points-" + other(t), total - v);
   });
   document.getElementById("t-tricks-" + t).addEventListener("input", e => {
+    if (e.target.value.trim() === "") { tallyTyped.delete(e.target.id); return; }
+    tallyTyped.add(e.target.id);
     const v = Number(e.target.value);
-    if (e.target.value !== "" && v >= 0 && v <= 8) document.getElementById("t-tricks-" + other(t)).value = 8 - v;
+    if (Number.isInteger(v) && v >= 0 && v <= 8) tallyFollow("t-tricks-" + other(t), 8 - v);
   });
 }
 for (const b of document.querySelectorAll("button[data-capot]")) {
   b.addEventListener("click", () => {
     const t = b.dataset.capot;
-    document.getElementById("t-points-" + t).value = 252;
-    document.getElementById("t-points-" + other(t)).value = 0;
-    document.getElementById("t-tricks-" + t).value = 8;
-    document.getElementById("t-tricks-" + other(t)).value = 0;
+    const figures = {["t-points-" + t]: cardPoints() + 100, ["t-points-" + other(t)]: 0,
+                     ["t-tricks-" + t]: 8, ["t-tricks-" + other(t)]: 0};
+    for (const [id, v] of Object.entries(figures)) {
+      document.getElementById(id).value = v;
+      tallyTyped.add(id);
+    }
   });
 }
 document.getElementById("send-tally").addEventListener("click", async () => {
@@ -340,6 +353,7 @@ document.getElementById("send-tally").addEventListener("click", async () => {
   });
   if (answer) {
     for (const id of ["t-points-NS", "t-points-EW", "t-tricks-NS", "t-tricks-EW"]) document.getElementById(id).value = "";
+    tallyTyped.clear();
     document.getElementById("t-belote").value = "";
   }
 });
