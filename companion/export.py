@@ -11,12 +11,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from companion.store import Store, StoreError
 from scorer.game import replay
+from scorer.view import Contract, GameView, HandView
 
 CSV_COLUMNS = ("hand_no", "dealer", "taker", "contract", "trump", "double", "made",
                "points_NS", "points_EW", "belote", "renonces", "score_NS", "score_EW",
@@ -28,40 +29,46 @@ def game_json(store: Store, game_id: int) -> dict[str, Any]:
     return replay(e.event for e in store.events(game_id)).to_json()
 
 
-def hand_records(state_json: dict[str, Any]) -> list[dict[str, Any]]:
+def game_view(store: Store, game_id: int) -> GameView:
+    """The game's view (``GameState.view()``), replayed from the store."""
+    return replay(e.event for e in store.events(game_id)).view()
+
+
+def hand_records(view: GameView) -> list[dict[str, Any]]:
     """The finished hands of a game as hand records, in order."""
-    return [dict(hand["record"]) for hand in state_json.get("hands") or []]
+    return [dict(hand.record) for hand in view.hands]
 
 
-def scored_hands(state_json: dict[str, Any]) -> Iterator[
-        tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any],
-              dict[str, Any], dict[str, int]]]:
-    """Each finished hand with its result, contract, card points, score and the
-    running totals after it (empty dicts where a hand has none), in order."""
+def scored_hands(view: GameView) -> Iterator[tuple[HandView, Mapping[str, int]]]:
+    """Each finished hand with the running totals after it, in order."""
     totals = {"NS": 0, "EW": 0}
-    for hand in state_json.get("hands") or []:
-        result = hand.get("result") or {}
-        score = result.get("score") or {"NS": 0, "EW": 0}
+    for hand in view.hands:
         for team in totals:
-            totals[team] += int(score.get(team, 0))
-        yield (hand, result, result.get("contract") or {}, result.get("points") or {},
-               score, dict(totals))
+            totals[team] += hand.result.score[team]
+        yield hand, dict(totals)
 
 
-def scores_csv(state_json: dict[str, Any]) -> str:
+def _contract(contract: Contract | None) -> tuple[Any, Any, Any, Any]:
+    """Taker, value, trump and double as the CSV writes them (blank without a contract)."""
+    if contract is None:
+        return "", "", "", ""
+    return contract.taker, contract.value, contract.trump, contract.double
+
+
+def scores_csv(view: GameView) -> str:
     """One CSV row per finished hand: contract, outcome, what each team scored
     and the running totals."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    for hand, result, contract, points, score, totals in scored_hands(state_json):
-        made = result.get("made")
+    for hand, totals in scored_hands(view):
+        result = hand.result
+        made = result.made
         writer.writerow([
-            hand.get("hand_no"), hand.get("dealer"), contract.get("taker", ""),
-            contract.get("value", ""), contract.get("trump", ""), contract.get("double", ""),
+            hand.hand_no, hand.dealer, *_contract(result.contract),
             "" if made is None else ("yes" if made else "no"),
-            points.get("NS", ""), points.get("EW", ""), result.get("belote") or "",
-            len(result.get("renonces") or []), score.get("NS", 0), score.get("EW", 0),
+            result.points["NS"], result.points["EW"], result.belote or "",
+            len(result.renonces), result.score["NS"], result.score["EW"],
             totals["NS"], totals["EW"],
         ])
     return buf.getvalue()
@@ -70,7 +77,7 @@ def scores_csv(state_json: dict[str, Any]) -> str:
 def export_game(store: Store, game_id: int, folder: str | Path) -> list[Path]:
     """Write ``game-N-hands.jsonl`` (one hand record a line) and ``game-N-scores.csv``
     into ``folder``; return their paths."""
-    state = game_json(store, game_id)
+    state = game_view(store, game_id)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     records = folder / f"game-{game_id}-hands.jsonl"
@@ -103,7 +110,7 @@ FRENCH = {
 }
 
 
-def club_csv(state_json: dict[str, Any], game: dict[str, Any],
+def club_csv(view: GameView, game: dict[str, Any],
              hand_times: dict[int, float] | None = None, table: str = "",
              words: dict[str, Any] | None = None) -> str:
     """The game's hands for the club's spreadsheet (see ``FRENCH``).
@@ -118,8 +125,7 @@ def club_csv(state_json: dict[str, Any], game: dict[str, Any],
     buf.write("\ufeff")
     writer = csv.writer(buf, delimiter=";", lineterminator="\r\n")
     writer.writerow(w["headers"])
-    teams = state_json.get("teams") or {}
-    players = state_json.get("players") or {}
+    teams, players = view.teams, view.players
 
     def team(t: str) -> str:
         name = teams.get(t) or t
@@ -128,22 +134,23 @@ def club_csv(state_json: dict[str, Any], game: dict[str, Any],
     def pair(a: str, b: str) -> str:
         return str(w["and"]).join(p for p in (players.get(a), players.get(b)) if p)
 
-    for hand, result, contract, points, score, totals in scored_hands(state_json):
-        ts = (hand_times or {}).get(int(hand["hand_no"])) or game.get("created") or 0
+    for hand, totals in scored_hands(view):
+        result, contract = hand.result, hand.result.contract
+        ts = (hand_times or {}).get(hand.hand_no) or game.get("created") or 0
         moment = datetime.fromtimestamp(float(ts))
-        value = contract.get("value", "")
-        belote = result.get("belote")
+        value = "" if contract is None else contract.value
+        belote = result.belote
         writer.writerow([
             moment.strftime(w["date"]), moment.strftime(w["time"]), table, game.get("id"),
-            hand.get("hand_no"), w["seats"].get(hand.get("dealer"), hand.get("dealer")),
+            hand.hand_no, w["seats"].get(hand.dealer, hand.dealer),
             team("NS"), pair("N", "S"), team("EW"), pair("E", "W"),
-            w["seats"].get(contract.get("taker"), "") if contract else "",
+            w["seats"].get(contract.taker, "") if contract else "",
             w["capot"] if value == "capot" else value,
-            w["trumps"].get(contract.get("trump"), "") if contract else "",
-            w["double"].get(int(contract.get("double") or 1), "") if contract else "",
-            w["made"].get(result.get("made")), team(belote) if belote else "",
-            len(result.get("renonces") or []), points.get("NS", ""), points.get("EW", ""),
-            score.get("NS", 0), score.get("EW", 0), totals["NS"], totals["EW"],
+            w["trumps"].get(contract.trump, "") if contract else "",
+            w["double"].get(contract.double, "") if contract else "",
+            w["made"].get(result.made), team(belote) if belote else "",
+            len(result.renonces), result.points["NS"], result.points["EW"],
+            result.score["NS"], result.score["EW"], totals["NS"], totals["EW"],
         ])
     return buf.getvalue()
 
@@ -157,16 +164,15 @@ def game_document(store: Store, game_id: int, table: str = "") -> dict[str, Any]
     if row is None:
         raise StoreError(f"no game {game_id}")
     stored = store.events(game_id)
-    state = replay(s.event for s in stored).to_json()
+    view = replay(s.event for s in stored).view()
     return {
         "format": "belote-table game 1",
         "game": {"id": game_id, "table": table, "created": row["created"],
                  "ended": row["ended"], "author": row["author"]},
-        "teams": state.get("teams"), "players": state.get("players"),
-        "preset": state.get("preset"), "rules": state.get("rules"),
-        "scores": state.get("scores"), "winner": state.get("winner"),
-        "ended": state.get("ended"), "phase": state.get("phase"),
-        "hands": [{"hand_no": h["hand_no"], "dealer": h["dealer"], "record": h["record"],
-                   "result": h["result"]} for h in state.get("hands") or []],
+        "teams": dict(view.teams), "players": dict(view.players),
+        "preset": view.preset, "rules": view.rules.to_json(),
+        "scores": dict(view.scores), "winner": view.winner,
+        "ended": view.ended, "phase": view.phase,
+        "hands": [h.to_json() for h in view.hands],
         "events": [s.to_json() for s in stored],
     }

@@ -14,6 +14,7 @@ from typing import Any
 from companion import export
 from scorer import scoring
 from scorer.events import BidMade, CardCorrected, CardPlayed, EntryUndone
+from scorer.view import GameView
 from web.i18n import entry_sentence
 
 
@@ -22,20 +23,21 @@ def _sentence(stored: Any) -> str:
     return entry_sentence(stored.event.to_json(), stored.source, stored.confidence)
 
 
-def _game_state(service: Any, game_id: int) -> dict[str, Any]:
+def _game_view(service: Any, game_id: int) -> GameView:
     if game_id == service.game_id:
-        return dict(service.state_json())
-    return export.game_json(service.store, game_id)
+        view: GameView = service.view()
+        return view
+    return export.game_view(service.store, game_id)
 
 
 def list_games(service: Any) -> list[dict[str, Any]]:
     """Every stored game with its teams, scores and winner, newest first."""
     out = []
     for row in reversed(service.store.games()):
-        state = _game_state(service, row["id"])
-        out.append({**row, "teams": state.get("teams"), "scores": state.get("scores"),
-                    "winner": state.get("winner"), "target": state.get("target"),
-                    "finished_hands": len(state.get("hands") or []),
+        view = _game_view(service, row["id"])
+        out.append({**row, "teams": dict(view.teams), "scores": dict(view.scores),
+                    "winner": view.winner, "target": view.target,
+                    "finished_hands": len(view.hands),
                     "current": row["id"] == service.game_id})
     return out
 
@@ -45,23 +47,19 @@ def game(service: Any, game_id: int) -> dict[str, Any]:
     row = next((g for g in service.store.games() if g["id"] == game_id), None)
     if row is None:
         raise LookupError(f"no game {game_id}")
-    state = _game_state(service, game_id)
-    totals = {"NS": 0, "EW": 0}
+    view = _game_view(service, game_id)
     hands = []
-    for h in state.get("hands") or []:
-        result = h.get("result") or {}
-        score = result.get("score") or {"NS": 0, "EW": 0}
-        for team in totals:
-            totals[team] += int(score.get(team, 0))
-        hands.append({"hand_no": h["hand_no"], "dealer": h["dealer"],
-                      "contract": result.get("contract"), "made": result.get("made"),
-                      "points": result.get("points"), "belote": result.get("belote"),
-                      "renonces": len(result.get("renonces") or []),
-                      "score": score, "totals": dict(totals)})
-    return {**row, "teams": state.get("teams"), "players": state.get("players"),
-            "preset": state.get("preset"), "rules": state.get("rules"),
-            "target": state.get("target"), "scores": state.get("scores"),
-            "winner": state.get("winner"), "phase": state.get("phase"),
+    for h, totals in export.scored_hands(view):
+        result = h.result
+        hands.append({"hand_no": h.hand_no, "dealer": h.dealer,
+                      "contract": result.contract.to_json() if result.contract else None,
+                      "made": result.made, "points": dict(result.points),
+                      "belote": result.belote, "renonces": len(result.renonces),
+                      "score": dict(result.score), "totals": dict(totals)})
+    return {**row, "teams": dict(view.teams), "players": dict(view.players),
+            "preset": view.preset, "rules": view.rules.to_json(),
+            "target": view.target, "scores": dict(view.scores),
+            "winner": view.winner, "phase": view.phase,
             "current": game_id == service.game_id, "hands": hands}
 
 
@@ -81,8 +79,8 @@ def award(result: dict[str, Any]) -> dict[str, list[dict[str, Any]]] | None:
 def hand(service: Any, game_id: int, hand_no: int) -> dict[str, Any]:
     """One finished hand in full: auction, tricks, score steps, renonces, the
     hand's entries and its corrections (who, when, from where)."""
-    state = _game_state(service, game_id)
-    found = next((h for h in state.get("hands") or [] if h["hand_no"] == hand_no), None)
+    view = _game_view(service, game_id)
+    found = next((h for h in view.hands if h.hand_no == hand_no), None)
     if found is None:
         raise LookupError(f"game {game_id} has no finished hand {hand_no}")
     stored = service.store.events(game_id)
@@ -114,17 +112,15 @@ def hand(service: Any, game_id: int, hand_no: int) -> dict[str, Any]:
     # seat, FFB 4.2.3, so the seats cannot be guessed from the list alone).
     spoken = [{"seat": s.event.seat, "bid": s.event.bid} for s in stored
               if s.hand_no == hand_no and isinstance(s.event, BidMade) and s.seq not in undone]
-    result = found.get("result") or {}
-    record = found.get("record") or {}
-    dealer = found["dealer"]
+    result = found.result.to_json()
     return {
-        "game_id": game_id, "hand_no": hand_no, "dealer": dealer,
-        "teams": state.get("teams"), "players": state.get("players"),
+        "game_id": game_id, "hand_no": hand_no, "dealer": found.dealer,
+        "teams": dict(view.teams), "players": dict(view.players),
         "bids": spoken,
-        "record": record, "result": result,
-        "tricks": result.get("tricks") or [],
-        "steps": steps(result, state.get("rules") or {}),
-        "renonces": result.get("renonces") or [],
+        "record": dict(found.record), "result": result,
+        "tricks": result["tricks"],
+        "steps": steps(result, view.rules.to_json()),
+        "renonces": result["renonces"],
         "corrections": corrections,
         "evidence": plays,
         "evidence_at": {f"{p['trick']}{p['seat']}": p for p in plays},
@@ -138,7 +134,7 @@ def hand(service: Any, game_id: int, hand_no: int) -> dict[str, Any]:
 def scores_csv(service: Any, game_id: int) -> str:
     if not any(g["id"] == game_id for g in service.store.games()):
         raise LookupError(f"no game {game_id}")
-    return export.scores_csv(_game_state(service, game_id))
+    return export.scores_csv(_game_view(service, game_id))
 
 
 def table_name(app: Any) -> str:
@@ -163,7 +159,7 @@ def club_csv(service: Any, game_id: int, table: str, words: dict[str, Any]) -> s
     row = next((g for g in service.store.games() if g["id"] == game_id), None)
     if row is None:
         raise LookupError(f"no game {game_id}")
-    return export.club_csv(_game_state(service, game_id), row, hand_times(service, game_id),
+    return export.club_csv(_game_view(service, game_id), row, hand_times(service, game_id),
                            table, words)
 
 

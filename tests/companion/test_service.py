@@ -140,11 +140,11 @@ def test_export_gives_hand_records_and_a_csv_of_scores(table, tmp_path):
     events = simulate_game(21, hands=3)
     play(service, events)
     state = replay(events).to_json()
-    records = hand_records(state)
+    records = hand_records(replay(events).view())
     assert len(records) == len(state["hands"]) >= 3
     plays = [f"{e.seat}:{e.card}" for e in events if isinstance(e, CardPlayed)]
     assert [p for r in records for p in r.get("plays", [])] == plays
-    rows = list(csv.DictReader(io.StringIO(scores_csv(state))))
+    rows = list(csv.DictReader(io.StringIO(scores_csv(replay(events).view()))))
     assert [int(r["hand_no"]) for r in rows] == [h["hand_no"] for h in state["hands"]]
     assert (int(rows[-1]["total_NS"]), int(rows[-1]["total_EW"])) == (
         state["scores"]["NS"], state["scores"]["EW"])
