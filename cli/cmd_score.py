@@ -13,11 +13,21 @@ import json
 import sys
 from typing import Any
 
-from companion.i18n import _, located, reason
+from companion.i18n import N_, _, located, reason
 from scorer.record import InvalidRecordError, score_record
 from scorer.rules import PRESETS, Rules, UnknownSettingError
 from scorer.validate import InvalidInputError, read_json
 
+# Why a record's score is not given (scorer.record's ``score_reason`` codes), said
+# beside the code in the result's ``message``.
+SCORE_REASONS = {
+    "deal.score_depends": N_("the score depends on cards not read: name them to score the "
+                             "hand"),
+    "deal.capped": N_("too many ways to fill in the cards not read: name some of them to "
+                      "score the hand"),
+    "deal.no_legal_completion": N_("no cards fit those not read without a renonce: name "
+                                   "them to score the hand"),
+}
 # A hand record is a few kilobytes; a file much larger is not one.
 MAX_FILE_BYTES = 4 * 1024 * 1024
 
@@ -83,6 +93,9 @@ def main(argv: list[str]) -> int:
         except InvalidRecordError as exc:
             print(located(label, reason(exc)), file=sys.stderr)
             return 2
+        why = result.get("score_reason")
+        if why is not None and why["code"] in SCORE_REASONS:
+            why["message"] = _(SCORE_REASONS[why["code"]])
         lines.append(json.dumps(result, ensure_ascii=False))
     for line in lines:
         print(line)

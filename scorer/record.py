@@ -35,15 +35,6 @@ from scorer.rules import PRESETS, Rules, UnknownSettingError
 
 #: Folds the deal may spend on a record's unread cards (``scorer.deal``).
 RECORD_SEARCH_LIMIT: Final = 10000
-#: Why a record's score is not given (``score_reason``'s codes): English, as
-#: ``scorer.errors.MESSAGES`` (the layers above say them in French by the code).
-SCORE_REASONS: Final = {
-    "deal.score_depends": "the score depends on the cards not read: it could be {scores}",
-    "deal.capped": ("too many ways to fill in the cards not read: the search stopped "
-                    "after {limit} folds ({found} found)"),
-    "deal.no_legal_completion": ("no card fits the cards not read without a renonce: name "
-                                 "them to score the hand"),
-}
 _KEYS = {"rules", "dealer", "bids", "plays", "belote", "turned", "tally", "contract"}
 
 

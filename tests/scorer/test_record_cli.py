@@ -197,7 +197,11 @@ def test_cli_names_inferred_and_undetermined_cards(tmp_path):
         out = cli(path)
         assert out.returncode == 0, out.stderr
         r = json.loads(out.stdout)
+        message = (r.get("score_reason") or {}).pop("message", None)
         assert r == score_record(rec)
+        if r["score"] is None:
+            assert message == ("le score dépend de cartes non lues : nommez-les pour compter "
+                               "la donne")
         for item in r["inferred"]:
             assert truth[(item["trick"], item["seat"])] == item["card"]
         for item in r["undetermined"]:
@@ -270,3 +274,19 @@ def test_cli_renonce_record_reports_the_proof_and_the_penalty_setting(play_out, 
     if penalty == "hand-lost":  # the default: 160 + the contract in points faits + demandés
         pfd = json.loads(cli("--rules", "ffb-pfd", path).stdout)
         assert pfd["score"] == {"NS": 160 + 80, "EW": 0}
+
+
+def test_cli_refuses_a_tally_that_cannot_be_in_french(tmp_path):
+    """NS 100 / EO 50 is refused (152 + 10 make 162), not scored as typed or changed."""
+    rec = {"rules": "ffb", "dealer": "N", "contract": {"taker": "S", "value": 80, "trump": "H"},
+           "tally": {"NS": 100, "EW": 50, "tricks": {"NS": 5, "EW": 3}}}
+    path = tmp_path / "tally.json"
+    path.write_text(json.dumps(rec))
+    out = cli(path)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.strip() == (f"{path} : tally : les points des deux équipes font 150 "
+                                  "(100 + 50), pas 162 : 152 points de cartes et 10 de der")
+    rec["tally"] = {"NS": 100, "EW": 62, "tricks": {"NS": 5, "EW": 3}}
+    path.write_text(json.dumps(rec))
+    out = cli(path)
+    assert out.returncode == 0 and json.loads(out.stdout)["points"] == {"NS": 100, "EW": 62}
