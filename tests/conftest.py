@@ -31,7 +31,7 @@ def french_locale() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def real_cards() -> Path:
     """The real card photographs in the checkout (tests/data/real-cards: the held-out
-    photos, every card crop, all the labels), which the tests use as they are."""
+    photos and four trained-on ones, every card crop, all the labels), as they are."""
     if not (REAL_CARDS / "scenes" / "labels.json").is_file():
         pytest.fail(f"missing {REAL_CARDS}: the tests need the checkout's real photos")
     return REAL_CARDS

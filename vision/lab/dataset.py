@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -34,8 +35,8 @@ CLASS_INDEX = {c: i for i, c in enumerate(CLASSES)}
 
 ROOT = Path(__file__).resolve().parents[2]
 # The real photos (CC BY 4.0, credited in the folder's README). The checkout holds the
-# held-out photos, every card crop and all the labels; the whole set, which training
-# needs, is a folder laid out the same way, named by REAL_CARDS_ENV or --real-cards.
+# held-out photos, four trained-on ones, every card crop and all the labels; the whole
+# set, which training needs, is laid out the same way, named by REAL_CARDS_ENV.
 IN_REPO_REAL_CARDS = ROOT / "tests" / "data" / "real-cards"
 REAL_CARDS_ENV = "BELOTE_REAL_CARDS"
 
@@ -106,6 +107,17 @@ def split_of(name: str) -> str:
     return BURST_SPLITS[min(k, len(BURST_SPLITS) - 1)]
 
 
+def _photos_of(root: Path, labels: dict[str, list[dict]], split: str) -> list[str]:
+    """The names of ``split``'s photos in ``labels``, in order; says on stderr how many of
+    them ``root`` lacks (the checkout's part holds the test split and a few others)."""
+    names = [n for n in sorted(labels) if split_of(n) == split]
+    missing = sum(not (root / "scenes" / n).is_file() for n in names)
+    if missing:
+        print(f"{missing} of the {len(names)} real photos of the {split} split are not in "
+              f"{root}: name the whole set with {REAL_CARDS_ENV}=DIR", file=sys.stderr)
+    return names
+
+
 def label_index(label: str) -> int:
     """Class index of a label: a belote card's own, anything else ``none``."""
     return CLASS_INDEX.get(label, NONE_INDEX)
@@ -155,7 +167,7 @@ def real_scene_crops(split: str, rng: np.random.Generator, copies: int = 1,
     labels = scene_labels(root, fixes)
     xs: list[np.ndarray] = []
     ys: list[int] = []
-    names = [n for n in sorted(labels) if split_of(n) == split]
+    names = _photos_of(root, labels, split)
     for name in names[:limit]:
         frame = cv2.imread(str(root / "scenes" / name))
         if frame is None:
@@ -242,9 +254,7 @@ def real_box_crops(split: str, rng: np.random.Generator, copies: int = 4,
     labels = scene_labels(root, fixes)
     xs: list[np.ndarray] = []
     ys: list[int] = []
-    for name in sorted(labels):
-        if split_of(name) != split:
-            continue
+    for name in _photos_of(root, labels, split):
         frame = cv2.imread(str(root / "scenes" / name), cv2.IMREAD_GRAYSCALE)
         if frame is None:
             continue
@@ -432,9 +442,7 @@ def real_index_samples(split: str, rng: np.random.Generator, crops_per_box: int 
 
         det = IndexDetector(detector)
     frames, all_boxes, crops, ys, seconds, second_ys = [], [], [], [], [], []
-    for name in sorted(labels):
-        if split_of(name) != split:
-            continue
+    for name in _photos_of(root, labels, split):
         colour = cv2.imread(str(root / "scenes" / name), cv2.IMREAD_COLOR)
         if colour is None:
             continue
@@ -522,7 +530,7 @@ def detector_samples(seed: int, n: int, detector: Path, spread: bool = False,
 # A box that half meets an index: neither that card nor ``none``.
 AMBIGUOUS = -1
 # Spread frames are boxed again at this many times the first level's scale, as the
-# reader's crowded pass boxes them (``vision.reader.CROWD_ZOOM``).
+# reader's crowded pass boxes them (the reader settings' ``crowd_zoom``).
 CLOSER_ZOOM = 2.0
 
 
