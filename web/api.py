@@ -23,6 +23,7 @@ from scorer.bidding import DOUBLES
 from scorer.cards import CARD_PATTERN, SEATS, TEAMS, TRUMPS
 from scorer.events import EntryUndone, Event
 from scorer.validate import InvalidInputError, read_json
+from scorer.view import GameView
 from web import access, entries, gamebook, i18n, messages
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -146,13 +147,13 @@ def _body() -> dict[str, Any]:
     return data
 
 
-def _submit(build: Callable[[dict[str, Any], dict[str, Any]], Event]) -> tuple[Response, int]:
+def _submit(build: Callable[[dict[str, Any], GameView], Event]) -> tuple[Response, int]:
     """Check the PIN, read the entry, hand it to the service (which asks the rules)."""
     author = access.authorise()
     service = _service()
     if service.game_id is None:
         return _error(409, "no game is open: start a game first")
-    event = build(_body(), service.state_json())
+    event = build(_body(), service.view())
     try:
         stored = service.submit(event, source="web", author=author)
     except ValueError as exc:
@@ -523,7 +524,7 @@ def correction_preview() -> tuple[Response, int]:
     service = _service()
     if service.game_id is None:
         return _error(409, "no game is open: start a game first")
-    event = entries.read_correction(_body(), service.state_json())
+    event = entries.read_correction(_body(), service.view())
     try:
         found = service.preview(event)
     except ValueError as exc:

@@ -6,9 +6,12 @@ Input that is malformed in itself raises ``EntryError`` naming the field and
 the reason; whether the event may happen now is the rules engine's question
 (``TableService.submit`` asks it).
 
->>> read_play({"seat": "w", "card": "10h"}, {"to_play": "W"})
+>>> from scorer.events import ContractSet, GameStarted
+>>> from scorer.game import replay
+>>> view = replay([GameStarted(dealer="N"), ContractSet("W", 80, "H")]).view()
+>>> read_play({"seat": "w", "card": "10h"}, view)
 CardPlayed(seat='W', card='TH')
->>> read_play({"card": "5H"}, {"to_play": "W"})
+>>> read_play({"card": "5H"}, view)
 Traceback (most recent call last):
 ...
 web.entries.EntryError: card: not a belote card: '5H'
@@ -37,6 +40,7 @@ from scorer.events import (
 )
 from scorer.rules import PRESETS, RANGES, Rules, UnknownSettingError
 from scorer.validate import InvalidInputError, read_json, whole_number
+from scorer.view import GameView
 
 E = TypeVar("E", bound=Event)
 
@@ -185,18 +189,21 @@ def read_start(data: Mapping[str, Any], keep_pin: bool = False) -> tuple[GameSta
     return started, pin
 
 
-def read_bid(data: Mapping[str, Any], state: Mapping[str, Any]) -> BidMade:
+def read_bid(data: Mapping[str, Any], state: GameView) -> BidMade:
     """One spoken bid, in its written form (``Bid.parse``); the seat defaults to
     whoever is to speak.
 
-    >>> read_bid({"bid": "capoth"}, {"to_speak": "N"})
+    >>> from scorer.events import GameStarted
+    >>> from scorer.game import replay
+    >>> view = replay([GameStarted(dealer="E")]).view()
+    >>> read_bid({"bid": "capoth"}, view)
     BidMade(seat='N', bid='capotH')
-    >>> read_bid({"bid": "85H"}, {"to_speak": "N"})  # doctest: +ELLIPSIS
+    >>> read_bid({"bid": "85H"}, view)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     web.entries.EntryError: bid: not a bid: '85H' (80..160 by tens, ...)
     """
-    seat = _seat(data, "seat", state.get("to_speak"))
+    seat = _seat(data, "seat", state.to_speak)
     bid = _text(data, "bid")
     if not bid:
         raise EntryError("bid", "missing (pass, 80H ... 160H, capotH, contre, surcontre)")
@@ -239,17 +246,17 @@ def read_turned(data: Mapping[str, Any]) -> CardTurned:
     return _event("card", CardTurned, card=_card(data, "card"))
 
 
-def read_play(data: Mapping[str, Any], state: Mapping[str, Any]) -> CardPlayed:
+def read_play(data: Mapping[str, Any], state: GameView) -> CardPlayed:
     """A card put down; the seat defaults to whoever is to play; no card (or
     ``"?"``) records an unknown card to be named later."""
-    seat = _seat(data, "seat", state.get("to_play"))
+    seat = _seat(data, "seat", state.to_play)
     raw = data.get("card")
     if raw is None or raw in ("", "?"):
         return _event("card", CardPlayed, seat=seat, card=None)
     return _event("card", CardPlayed, seat=seat, card=_card(data, "card"))
 
 
-def read_correction(data: Mapping[str, Any], state: Mapping[str, Any]) -> CardCorrected:
+def read_correction(data: Mapping[str, Any], state: GameView) -> CardCorrected:
     """The card ``seat`` played in ``trick`` (of ``hand``, default the current
     one) was ``card``: confirms an unknown card or fixes a misread one."""
     seat = _seat(data, "seat")
