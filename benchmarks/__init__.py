@@ -13,7 +13,8 @@ from typing import Any
 
 
 def write_figures(out: str | Path | None, default: Path, result: dict[str, Any],
-                  part: str | None = None, parts: tuple[str, ...] = ()) -> Path:
+                  part: str | None = None, parts: tuple[str, ...] = (), indent: int = 1
+                  ) -> Path:
     """Write a benchmark's figures; returns the file written.
 
     ``out`` (an ``--out`` given) gets ``result`` alone. Otherwise the benchmark's one file
@@ -22,12 +23,12 @@ def write_figures(out: str | Path | None, default: Path, result: dict[str, Any],
     there, so each mode's last figures stay in the one file."""
     if out is not None:
         path = Path(out)
-        path.write_text(json.dumps(result, indent=1) + "\n")
+        path.write_text(json.dumps(result, indent=indent) + "\n")
         return path
     old = json.loads(default.read_text()) if default.is_file() else {}
     if part is None:
         data = {**result, **{k: old[k] for k in parts if k in old}}
     else:
         data = {**old, part: result}
-    default.write_text(json.dumps(data, indent=1) + "\n")
+    default.write_text(json.dumps(data, indent=indent) + "\n")
     return default

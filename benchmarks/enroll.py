@@ -9,7 +9,8 @@ the next held-out design's scenes with this deck: it must read them no worse
 than the general model does.
 
 The real photos (the whole set, named by ``--real-cards DIR`` or ``BELOTE_REAL_CARDS``:
-the checkout's part lacks the scenes of the trained-on bursts; labels corrected by
+the checkout's part lacks most scenes of the trained-on bursts, and without the whole set
+the file keeps the last figures of this part; labels corrected by
 ``vision/lab/real_label_fixes.json``): the deck is enrolled from the first picture in
 ``cards/<CARD>/`` of each card (crops of scene photos), and read on the ``scenes/``
 photos none of those came from, and on the other ``cards/`` photos (``cards_others``: each
@@ -38,6 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks import write_figures  # noqa: E402
 from vision.deck import COURT_RULES, HEADS, enroll_folder  # noqa: E402
 from vision.lab import enroll_bench as eb  # noqa: E402
 from vision.lab.dataset import real_cards, use_real_cards  # noqa: E402
@@ -135,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--scenes", type=int, default=20, help="scenes per design")
     p.add_argument("--designs", help="comma-separated (default: the held-out designs)")
     p.add_argument("--heads", default=",".join(HEADS))
-    p.add_argument("--out", default=str(OUT))
+    p.add_argument("--out", help="the figures alone to this file (default: "
+                                 "benchmarks/enroll.json)")
     p.add_argument("--real-cards", metavar="DIR",
                    help="the real photos' folder, the whole set (default: "
                         "$BELOTE_REAL_CARDS, else tests/data/real-cards)")
@@ -160,14 +163,16 @@ def main(argv: list[str] | None = None) -> int:
                         "scenes_per_design": args.scenes,
                         "threads": 1,
                         "designs": designs(reader, names, heads, args.scenes, cache)}
+        kept: tuple[str, ...] = ()
         if whole_set(real_cards()):
             result["real_photos"] = real_photos(reader, heads, cache, real_cards())
             print("real photos", json.dumps(result["real_photos"]), flush=True)
         else:
-            print(f"real photos left out: {real_cards()} is not the whole set "
-                  "(--real-cards DIR)", file=sys.stderr)
-    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
-    print(f"written to {args.out}", file=sys.stderr)
+            kept = ("real_photos",)
+            print(f"real photos left out (their last figures kept): {real_cards()} is not "
+                  "the whole set (--real-cards DIR)", file=sys.stderr)
+    written = write_figures(args.out, OUT, result, parts=kept, indent=2)
+    print(f"written to {written}", file=sys.stderr)
     return 0
 
 
