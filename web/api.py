@@ -158,11 +158,11 @@ def _submit(build: Callable[[dict[str, Any], GameView], Event]) -> tuple[Respons
         stored = service.submit(event, source="web", author=author)
     except ValueError as exc:
         return _error(409, exc)
-    said = i18n.entry_sentence(event.to_json(), stored.source, stored.confidence)
+    said = i18n.entry_sentence(event, stored.source, stored.confidence)
     if isinstance(event, EntryUndone):
         target = service.events()[event.index]
         said = _("Undone: %(entry)s") % {"entry": i18n.entry_sentence(
-            target.event.to_json(), target.source, target.confidence)}
+            target.event, target.source, target.confidence)}
     return jsonify({"seq": stored.seq, "event": event.to_json(), "message": said,
                     "state": service.state_json()}), 200
 
@@ -567,7 +567,7 @@ def undo_preview() -> Response:
         return jsonify({"index": None, "entry": None})
     s = stored[index]
     answer = {"index": index, "entry": i18n.entry_sentence(
-        s.event.to_json(), s.source, s.confidence), "event": s.event.to_json()}
+        s.event, s.source, s.confidence), "event": s.event.to_json()}
     if request.args.get("changes"):
         # What the undo would change (trick winners, renonces, scores): asked
         # when the organiser is about to confirm, not at every card.

@@ -20,7 +20,7 @@ from web.i18n import entry_sentence
 
 def _sentence(stored: Any) -> str:
     """A stored entry as the pages say it ("South plays the 10♠, camera 0.98")."""
-    return entry_sentence(stored.event.to_json(), stored.source, stored.confidence)
+    return entry_sentence(stored.event, stored.source, stored.confidence)
 
 
 def _game_view(service: Any, game_id: int) -> GameView:

@@ -17,6 +17,19 @@ from companion import reasons
 from companion.reasons import W_
 from scorer.bidding import PASS, TAKE, Bid, InvalidBidError
 from scorer.cards import RANK_INDEX_EN, RANK_INDEX_FR, SEATS, SUIT_SYMBOLS, TRUMPS, Card
+from scorer.events import (
+    BeloteAnnounced,
+    BidMade,
+    CardCorrected,
+    CardPlayed,
+    CardTurned,
+    ContractSet,
+    EntryUndone,
+    Event,
+    GameEnded,
+    GameStarted,
+    TallyEntered,
+)
 
 
 def is_french() -> bool:
@@ -165,6 +178,7 @@ def words() -> dict[str, Any]:
         "correct_what": _("Correct %(seat)s's card in trick %(trick)s to %(card)s?"),
         "nothing_corrected": _("Nothing corrected."),
         "pending": _("waiting for its turn"),
+        "storage": storage_words(),
         "problems": {
             "calibration_missing": _(
                 "Setting to fix: the calibration file %(detail)s is missing. Calibrate the "
@@ -198,6 +212,43 @@ def words() -> dict[str, Any]:
         "undo_question": _("Undo “%(entry)s”?"),
         "game_over": _("Game over"),
     }
+
+
+def storage_words() -> dict[str, str]:
+    """What the page says when the disk refuses to write (by the store's
+    ``fault``) or the store was recovered at start: what is wrong, what to do."""
+    return {
+        "full": _("The table's disk is full: the cards are still followed on this page, but "
+                  "%(n)s events are not saved yet. Free some space on the Pi (old backups, "
+                  "exports, logs); saving resumes by itself."),
+        "readonly": _("The table's disk no longer accepts writing (read-only: %(detail)s): "
+                      "the cards are still followed on this page, but %(n)s events are not "
+                      "saved yet. Check the SD card and the rights on the folder of %(path)s; "
+                      "saving resumes by itself once it can write."),
+        "io": _("The table's disk fails to write (%(detail)s): the cards are still followed "
+                "on this page, but %(n)s events are not saved yet. The SD card may be "
+                "failing: do not switch the Pi off, and download the evening as soon as you "
+                "can; saving resumes by itself if the card recovers."),
+        "recovered": _("The table's database was damaged: %(n)s events were recovered into a "
+                       "new database (%(lost)s lost). The damaged file is kept beside it as "
+                       "%(aside)s."),
+    }
+
+
+def storage_message(storage: Mapping[str, Any]) -> str:
+    """``TableService.storage()`` said for the visitor (empty when all is well)."""
+    said = storage_words()
+    parts = []
+    if storage.get("fault"):
+        parts.append(said.get(str(storage["fault"]), said["io"]) % {
+            "n": storage.get("unsaved") or 0, "detail": storage.get("detail") or "",
+            "path": storage.get("path") or ""})
+    recovered = storage.get("recovered")
+    if recovered:
+        parts.append(said["recovered"] % {"n": recovered.get("events"),
+                                          "lost": recovered.get("lost", "?"),
+                                          "aside": recovered.get("aside")})
+    return " ".join(parts)
 
 
 def preset_names() -> dict[str, str]:
@@ -324,55 +375,53 @@ def number(value: float, digits: int = 2) -> str:
     return str(format_decimal(value, "0." + "0" * digits))
 
 
-def entry_sentence(event: Mapping[str, Any], source: str | None = None,
+def entry_sentence(event: Event, source: str | None = None,
                    confidence: float | None = None) -> str:
-    """One stored entry as a sentence: "South plays the 10♠, camera 0.98".
-
-    ``event`` is the event's JSON form (``Event.to_json()``).
-    """
+    """One stored entry as a sentence: "South plays the 10♠, camera 0.98"."""
     seats = seat_names()
-    kind = event.get("type")
-    seat = seats.get(str(event.get("seat")), str(event.get("seat")))
-    if kind == "CardPlayed":
-        text = (_("%(seat)s plays %(card)s") % {"seat": seat, "card": card_label(event["card"])}
-                if event.get("card") else _("%(seat)s puts down an unknown card") % {"seat": seat})
-    elif kind == "BidMade":
-        bid = str(event.get("bid"))
+    raw_seat = str(getattr(event, "seat", None))
+    seat = seats.get(raw_seat, raw_seat)
+    text: str
+    if isinstance(event, CardPlayed):
+        text = (_("%(seat)s plays %(card)s") % {"seat": seat, "card": card_label(event.card)}
+                if event.card else _("%(seat)s puts down an unknown card") % {"seat": seat})
+    elif isinstance(event, BidMade):
+        bid = str(event.bid)
         text = (_("%(seat)s passes") % {"seat": seat} if bid == "pass" else
                 _("%(seat)s says %(bid)s") % {"seat": seat, "bid": bid_label(bid)})
-    elif kind == "ContractSet":
-        value = event.get("value")
+    elif isinstance(event, ContractSet):
+        value = event.value
         text = _("Contract: %(seat)s %(value)s %(trump)s") % {
-            "seat": seats.get(str(event.get("taker")), ""),
+            "seat": seats.get(str(event.taker), ""),
             "value": _("capot") if value == "capot" else value,
-            "trump": trump_names().get(str(event.get("trump")), "")}
-        if event.get("double") == 2:
+            "trump": trump_names().get(str(event.trump), "")}
+        if event.double == 2:
             text += " " + _("contré")
-        elif event.get("double") == 4:
+        elif event.double == 4:
             text += " " + _("surcontré")
-    elif kind == "CardCorrected":
+    elif isinstance(event, CardCorrected):
         text = _("%(seat)s's card in trick %(trick)s is %(card)s") % {
-            "seat": seat, "trick": event.get("trick"), "card": card_label(event.get("new"))}
-    elif kind == "CardTurned":
-        text = _("Turned card: %(card)s") % {"card": card_label(event.get("card"))}
-    elif kind == "BeloteAnnounced":
+            "seat": seat, "trick": event.trick, "card": card_label(event.new)}
+    elif isinstance(event, CardTurned):
+        text = _("Turned card: %(card)s") % {"card": card_label(event.card)}
+    elif isinstance(event, BeloteAnnounced):
         text = _("%(seat)s announces belote") % {"seat": seat}
-    elif kind == "EntryUndone":
-        text = _("Entry %(n)s undone") % {"n": event.get("index")}
-    elif kind == "TallyEntered":
-        points, tricks = event.get("points") or {}, event.get("tricks") or {}
+    elif isinstance(event, EntryUndone):
+        text = _("Entry %(n)s undone") % {"n": event.index}
+    elif isinstance(event, TallyEntered):
+        points, tricks = event.points, event.tricks
         text = _("Tally: %(NS)s %(pNS)s points (%(tNS)s tricks), %(EW)s %(pEW)s points "
                  "(%(tEW)s tricks)") % {
             "NS": team_code("NS"), "EW": team_code("EW"), "pNS": points.get("NS"),
             "pEW": points.get("EW"), "tNS": tricks.get("NS"), "tEW": tricks.get("EW")}
-        if event.get("belote"):
-            text += ", " + _("belote %(team)s") % {"team": team_code(str(event["belote"]))}
-    elif kind == "GameStarted":
-        text = _("Game started (%(rules)s)") % {"rules": preset_label(event.get("rules"))}
-    elif kind == "GameEnded":
+        if event.belote:
+            text += ", " + _("belote %(team)s") % {"team": team_code(str(event.belote))}
+    elif isinstance(event, GameStarted):
+        text = _("Game started (%(rules)s)") % {"rules": preset_label(event.rules)}
+    elif isinstance(event, GameEnded):
         text = _("Game ended by the organiser")
     else:
-        text = str(kind)
+        text = type(event).__name__
     if source == "camera":
         text += ", " + _("camera")
         if confidence is not None:
