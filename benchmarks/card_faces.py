@@ -47,6 +47,7 @@ Nothing here is tuned on. Prints the figures and writes ``benchmarks/card_faces.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -156,15 +157,15 @@ def crops(reader: CardReader, designs: list[str], frames: int = 20,
     """:func:`crop_pictures`, read by ``read_face`` with each of its choices; the reader's
     choice is put back after."""
     answers = {choice: Answers() for choice in FACE_CHOICES}
-    was = reader.face_choice
+    was = reader.settings
     try:
         for code, crop in crop_pictures(designs, frames, seed, spread, styles_of):
             for choice, got in answers.items():
-                reader.face_choice = choice
+                reader.settings = dataclasses.replace(was, face_choice=choice)
                 found = reader.read_face(crop)
                 got.add(code, found.code if found else None)
     finally:
-        reader.face_choice = was
+        reader.settings = was
     return {"designs": designs, "frames_per_design": frames, "seed": seed,
             **{choice: a.figures() for choice, a in answers.items()}}
 

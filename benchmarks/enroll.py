@@ -40,7 +40,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import write_figures  # noqa: E402
-from vision.deck import COURT_RULES, HEADS, enroll_folder  # noqa: E402
+from vision.deck import COURT_RULES, HEADS  # noqa: E402
+from vision.enroll import enroll_folder  # noqa: E402
 from vision.lab import enroll_bench as eb  # noqa: E402
 from vision.lab.dataset import real_cards, use_real_cards  # noqa: E402
 from vision.lab.evaluate import evaluate  # noqa: E402

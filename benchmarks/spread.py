@@ -27,7 +27,7 @@ named that is not in the frame is invented. Prints the figures and writes them t
 ``benchmarks/spread.json``.
 
 ``--dev`` reads instead the frames the reader's rules for crowded indices were chosen
-on (``vision.reader.CROWD_SPAN`` and the rest), never a figure of merit: the drawn
+on (the reader settings' ``crowd_span`` and the rest), never a figure of merit: the drawn
 styles (seed 19951) and the designs trained on (seed 19952, no held-out design, no
 Paris art), 120 frames each by default, with the crowded pass and without it; written
 under ``dev`` in ``benchmarks/spread.json``.
@@ -125,16 +125,18 @@ def dev(reader: CardReader, manifest: dict[str, Any], n: int, out: str | None, t
     result: dict[str, Any] = {
         "benchmark": "cards spread overlapping: the dev frames the crowded pass was chosen on",
         "measured": time.strftime("%Y-%m-%d", time.gmtime()), "frames_per_set": n}
-    crowded = reader._crowded_boxes
+    assert reader.frames is not None
+    crowded = reader.frames.crowded_boxes
     for mode in ("crowded_pass", "without"):
         if mode == "without":
-            reader._crowded_boxes = lambda gray, boxes, cards=None: []  # type: ignore[method-assign]
+            reader.frames.crowded_boxes = (  # type: ignore[method-assign]
+                lambda gray, boxes, cards=None: [])
         result[mode] = {name: measure(reader, styles, n, seed)
                         for name, (styles, seed) in sets.items()}
         result[mode]["total"] = figures(*(sum(s[k] for s in result[mode].values())
                                           for k in ("cards", "read", "invented")))
         print(f"{mode}: {json.dumps(result[mode]['total'])}", flush=True)
-    reader._crowded_boxes = crowded  # type: ignore[method-assign]
+    reader.frames.crowded_boxes = crowded  # type: ignore[method-assign]
     result["seconds"] = round(time.time() - t0, 1)
     print(f"written to {write_figures(out, OUT, result, part='dev')}")
     return 0

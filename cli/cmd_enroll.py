@@ -96,7 +96,7 @@ def cards_in_view(reader: Any, frame: Any) -> list[tuple[float, list[Any], Any]]
     but whose two indices were (:func:`paired_indices`), with no outline (None)."""
     import cv2
 
-    from vision.deck import card_boxes, corner_zone, inside
+    from vision.enroll import card_boxes, corner_zone, inside
     from vision.locate import LocateParams, find_cards
 
     h, w = frame.shape[:2]
@@ -187,7 +187,7 @@ class TableEnrollment:
     def __init__(self, reader: Any, codes: list[str], per: int, steady: int, head: str,
                  say: Callable[[str], None] = print, confirm: float = CONFIRM_SECONDS,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        from vision.deck import Enroller
+        from vision.enroll import Enroller
 
         self.reader = reader
         self.enroller = Enroller(reader, head)
@@ -269,7 +269,7 @@ class TableEnrollment:
         self._last_wrong = []
         import cv2
 
-        from vision.deck import card_boxes
+        from vision.enroll import card_boxes
 
         found = self.reader.detector.detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
         for code, (_x, boxes, quad) in zip(group, cards, strict=True):
@@ -281,7 +281,7 @@ class TableEnrollment:
                 # the detector like an index than the index itself).
                 boxes = card_boxes(self.reader, frame, quad, found, code=code) or boxes
             # The outline lets the deck also learn the card laid in other table frames
-            # (``vision.deck.table_looks``: nearer, farther, turned, softer).
+            # (``vision.enroll.table_looks``: nearer, farther, turned, softer).
             self.enroller.add(code, frame, boxes, quad)
         self.groups.pop(0)
         self._seen = 0

@@ -205,7 +205,7 @@ def _eval(args: argparse.Namespace) -> int:
 def _enroll(args: argparse.Namespace) -> int:
     import time
 
-    from vision.deck import enroll_folder
+    from vision.enroll import enroll_folder
     from vision.reader import CardReader
 
     out = Path(args.out)

@@ -96,7 +96,7 @@ class Calibration:
 
         if frame is None or frame.ndim != 3 or frame.shape[2] != 3:
             raise CalibrationError("frame: expected a colour (BGR) image")
-        from vision.reader import white_paper
+        from vision.paper import white_paper
 
         # Under a warm or red lamp the felt's colour is told on the frame brought back to
         # white paper, as the reader reads it.

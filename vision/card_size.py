@@ -70,9 +70,9 @@ def check_card_size(frame: Any) -> tuple[bool, str, dict[str, Any]]:
 
 def check_light(frame: Any) -> tuple[str, dict[str, Any]] | None:
     """A line for the organiser when a coloured lamp tints the cards' paper in ``frame``
-    (``vision.reader.paper_gains``): such frames are read as a black-and-white camera's.
+    (``vision.paper.paper_gains``): such frames are read as a black-and-white camera's.
     None under a white enough light, or on a grey frame."""
-    from vision.reader import paper_gains
+    from vision.paper import paper_gains
 
     if frame.ndim != 3 or paper_gains(frame) is None:
         return None

@@ -17,14 +17,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from vision.deck import Deck, template_vectors
 from vision.errors import ExplainedError
-
-if TYPE_CHECKING:
-    from vision.deck import Deck
+from vision.scores import FEATURES as FEATURES  # their place before: re-exported
+from vision.scores import NONE as NONE
+from vision.scores import softmax as softmax
 
 MODELS = Path(__file__).with_name("models")
 # Reference index patches beside the index classifier, one per belote card, with their
@@ -34,9 +35,6 @@ CHECK_FILE = "index_check.png"
 # stays beside it for comparison.
 DEFAULT_MODEL = MODELS / "index_classifier.onnx"
 CORNER_MODEL = MODELS / "card_corner.onnx"
-NONE = "none"
-# The model output that gives the penultimate embedding (deck enrollment reads it).
-FEATURES = "features"
 
 
 def model_input(crops: np.ndarray, turns: int = 1) -> np.ndarray:
@@ -220,8 +218,6 @@ class CardClassifier:
             by_box = feats.reshape(turns, n, looks, -1).transpose(1, 0, 2, 3)
             views = self.deck.unit(by_box.reshape(n, turns * looks, -1))
         else:
-            from vision.deck import template_vectors
-
             views = template_vectors(crops).reshape(n, looks, -1)
         return self.deck.judge(probs, views)
 
@@ -611,14 +607,6 @@ class IndexDetector:
         scores = np.where(same, heat[iy, ix], -np.inf)
         best = found[int(scores.argmax())]  # the first of the surest, as the cells come
         return float(best[0]), float(best[1]), float(best[2]), float(best[3])
-
-
-def softmax(z: np.ndarray) -> np.ndarray:
-    """Row-wise softmax of logits."""
-    z = z - z.max(axis=1, keepdims=True)
-    p = np.exp(z)
-    probs: np.ndarray = p / p.sum(axis=1, keepdims=True)
-    return probs
 
 
 def box_intersection(a: tuple[float, ...], b: tuple[float, ...]) -> float:

@@ -125,13 +125,13 @@ def test_a_deck_with_a_bad_field_is_refused_as_no_deck_file(deck_file, tmp_path,
 @pytest.fixture(scope="module")
 def linear_deck_file(tmp_path_factory):
     """The four cards' deck with a linear read: the whole-deck minimum lowered to four."""
-    from vision import deck as deck_module
+    from vision import enroll as enroll_module
 
     root = tmp_path_factory.mktemp("enroll-linear")
     pictures = _card_pictures(root / "pictures", DECK_STYLE, DECK_CARDS)
     out = root / "club.npz"
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(deck_module, "LINEAR_MIN_CARDS", len(DECK_CARDS))
+        mp.setattr(enroll_module, "LINEAR_MIN_CARDS", len(DECK_CARDS))
         assert vision_main(["enroll", str(pictures), "--out", str(out)]) == 0
     return out
 
@@ -216,7 +216,7 @@ def test_a_deck_with_a_bad_linear_read_is_refused(linear_deck_file, tmp_path, sp
 
 
 def test_table_looks_cut_a_cards_indices_from_frames_as_the_reader_boxes_them(reader):
-    from vision.deck import TABLE_CARD_SHARE, single_card, table_frame, table_looks
+    from vision.enroll import TABLE_CARD_SHARE, single_card, table_frame, table_looks
 
     picture = _table(4, DECK_STYLE, ["QH"], size=(480, 560), height=420.0)
     boxes, quad = single_card(reader, picture)
@@ -239,7 +239,7 @@ def test_table_looks_cut_a_cards_indices_from_frames_as_the_reader_boxes_them(re
 def test_camera_looks_show_an_index_small_and_soft_and_repeat_with_their_seed():
     """An enrolment picture shows an index large and sharp; the deck also keeps it as the
     camera over the table shows it: brought down to a frame's index size and up again."""
-    from vision.deck import camera_looks, index_looks
+    from vision.enroll import camera_looks, index_looks
     from vision.locate import index_crop
 
     picture = _table(4, DECK_STYLE, ["QH"], size=(480, 560), height=420.0)
@@ -530,14 +530,14 @@ def test_enrolling_at_the_table_learns_the_boxes_read_as_the_card_asked_for(
     """Once the cards laid match the group asked for, each card's index boxes are chosen
     again knowing the card (``card_boxes`` with its code): a court's printed name can be
     read as some card more than its index is, never as that card more."""
-    import vision.deck
+    import vision.enroll
     from cli.cmd_enroll import TableEnrollment
 
     codes = ["7S", "QH", "AD", "KC"]
     frame = _table(39, DECK_STYLE, codes, height=200.0)
     asked: list[str | None] = []
     chosen: dict[str, list] = {}
-    original = vision.deck.card_boxes
+    original = vision.enroll.card_boxes
 
     def spy(reader_, frame_, quad, found=None, code=None):
         boxes = original(reader_, frame_, quad, found, code=code)
@@ -547,7 +547,7 @@ def test_enrolling_at_the_table_learns_the_boxes_read_as_the_card_asked_for(
                 chosen[code] = boxes
         return boxes
 
-    monkeypatch.setattr(vision.deck, "card_boxes", spy)
+    monkeypatch.setattr(vision.enroll, "card_boxes", spy)
     learnt: dict[str, list] = {}
     table = TableEnrollment(reader, codes, 4, 1, "prototype", lambda _s: None)
     add = table.enroller.add
@@ -913,7 +913,7 @@ def test_the_court_rule_is_chosen_at_the_number_rule_floor_on_court_boxes_only()
 
 
 def test_a_card_pictured_under_a_warm_lamp_is_learnt_with_white_paper(reader):
-    from vision.deck import Enroller, single_card
+    from vision.enroll import Enroller, single_card
 
     picture = _table(7, DECK_STYLE, ["KC"], size=(480, 560), height=420.0)
     warm = np.clip(picture * np.array([0.5, 0.75, 1.0], np.float32), 0, 255).astype(np.uint8)
@@ -939,8 +939,8 @@ def test_a_cards_index_boxes_are_those_read_as_the_card_not_the_detectors_surest
     hearts: both chosen boxes were its printed name). The index boxes are those the
     general model takes for the card; boxes read as no card are passed over, however sure
     the detector."""
-    import vision.deck
-    from vision.deck import card_boxes, corner_zone, inside, single_card
+    import vision.enroll
+    from vision.enroll import card_boxes, corner_zone, inside, single_card
 
     picture = _table(4, DECK_STYLE, ["QH"], size=(480, 560), height=420.0)
     boxes, quad = single_card(reader, picture, "QH")
@@ -960,6 +960,6 @@ def test_a_cards_index_boxes_are_those_read_as_the_card_not_the_detectors_surest
     assert card_boxes(reader, picture, quad, with_decoys, code="QH") == boxes
     assert sorted(card_boxes(reader, picture, quad, with_decoys)) == sorted(boxes)
     # By the detector's sureness alone (no box reaching the chance asked), the decoys.
-    monkeypatch.setattr(vision.deck, "INDEX_CHANCE", 2.0)
+    monkeypatch.setattr(vision.enroll, "INDEX_CHANCE", 2.0)
     assert sorted(card_boxes(reader, picture, quad, with_decoys, code="QH")) == \
         sorted(b for b, _ in decoys)

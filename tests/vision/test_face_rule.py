@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
+import vision.face
 from vision.reader import Detection, face_is_picture, face_middle
 
 
@@ -54,12 +57,12 @@ def named_8h(reader, monkeypatch):
     """The reader, its reading of a picture replaced by an 8H read surely at both indices."""
     named = {"code": "8H"}
 
-    def read(image):
+    def read(reader_, image):
         h, w = image.shape[:2]
         quad = [[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]]
         return Detection(named["code"], 0.999, quad, (w / 2, h / 2), indices=2)
 
-    monkeypatch.setattr(reader, "_read_face", read)
+    monkeypatch.setattr(vision.face, "_read_face", read)
     return reader, named
 
 
@@ -77,13 +80,11 @@ def test_a_number_card_named_on_a_courts_picture_is_left_unknown(named_8h):
     assert reader.read_face(court).code == "KC"
 
 
-def test_the_check_can_be_turned_off(named_8h):
+def test_the_check_can_be_turned_off(named_8h, monkeypatch):
     reader, _ = named_8h
-    reader.face_check = False
-    try:
-        assert reader.read_face(_face("KC", "fr-grimaud")).code == "8H"
-    finally:
-        reader.face_check = True
+    monkeypatch.setattr(reader, "settings",
+                        dataclasses.replace(reader.settings, face_check=False))
+    assert reader.read_face(_face("KC", "fr-grimaud")).code == "8H"
 
 
 def test_a_middle_with_no_paper_at_all_is_no_courts_picture():
@@ -91,7 +92,10 @@ def test_a_middle_with_no_paper_at_all_is_no_courts_picture():
     and the table's edges; no court on light paper shows no paper at all."""
     import cv2
 
-    from vision.reader import FACE_BUSY_ABOVE, FACE_LIGHT_FROM
+    from vision.settings import shipped_settings
+
+    FACE_BUSY_ABOVE = shipped_settings().face_busy_above  # noqa: N806
+    FACE_LIGHT_FROM = shipped_settings().face_light_from  # noqa: N806
 
     picture = np.full((300, 210, 3), 25, np.uint8)
     picture[:, :20] = 250  # a light table beside it

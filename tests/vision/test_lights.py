@@ -57,7 +57,10 @@ def _table_with_a_card(paper=(235, 240, 245)):
 
 
 def test_a_lamps_tint_is_taken_off_the_paper_and_white_light_is_left_alone():
-    from vision.reader import PAPER_CAST, paper_balance
+    from vision.reader import paper_balance
+    from vision.settings import shipped_settings
+
+    PAPER_CAST = shipped_settings().paper_cast  # noqa: N806
 
     white = _table_with_a_card()
     assert paper_balance(white) is None
@@ -104,14 +107,18 @@ def test_a_frame_under_a_red_lamp_reads_as_under_white_light(reader, monkeypatch
     assert len(white_light) >= 5 and white_light <= present
     assert {d.code for d in reader.read(red) if d.code} == white_light
     # Read as the lamp shows it, the same frame loses cards.
-    import vision.reader
+    import dataclasses
 
-    monkeypatch.setattr(vision.reader, "PAPER_CAST", 0.0)
+    monkeypatch.setattr(reader, "settings", dataclasses.replace(reader.settings, paper_cast=0.0))
     assert len({d.code for d in reader.read(red) if d.code}) < len(white_light)
 
 
 def test_an_index_on_dark_paper_lies_low_between_its_darkest_and_lightest():
-    from vision.reader import DARK_INK, LIGHT_PAPER, paper_level
+    from vision.reader import paper_level
+    from vision.settings import shipped_settings
+
+    DARK_INK = shipped_settings().dark_ink  # noqa: N806
+    LIGHT_PAPER = shipped_settings().light_paper  # noqa: N806
 
     white = np.full((60, 60), 230, np.uint8)
     white[20:40, 25:32] = 30  # a dark stroke on white paper
@@ -126,7 +133,8 @@ def test_an_index_on_dark_paper_lies_low_between_its_darkest_and_lightest():
 
 def test_a_black_deck_in_gold_ink_is_read_on_its_negative_and_never_misread(
         reader, monkeypatch):
-    import vision.reader
+    import dataclasses
+
     from vision.lab.evaluate import design_frames
 
     frames = list(design_frames([black_style("fr-grimaud", "gold")], 3, 700))
@@ -134,7 +142,8 @@ def test_a_black_deck_in_gold_ink_is_read_on_its_negative_and_never_misread(
     for got, (_, _, present) in zip(read, frames, strict=True):
         assert got <= present
     # Without the negative, far fewer of its cards are named.
-    monkeypatch.setattr(vision.reader, "DARK_LEAST", 10**6)
+    monkeypatch.setattr(reader, "settings", dataclasses.replace(reader.settings,
+                                                                dark_least=10**6))
     as_is = [{d.code for d in reader.read(frame) if d.code} for frame, _, _ in frames]
     assert sum(map(len, read)) >= sum(map(len, as_is)) + 5
     assert sum(map(len, read)) >= 0.7 * sum(len(readable) for _, readable, _ in frames)
@@ -144,12 +153,13 @@ def test_a_white_deck_and_the_real_photos_are_never_read_on_their_negative(
         reader, held_out_scenes, monkeypatch):
     import cv2
 
+    import vision.frame
     from vision.lab.render import render_scene
 
-    def refused(gray):
+    def refused(*args):
         raise AssertionError("read on its negative")
 
-    monkeypatch.setattr(reader, "_read_negative", refused)
+    monkeypatch.setattr(vision.frame, "read_negative", refused)
     for seed in range(3):
         frame, _ = render_scene(np.random.default_rng(seed), n_cards=8)
         reader.read(frame)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 import pytest
@@ -44,7 +46,10 @@ def test_the_streak_of_a_smeared_frame_is_found(length, degrees):
 
 
 def test_a_sharp_or_blank_frame_shows_no_streak_to_undo():
-    from vision.reader import SHARPEN_DEPTH, SHARPEN_LENGTH
+    from vision.settings import shipped_settings
+
+    SHARPEN_DEPTH = shipped_settings().sharpen_depth  # noqa: N806
+    SHARPEN_LENGTH = shipped_settings().sharpen_length  # noqa: N806
 
     for image in (printed(), np.full((720, 1280), 128, np.uint8), np.zeros((6, 9), np.uint8)):
         found = motion.estimate(image)
@@ -71,7 +76,7 @@ def test_a_smeared_frame_is_read_again_sharpened_and_invents_nothing(reader):
     """A held-out design's frame smeared 8 pixels (``misses.py --held-out``'s frames):
     the reader names cards there only once it is sharpened, and only cards in it (the
     frame as it is already takes an 8H for a TH: not the sharpening's doing), under the
-    shipped agreement (``SHARPEN_AGREE``); a looser one would invent two."""
+    shipped agreement (the settings' ``sharpen_agree``); a looser one would invent two."""
     from vision.lab import decks
 
     if decks.load_manifest() is None:
@@ -80,7 +85,6 @@ def test_a_smeared_frame_is_read_again_sharpened_and_invents_nothing(reader):
     from benchmarks.real_decks import seed_of
     from vision.lab import render
     from vision.lab.evaluate import cards_in_sight, design_scenes, design_styles
-    from vision.reader import SHARPEN_AGREE
 
     render.art_styles(held_out=None, french_art=True)
     scenes = design_scenes(design_styles("kde-dondorf"), 13,
@@ -99,11 +103,12 @@ def test_a_smeared_frame_is_read_again_sharpened_and_invents_nothing(reader):
     # diamond into a heart; the frame as it is guessed a spade and a diamond there: only a
     # card of the suit it guessed is made sure.
     assert not {"KC", "KH"} & both
-    reader.sharpen_agree = "doubt"  # any doubt there would do
+    shipped = reader.settings
+    reader.settings = dataclasses.replace(shipped, sharpen_agree="doubt")  # any doubt
     try:
         looser = {d.code for d in reader.read(frame) if d.code}
     finally:
-        reader.sharpen_agree = SHARPEN_AGREE
+        reader.settings = shipped
     assert {"KC", "KH"} <= looser - present
 
 

@@ -9,7 +9,17 @@ import numpy as np
 import pytest
 
 from scorer.cards import CARD_CODES
+from vision import face as face_module
 from vision.reader import Detection, load_image
+
+
+def choose(monkeypatch, reader, choice: str) -> None:
+    """``reader``'s ``face_choice`` set to ``choice`` for the test (its settings record
+    replaced; ``monkeypatch`` puts the reader's own back)."""
+    import dataclasses
+
+    monkeypatch.setattr(reader, "settings", dataclasses.replace(reader.settings,
+                                                                face_choice=choice))
 
 
 def test_reads_held_out_real_photos_mostly_right(reader, held_out_scenes):
@@ -146,7 +156,6 @@ def test_read_face_stretches_the_picture_when_nothing_is_sure(reader, monkeypatc
     import cv2
 
     from vision.lab.render import render_card
-    from vision.reader import CardReader
 
     # No larger than FACE_SIDE: read at its own size first.
     face = cv2.resize(render_card("QS", None, np.random.default_rng(6)), (140, 196),
@@ -154,7 +163,7 @@ def test_read_face_stretches_the_picture_when_nothing_is_sure(reader, monkeypatc
     h, w = face.shape[:2]
     squeezed = cv2.resize(np.ascontiguousarray(np.rot90(face)), (w, h))
     seen = []
-    real = CardReader._read_face_once
+    real = face_module._read_face_once
 
     def unsure_as_it_is(self, image):
         seen.append(image.shape[:2])
@@ -162,7 +171,7 @@ def test_read_face_stretches_the_picture_when_nothing_is_sure(reader, monkeypatc
             return Detection(None, 0.5, [[0.0, 0.0]] * 4)
         return real(self, image)
 
-    monkeypatch.setattr(CardReader, "_read_face_once", unsure_as_it_is)
+    monkeypatch.setattr(face_module, "_read_face_once", unsure_as_it_is)
     found = reader.read_face(squeezed)
     assert seen == [(h, w), (w, h)]
     assert found is not None and found.code == "QS"
@@ -176,8 +185,7 @@ def test_read_face_stretches_the_picture_when_nothing_is_sure(reader, monkeypatc
 def test_a_large_picture_is_read_brought_down_to_a_card_s_size_first(reader, monkeypatch):
     """A picture over FACE_LARGE x FACE_SIDE is read at FACE_SIDE first (positions given back in
     the picture's pixels); with no sure read there, at its own size."""
-    from vision.reader import FACE_SIDE, CardReader
-
+    FACE_SIDE = reader.settings.face_side  # noqa: N806
     seen = []
     box = [[10.0, 10.0], [50.0, 10.0], [50.0, 60.0], [10.0, 60.0]]
 
@@ -186,7 +194,7 @@ def test_a_large_picture_is_read_brought_down_to_a_card_s_size_first(reader, mon
         return Detection("QS" if max(image.shape[:2]) <= FACE_SIDE else None, 0.99, box,
                          (30.0, 35.0))
 
-    monkeypatch.setattr(CardReader, "_read_face_once", sure_when_small)
+    monkeypatch.setattr(face_module, "_read_face_once", sure_when_small)
     found = reader.read_face(np.zeros((700, 500, 3), np.uint8))
     assert seen == [(FACE_SIDE, 143)]
     assert found is not None and found.code == "QS"
@@ -198,7 +206,7 @@ def test_a_large_picture_is_read_brought_down_to_a_card_s_size_first(reader, mon
         seen.append(image.shape[:2])
         return Detection("QS" if max(image.shape[:2]) > FACE_SIDE else None, 0.99, box)
 
-    monkeypatch.setattr(CardReader, "_read_face_once", sure_when_large)
+    monkeypatch.setattr(face_module, "_read_face_once", sure_when_large)
     found = reader.read_face(np.zeros((700, 500, 3), np.uint8))
     assert seen == [(FACE_SIDE, 143), (143, FACE_SIDE), (700, 500)]
     assert found is not None and found.code == "QS" and found.quad == box
@@ -215,11 +223,11 @@ def test_real_cards_warped_across_the_picture_are_named(reader, real_cards):
 
 def _face_reads(reader, monkeypatch, b_reads, a_read):
     """read_face with design B's reads and design A's corner read given."""
-    corner = reader._corner_reader()
+    corner = reader.corner_reader()
     assert corner is not None and corner is not reader
     monkeypatch.setattr(reader, "read", lambda image, doubts=None, sharpen=True: list(b_reads))
     monkeypatch.setattr(corner, "read_quads", lambda image, quads: [a_read])
-    return reader._read_face_once(np.zeros((350, 250, 3), np.uint8))
+    return face_module._read_face_once(reader, np.zeros((350, 250, 3), np.uint8))
 
 
 def test_read_face_takes_design_b_first_then_a_where_b_agrees_or_saw_nothing(reader,
@@ -254,7 +262,7 @@ def test_a_queen_the_corner_model_takes_for_a_ten_is_never_named_a_ten(reader):
                       cv2.IMREAD_COLOR)
     h, w = face.shape[:2]
     quad = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
-    corner = reader._corner_reader()
+    corner = reader.corner_reader()
     alone = corner.read_quads(face, [quad])
     assert alone and alone[0].code == "TH"
     found = reader.read_face(face)
@@ -312,18 +320,18 @@ def test_an_unsure_box_whose_card_is_under_the_floor_gets_no_second_look(table_f
     frame, _ = table_frame
     reader.classifier.threshold = 1.01  # every box unsure
     looked: list[int] = []
-    first_look = reader._look
+    first_look = reader.frames.look
 
     def counting(gray, source, boxes, grey=False):
         looked.append(len(boxes))
         return first_look(gray, source, boxes, grey)
 
-    monkeypatch.setattr(reader, "_look", counting)
+    monkeypatch.setattr(reader.frames, "look", counting)
     look = reader.classifier.meta["second_look"]
     look["floor"] = 0.0
     # At a floor of 0 every box may be a card, and crowding ones would be boxed again
     # (``_crowded_boxes``, tested on its own): the frame's own boxes alone here.
-    monkeypatch.setattr(reader, "_crowded_boxes", lambda gray, boxes, cards=None: [])
+    monkeypatch.setattr(reader.frames, "crowded_boxes", lambda gray, boxes, cards=None: [])
     reader.read(frame)
     boxes = len(reader.detector.detect(reader._to_gray(frame)))
     assert looked and looked[0] == boxes
@@ -384,7 +392,7 @@ def test_spread_indices_the_detector_merges_are_boxed_again_closer(reader):
         frame, annotations = render_spread_scene(rng, style=list(STYLES)[seed % len(STYLES)])
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         first = [box for box, _ in reader.detector.detect(gray)]
-        added = reader._crowded_boxes(gray, first)
+        added = reader.frames.crowded_boxes(gray, first)
         again += sum(any(iou(box, other) >= 0.4 for other in first) for box in added)
         for a in annotations:
             for index, readable in zip(a["index_boxes"], a["index_readable"], strict=True):
@@ -392,7 +400,7 @@ def test_spread_indices_the_detector_merges_are_boxed_again_closer(reader):
                     missed += 1
                     found += _centre_in(index, added)
         # Boxes whose first read rules out a card (pips, a score pad) crowd nothing.
-        assert reader._crowded_boxes(gray, first, np.zeros(len(first), bool)) == []
+        assert reader.frames.crowded_boxes(gray, first, np.zeros(len(first), bool)) == []
     assert missed >= 4, "the frames must hold indices the first pass merged"
     assert found >= missed / 2
     assert again > 0
@@ -412,14 +420,14 @@ def test_only_three_crowding_indices_or_more_are_boxed_again(reader, monkeypatch
     gray = np.full((720, 1280), 90, np.uint8)
     row = [_box_at(100 + 20 * k, 100, 20.0) for k in range(3)]  # one index size apart
     far = _box_at(900, 500, 20.0)
-    assert reader._crowded_boxes(gray, row[:2] + [far]) == [] and regions == []
-    reader._crowded_boxes(gray, row + [far])
+    assert reader.frames.crowded_boxes(gray, row[:2] + [far]) == [] and regions == []
+    reader.frames.crowded_boxes(gray, row + [far])
     assert len(regions) == 1
     (x1, y1, x2, y2), scale = regions[0]
     assert x1 < 100 and y1 < 100 and x2 > row[2][2] and y2 > row[2][3] and x2 < 900
     assert scale == pytest.approx(2 * reader.detector.work_scale(1280, 720))
     regions.clear()
-    reader._crowded_boxes(gray, row + [far], np.array([True, False, True, True]))
+    reader.frames.crowded_boxes(gray, row + [far], np.array([True, False, True, True]))
     assert regions == []  # the middle one is no card: the other two are a pair only
 
 
@@ -446,7 +454,7 @@ def test_the_closer_boxes_make_a_spread_frame_read_more_cards(reader, monkeypatc
     with it, none of them a card the frame does not hold."""
     frames = _spread_frames(range(20, 32))
     with_pass, invented = _spread_named(reader, frames)
-    monkeypatch.setattr(reader, "_crowded_boxes", lambda gray, boxes, cards=None: [])
+    monkeypatch.setattr(reader.frames, "crowded_boxes", lambda gray, boxes, cards=None: [])
     without, _ = _spread_named(reader, frames)
     assert with_pass > without
     assert invented == 0
@@ -798,18 +806,14 @@ def test_a_picture_s_card_is_chosen_by_where_it_is_read(reader, monkeypatch):
              Detection("KH", 0.98, box, (100.0, 150.0), indices=2),
              Detection("QD", 0.97, box, (60.0, 150.0), indices=2)]
     monkeypatch.setattr(reader, "read", lambda image, doubts=None, sharpen=True: list(reads))
-    assert reader.face_choice == "placed"
+    assert reader.settings.face_choice == "placed"
     assert reader.read_face(face).code == "KH"  # centred in the picture
-    try:
-        reader.face_choice = "pairs_first"
-        assert reader.read_face(face).code == "KH"  # the surest of those at two indices
-        reader.face_choice = "surest"
-        assert reader.read_face(face).code == "AS"
-        reader.face_choice = "largest"
-        with pytest.raises(ValueError, match="largest"):
-            reader.read_face(face)
-    finally:
-        reader.face_choice = "placed"
+    choose(monkeypatch, reader, "pairs_first")
+    assert reader.read_face(face).code == "KH"  # the surest of those at two indices
+    choose(monkeypatch, reader, "surest")
+    assert reader.read_face(face).code == "AS"
+    with pytest.raises(ValueError, match="largest"):
+        choose(monkeypatch, reader, "largest")
 
 
 def test_a_picture_s_card_read_at_one_index_is_the_one_at_its_corner(reader, monkeypatch):
@@ -827,11 +831,8 @@ def test_a_picture_s_card_read_at_one_index_is_the_one_at_its_corner(reader, mon
              Detection("KD", 0.99, box, (170.0, 250.0), indices=2), own]
     monkeypatch.setattr(reader, "read", lambda image, doubts=None, sharpen=True: list(reads))
     assert reader.read_face(face).code == "7C"
-    reader.face_choice = "pairs_first"
-    try:
-        assert reader.read_face(face).code == "KD"
-    finally:
-        reader.face_choice = "placed"
+    choose(monkeypatch, reader, "pairs_first")
+    assert reader.read_face(face).code == "KD"
 
 
 def test_a_picture_s_card_read_doubtfully_where_it_lies_leaves_a_neighbour_unnamed(
@@ -839,7 +840,9 @@ def test_a_picture_s_card_read_doubtfully_where_it_lies_leaves_a_neighbour_unnam
     """A neighbour's index read surely away from where the picture's card has its
     indices, and another card read doubtfully right there (``FACE_DOUBT_NEARER`` nearer):
     the picture's card is the doubtful one, and no card is named."""
-    from vision.reader import FACE_DOUBT_NEARER, Detection, face_misplacement, face_spots
+    from vision.reader import Detection, face_misplacement, face_spots
+
+    FACE_DOUBT_NEARER = reader.settings.face_doubt_nearer  # noqa: N806
 
     face = np.full((280, 200, 3), 255, np.uint8)
     spots, height = face_spots(200, 280)
@@ -886,7 +889,11 @@ def test_a_picture_s_card_read_doubtfully_at_both_its_corners_is_named():
     where the card filling the picture has its indices, name it when their joint chance
     is ``FACE_PAIR_ACCEPT`` or more; not at two corners of one side, not two cards, not
     a read away from the corners, not under the joint threshold."""
-    from vision.reader import FACE_PAIR_ACCEPT, FACE_PAIR_NEAR, Detection, face_pair, face_spots
+    from vision.reader import Detection, face_pair, face_spots
+    from vision.settings import shipped_settings
+
+    FACE_PAIR_ACCEPT = shipped_settings().face_pair_accept  # noqa: N806
+    FACE_PAIR_NEAR = shipped_settings().face_pair_near  # noqa: N806
 
     w, h = 250, 350
     spots, height = face_spots(w, h)
@@ -954,7 +961,12 @@ def test_a_black_card_s_picture_is_read_at_both_its_corners(reader, rule_case):
 def test_the_card_filling_a_picture_touches_its_four_sides(w, h):
     """``face_spots``: the card of ``FACE_ASPECT`` turned to the tilt the picture's shape
     gives fills the picture less its margin: its outline's corners reach each side."""
-    from vision.reader import FACE_ASPECT, FACE_INSET, FACE_MARGIN, face_spots
+    from vision.reader import face_spots
+    from vision.settings import shipped_settings
+
+    tuned = shipped_settings()
+    FACE_ASPECT, FACE_INSET, FACE_MARGIN = (  # noqa: N806
+        tuned.face_aspect, tuned.face_inset, tuned.face_margin)
 
     spots, height = face_spots(w, h)
     assert spots.shape == (9, 2)
@@ -1070,7 +1082,7 @@ def test_a_still_picture_of_spread_cards_reads_more_with_both_levels_boxes(monke
 
     still = CardReader(threads=1, still=True)
     assert still.detector is not None
-    monkeypatch.setattr(still, "_crowded_boxes", lambda gray, boxes, cards=None: [])
+    monkeypatch.setattr(still.frames, "crowded_boxes", lambda gray, boxes, cards=None: [])
     frames = _spread_frames(range(20, 32))
     with_both, invented = _spread_named(still, frames)
     still.detector.both_levels = False
@@ -1084,13 +1096,15 @@ def test_a_still_picture_tells_each_card_it_waits_on_once():
     """Spread cards read as still pictures, each index boxed at both levels: a card seen
     but not read surely (``vision read --unknown``) is listed once, not at each of its
     index's boxes, nor beside a card read surely there."""
-    from vision.reader import OVERLAP, CardReader, _overlap
+    from vision.detection import overlap as _overlap
+    from vision.reader import CardReader
 
     def box(d):
         xs, ys = [x for x, _ in d.quad], [y for _, y in d.quad]
         return (min(xs), min(ys), max(xs), max(ys))
 
     still = CardReader(threads=1, still=True)
+    OVERLAP = still.settings.overlap  # noqa: N806
     unknown = 0
     for frame, _ in _spread_frames(range(20, 32)):
         found = still.read(frame)
@@ -1177,16 +1191,16 @@ def test_an_index_under_the_calibrated_floor_needs_the_strictest_threshold(reade
 
     looks = lambda gray, source, boxes, grey=False: np.stack(  # noqa: E731
         [_probs("9H", 0.0) for _ in boxes])
-    monkeypatch.setattr(reader, "_look", looks)
-    monkeypatch.setattr(reader, "_crowded_boxes", lambda gray, boxes, cards=None: [])
+    monkeypatch.setattr(reader.frames, "look", looks)
+    monkeypatch.setattr(reader.frames, "crowded_boxes", lambda gray, boxes, cards=None: [])
     box = between[0]
     # Every box read 9H just over the colour threshold: the small ones are not named.
-    monkeypatch.setattr(reader, "_first_reads", fixed((first + strict) / 2))
-    found = reader._read_boxes(gray, frame, [box], False)
+    monkeypatch.setattr(reader.frames, "first_reads", fixed((first + strict) / 2))
+    found = reader.frames.read_boxes(gray, frame, [box], False)
     assert [d.code for d in found] == [None] and found[0].guess == "9H"
     # At the strictest threshold, it is.
-    monkeypatch.setattr(reader, "_first_reads", fixed(min(1.0, strict + 1e-4)))
-    assert [d.code for d in reader._read_boxes(gray, frame, [box], False)] == ["9H"]
+    monkeypatch.setattr(reader.frames, "first_reads", fixed(min(1.0, strict + 1e-4)))
+    assert [d.code for d in reader.frames.read_boxes(gray, frame, [box], False)] == ["9H"]
 
 
 def test_an_index_too_small_is_never_read_surely(reader, table_frame, monkeypatch):
@@ -1263,12 +1277,12 @@ def test_a_sure_read_the_frame_contradicts_is_looked_at_again(reader, monkeypatc
     check they may name the rival, nothing else."""
     from pathlib import Path
 
-    import vision.reader
+    import vision.frame
 
     image = load_image(Path(__file__).parent / "frames" / frame)
     read = {d.code for d in reader.read(image) if d.code}
     assert read == truth
-    monkeypatch.setattr(vision.reader, "rival_reads", lambda *args: [])
+    monkeypatch.setattr(vision.frame, "rival_reads", lambda *args: [])
     unchecked = {d.code for d in reader.read(image) if d.code}
     assert "KS" in unchecked and unchecked <= truth | {rival}
 
@@ -1301,7 +1315,7 @@ def test_the_closer_look_decides_a_contradicted_read(reader, monkeypatch, look, 
         return np.stack([look_probs({"KS": 0.99, "none": 0.01}) if box == ks else
                          look_probs(look) for box in boxes])
 
-    monkeypatch.setattr(reader, "_look", second_look)
+    monkeypatch.setattr(reader.frames, "look", second_look)
     # A green cloth: a grey frame would be read at the grey thresholds.
     found = reader.read(np.full((720, 1280, 3), (40, 110, 50), np.uint8))
     assert sorted(looked) == sorted([ks, kc])
@@ -1317,19 +1331,19 @@ def test_a_box_found_only_closer_up_is_sure_at_the_look_threshold(reader, monkey
     """A box the crowded pass adds may cut part of a neighbour's index: its first read
     counts as sure only at the second look's threshold, else the box is looked at (here
     the look doubts it). A box of the frame's own pass, read the same, is named."""
-    import vision.reader
+    import vision.frame
     from vision.lab.dataset import CLASSES
 
     # The frame is read as grey (the thresholds of that mode), with no lamp to take off.
-    monkeypatch.setattr(vision.reader, "is_grey", lambda image: True)
-    monkeypatch.setattr(vision.reader, "paper_balance", lambda image: None)
+    monkeypatch.setattr(vision.frame, "is_grey", lambda image, settings=None: True)
+    monkeypatch.setattr(vision.frame, "paper_balance", lambda image, settings=None: None)
     first, look = reader.classifier.thresholds(True)
     p = (first + look) / 2 if between else (1.0 + look) / 2
     kept, extra = _box_at(100, 100), _box_at(100 + 6 * 30, 100)
     monkeypatch.setattr(reader.detector, "detect", lambda gray: [(kept, 0.9)])
-    monkeypatch.setattr(reader, "_crowded_boxes", lambda gray, boxes, cards=None: [extra])
+    monkeypatch.setattr(reader.frames, "crowded_boxes", lambda gray, boxes, cards=None: [extra])
     reads = {kept: _probs("KS", 0.9999), extra: _probs("9C", p)}
-    monkeypatch.setattr(reader, "_first_reads",
+    monkeypatch.setattr(reader.frames, "first_reads",
                         lambda source, boxes: np.stack([reads[b] for b in boxes]))
     looked: list = []
 
@@ -1339,7 +1353,7 @@ def test_a_box_found_only_closer_up_is_sure_at_the_look_threshold(reader, monkey
         out[:, CLASSES.index("9C")], out[:, -1] = 0.6, 0.4
         return out
 
-    monkeypatch.setattr(reader, "_look", second_look)
+    monkeypatch.setattr(reader.frames, "look", second_look)
     green = np.full((720, 1280, 3), (40, 110, 50), np.uint8)
     found = {d.code for d in reader.read(green)}
     assert (extra in looked) == looked_at
@@ -1347,7 +1361,7 @@ def test_a_box_found_only_closer_up_is_sure_at_the_look_threshold(reader, monkey
     assert "KS" in found and ("9C" in found) != looked_at
     # Found by the frame's own pass, the same read names the card unlooked at.
     monkeypatch.setattr(reader.detector, "detect", lambda gray: [(kept, 0.9), (extra, 0.9)])
-    monkeypatch.setattr(reader, "_crowded_boxes", lambda gray, boxes, cards=None: [])
+    monkeypatch.setattr(reader.frames, "crowded_boxes", lambda gray, boxes, cards=None: [])
     looked.clear()
     assert "9C" in {d.code for d in reader.read(green)}
     assert looked == []
@@ -1451,3 +1465,36 @@ def test_a_damaged_reference_strip_is_refused_with_a_reason(models_with_check):
     cv2.imwrite(str(model.with_name(CHECK_FILE)), np.zeros((32, 64, 3), np.uint8))
     with pytest.raises(ReaderCheckError, match="not a strip of 32 reference patches"):
         CardReader(model)
+
+
+def test_the_reader_takes_its_tuned_values_from_the_model_s_json(tmp_path):
+    """Every tuned value ships in the model's JSON (its ``reader`` object), read as one
+    frozen record; a missing, mistyped, unknown or out-of-choice key is refused, naming
+    the file and the key."""
+    import dataclasses
+    import json
+
+    from vision.classify import DEFAULT_MODEL, calibration_path
+    from vision.settings import SettingsError, load_settings, settings_from
+
+    meta = json.loads(calibration_path(DEFAULT_MODEL).read_text())
+    settings = load_settings(calibration_path(DEFAULT_MODEL))
+    assert settings.to_json() == meta["reader"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        settings.overlap = 0.1  # type: ignore[misc]
+    raw = dict(meta["reader"])
+    del raw["face_side"]
+    with pytest.raises(SettingsError, match=r"model\.json: reader\.face_side: missing"):
+        settings_from(raw, "model.json")
+    for key, bad in (("overlap", "half"), ("crowd_least", 2.5), ("face_check", 1),
+                     ("pair_span", [2.5]), ("dark_ink", float("nan"))):
+        with pytest.raises(SettingsError, match=rf"reader\.{key}: expected"):
+            settings_from({**meta["reader"], key: bad}, "model.json")
+    with pytest.raises(SettingsError, match=r"reader\.face_choice: 'largest' is none of"):
+        settings_from({**meta["reader"], "face_choice": "largest"}, "model.json")
+    with pytest.raises(SettingsError, match=r"reader\.threshold: unknown setting"):
+        settings_from({**meta["reader"], "threshold": 0.9}, "model.json")
+    no_section = tmp_path / "index_classifier.json"
+    no_section.write_text(json.dumps({k: v for k, v in meta.items() if k != "reader"}))
+    with pytest.raises(SettingsError, match="no 'reader' object"):
+        load_settings(no_section)

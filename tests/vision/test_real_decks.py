@@ -327,9 +327,13 @@ def test_art_mix_draws_french_indices_on_other_trained_courts_only(tmp_path, mon
 
 
 def test_grey_is_a_sample_of_pixels_with_almost_none_in_colour():
-    """``is_grey``: over every 7th pixel each way, fewer than GREY_SHARE of them with
-    their largest channel GREY_SPREAD or more above their smallest."""
-    from vision.reader import GREY_SHARE, GREY_SPREAD, is_grey
+    """``is_grey``: over every 7th pixel each way, fewer than ``grey_share`` of them with
+    their largest channel ``grey_spread`` or more above their smallest."""
+    from vision.reader import is_grey
+    from vision.settings import shipped_settings
+
+    GREY_SHARE = shipped_settings().grey_share  # noqa: N806
+    GREY_SPREAD = shipped_settings().grey_spread  # noqa: N806
 
     rng = np.random.default_rng(5)
     for spread in (0, 3, 5, 6, 7, 40):

@@ -1,13 +1,19 @@
 """A picture of one card read again stretched to the other shape: when its sure read there is
-taken (``vision.reader.shape_agrees``, ``SHAPE_AGREE``), and the rule's choice
+taken (``vision.face.shape_agrees``, the settings' ``shape_agree``), and the rule's choice
 (``vision/lab/shape_rule.py``)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
-from vision.reader import SHAPE_AGREE, SHAPE_AGREEMENTS, Detection, shape_agrees
+from vision import face as face_module
+from vision.reader import SHAPE_AGREEMENTS, Detection, shape_agrees
+from vision.settings import shipped_settings
+
+SHAPE_AGREE = shipped_settings().shape_agree
 
 QUAD = [[0.0, 0.0], [80.0, 0.0], [80.0, 120.0], [0.0, 120.0]]
 
@@ -33,16 +39,17 @@ def _stub(reader, monkeypatch, as_is: Detection | None, stretched: Detection | N
     ``stretched`` at the other shape."""
     shapes = []
 
-    def once(image):
+    def once(reader_, image):
         shapes.append(image.shape[:2])
         return as_is if len(shapes) == 1 else stretched
 
-    monkeypatch.setattr(reader, "_read_face_once", once)
+    monkeypatch.setattr(face_module, "_read_face_once", once)
     picture = np.full((120, 80, 3), 255, np.uint8)
 
     def read(agree: str) -> Detection | None:
         shapes.clear()
-        monkeypatch.setattr(reader, "shape_agree", agree)
+        monkeypatch.setattr(reader, "settings",
+                            dataclasses.replace(reader.settings, shape_agree=agree))
         return reader.read_face(picture)
 
     return read, shapes
@@ -62,9 +69,7 @@ def test_a_stretched_read_against_the_guess_as_it_is(reader, monkeypatch):
         disputed.clear()
         kept = read("card")
         assert kept.code is None and kept.guess == "AC" and not disputed
-    import vision.reader as reader_module
-
-    assert reader_module.shape_agrees is shape_agrees  # its own again after the block
+    assert face_module.shape_agrees is shape_agrees  # its own again after the block
 
 
 def test_a_stretched_read_of_the_guessed_card_or_of_nothing_boxed_is_taken(reader, monkeypatch):
@@ -98,13 +103,13 @@ def test_a_card_squeezed_across_its_picture_is_still_read_with_the_shipped_rule(
     face = render.render_card(code, style, np.random.default_rng(3))
     h, w = face.shape[:2]
     squeezed = cv2.resize(face, (h, w), interpolation=cv2.INTER_AREA)
-    once, shapes = reader._read_face_once, []
+    once, shapes = face_module._read_face_once, []
 
-    def counted(image):
+    def counted(reader_, image):
         shapes.append(image.shape[:2])
-        return once(image)
+        return once(reader_, image)
 
-    monkeypatch.setattr(reader, "_read_face_once", counted)
+    monkeypatch.setattr(face_module, "_read_face_once", counted)
     found = reader.read_face(squeezed)
     assert len(shapes) == 2 and shapes[0] == shapes[1][::-1]  # read at the other shape
     assert found is not None and found.code == code, found

@@ -19,7 +19,7 @@ def test_the_dev_frames_are_read_with_and_without_the_crowded_pass(bench, tmp_pa
 
     def measure(reader, styles, n, seed):
         # The reader's own pass is a bound method; the pass left out, a stand-in.
-        seen.append((tuple(styles), seed, hasattr(reader._crowded_boxes, "__self__")))
+        seen.append((tuple(styles), seed, hasattr(reader.frames.crowded_boxes, "__self__")))
         return measured(reader, styles, n, seed)
 
     monkeypatch.setattr(bench, "measure", measure)

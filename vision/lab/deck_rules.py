@@ -123,7 +123,7 @@ def design_art(design: str) -> dict[str, np.ndarray]:
 
 def enroll_design(reader, design: str, folder: Path, head: str):
     """The deck of ``design`` learnt from one clean picture of each card."""
-    from vision.deck import enroll_folder
+    from vision.enroll import enroll_folder
     from vision.lab.enroll_bench import enrollment_pictures
 
     faces = {code: cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
@@ -349,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         # Courts and aces at the number cards' floor on the general model's chance: the
         # deck's cosine tells ranks apart better than suits on a design never seen (a floor
         # of 0.80, the loosest here, confirmed a king of the wrong suit on two held-out
-        # designs, docs/enrollment.md), and the suit is the general model's to tell.
+        # designs), and the suit is the general model's to tell.
         floor = (chosen["numbers"]["chosen"] or {"general": rules["numbers"].general})["general"]
         chosen["courts"] = choose(of_kind["courts"], none_below, rules["courts"], (floor,))
         courts_any = choose(of_kind["courts"], none_below, rules["courts"])

@@ -2,7 +2,7 @@
 
 For one design: every belote card is rasterised once with ``rsvg-convert``
 (the clean picture a club would enrol from, laid on a plain table), the deck
-is enrolled from those pictures through :func:`vision.deck.enroll_folder`,
+is enrolled from those pictures through :func:`vision.enroll.enroll_folder`,
 then scenes of that design (belote cards with some 2-6 of the same deck,
 scattered on a table, with the renderer's camera faults) are read with and
 without the deck. ``benchmarks/enroll.py`` runs it over designs held out for
@@ -205,7 +205,7 @@ def score(reader, scenes: list[tuple[np.ndarray, list[str]]]) -> dict:
 
 def enroll_design(reader, design: str, cache: Path, head: str, out: Path) -> float:
     """Enrol ``design`` from one clean picture of each card into ``out``; seconds taken."""
-    from vision.deck import enroll_folder
+    from vision.enroll import enroll_folder
 
     faces = render_faces(design, belote_codes(), cache)
     with tempfile.TemporaryDirectory() as tmp:

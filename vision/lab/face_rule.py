@@ -1,6 +1,7 @@
 """The rule by which ``read_face`` leaves unknown a number card named on a face whose
-middle is a court's picture (``vision.reader.FACE_LIGHT_FROM``, ``FACE_LIGHT_BELOW``,
-``FACE_BUSY_ABOVE``), chosen on pictures of what the reader was trained on only.
+middle is a court's picture (the reader settings' ``face_light_from``,
+``face_light_below``, ``face_busy_above``), chosen on pictures of what the reader was
+trained on only.
 
 A picture of one card is read by ``read_face`` without the rule (``face_check`` off);
 each picture it names a number card (7 to 10) is kept with how its middle looks
@@ -31,6 +32,7 @@ Prints the figures and writes ``benchmarks/face_rule.json``.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -109,7 +111,7 @@ def _rows_of(job: tuple[str, list[Any]]) -> list[dict[str, Any]]:
     kind, items = job
     render.art_styles(held_out=False)
     reader = CardReader()
-    reader.face_check = False
+    reader.settings = dataclasses.replace(reader.settings, face_check=False)
     rows = []
     for way, code, picture in pictures(kind, items):
         found = reader.read_face(picture)
@@ -167,14 +169,16 @@ def rule_options(doc: str, out: Path, argv: list[str] | None
 
 
 def main(argv: list[str] | None = None) -> int:
-    from vision.reader import FACE_BUSY_ABOVE, FACE_LIGHT_BELOW, FACE_LIGHT_FROM, middle_is_picture
+    from vision.reader import middle_is_picture
+    from vision.settings import shipped_settings
 
     args = rule_options(__doc__, OUT, argv)[1]
     t0 = time.time()
     with ProcessPoolExecutor(args.jobs) as pool:
         rows = [r for rs in pool.map(_rows_of, picture_sets()) for r in rs]
     picked = choose(rows)
-    use = (FACE_LIGHT_FROM, FACE_LIGHT_BELOW, FACE_BUSY_ABOVE)
+    tuned = shipped_settings()
+    use = (tuned.face_light_from, tuned.face_light_below, tuned.face_busy_above)
     in_use = [r for r in rows if middle_is_picture(r["light"], r["busy"])]
     result = {
         "benchmark": "how read_face tells a court's picture behind a number card's read, "

@@ -68,19 +68,20 @@ def loosest(grid: dict[float, dict[str, int]]) -> float | None:
 
 
 def record_box_reads() -> list[tuple[Any, ...]]:
-    """Wrap ``vision.reader.join_reads``, in this process, so that each frame the reader
-    reads appends its box reads (boxes, probabilities, thresholds, classes, none's index)
-    to the list returned; the reader reads as before."""
-    import vision.reader as reader_module
+    """Wrap ``join_reads`` where the frame reader calls it (``vision.frame``), in this
+    process, so that each frame the reader reads appends its box reads (boxes,
+    probabilities, thresholds, classes, none's index) to the list returned; the reader
+    reads as before."""
+    import vision.frame as reader_module
 
-    join = reader_module.join_reads
+    join = reader_module.join_reads  # type: ignore[attr-defined]
     seen: list[tuple[Any, ...]] = []
 
     def spy(boxes, probs, thresholds, classes, none_index, *args, **kwargs):
         seen.append((list(boxes), probs.copy(), thresholds.copy(), list(classes), none_index))
         return join(boxes, probs, thresholds, classes, none_index, *args, **kwargs)
 
-    reader_module.join_reads = spy
+    reader_module.join_reads = spy  # type: ignore[attr-defined]
     return seen
 
 

@@ -25,6 +25,7 @@ Run ``--write`` after shipping a model: the tests refuse cases found with anothe
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import tempfile
@@ -116,10 +117,22 @@ def item(mapping: dict[str, Any], key: str, value: Any) -> Iterator[None]:
         mapping[key] = before
 
 
-def _reader_module() -> Any:
-    import vision.reader
+@contextmanager
+def tuned(reader: Any, **changes: Any) -> Iterator[None]:
+    """``reader.settings`` with ``changes`` (``vision.settings.ReaderSettings`` fields) for
+    a ``with`` block, then restored."""
+    before = reader.settings
+    reader.settings = dataclasses.replace(before, **changes)
+    try:
+        yield
+    finally:
+        reader.settings = before
 
-    return vision.reader
+
+def _dark_decks_module() -> Any:
+    import vision.dark_decks
+
+    return vision.dark_decks
 
 
 def _black(cases: list[tuple[str, str, int, int, str]]) -> tuple[dict[str, Any], ...]:
@@ -133,8 +146,8 @@ RULES: dict[str, Rule] = {r.name: r for r in (
     # Hershey ace of diamonds an ace of spades.
     Rule("negative_only",
          "an index on black paper boxed on the negative is read there only",
-         "vision.reader._overlaps: never", "black",
-         lambda reader: setting(_reader_module(), "_overlaps", lambda a, b: False),
+         "vision.dark_decks.overlaps: never", "black",
+         lambda reader: setting(_dark_decks_module(), "overlaps", lambda a, b: False),
          _black([("fr-printed-triplex", "gold", 19851 + 8, 0, "8H"),
                  ("fr-hershey", "silver", 19851 + 2, 1, "AS")]),
          least=2, wanted=2),
@@ -143,8 +156,8 @@ RULES: dict[str, Rule] = {r.name: r for r in (
     # diamonds (0.91, 0.93).
     Rule("as_is_rival",
          "a card the frame as it is reads in another suit is left unknown",
-         "vision.reader.AS_IS_RIVAL = 2.0", "black",
-         lambda reader: setting(_reader_module(), "AS_IS_RIVAL", 2.0),
+         "settings.as_is_rival = 2.0", "black",
+         lambda reader: tuned(reader, as_is_rival=2.0),
          _black([("en-mono", "silver", 29851 + 5, 12, "KS"),
                  ("en-sans", "silver", 39851 + 3, 12, "QS")]),
          least=3, inks=("silver", "gold"), wanted=2),
@@ -153,9 +166,8 @@ RULES: dict[str, Rule] = {r.name: r for r in (
     # a nine of diamonds (0.997).
     Rule("as_is_kept_level",
          "a loose box over an index the negative boxed is not read as it is",
-         "vision.reader.AS_IS_KEPT_LEVEL = DARK_INK", "black",
-         lambda reader: setting(_reader_module(), "AS_IS_KEPT_LEVEL",
-                                _reader_module().DARK_INK),
+         "settings.as_is_kept_level = settings.dark_ink", "black",
+         lambda reader: tuned(reader, as_is_kept_level=reader.settings.dark_ink),
          _black([("fr-narrow", "silver", 49851 + 1, 15, "TC"),
                  ("en-mono", "silver", 49851 + 5, 11, "9D")]),
          least=3, inks=("silver", "gold"), wanted=2),
@@ -163,21 +175,21 @@ RULES: dict[str, Rule] = {r.name: r for r in (
     # of its dark boxes alone, a ten of spades was named a ten of diamonds.
     Rule("named_dark_share",
          "a black deck is told by its boxes read as cards",
-         "vision.reader.NAMED_DARK_SHARE = 10.0", "black",
-         lambda reader: setting(_reader_module(), "NAMED_DARK_SHARE", 10.0),
+         "settings.named_dark_share = 10.0", "black",
+         lambda reader: tuned(reader, named_dark_share=10.0),
          _black([("fr-hershey", "gold", 29851 + 2, 3, "TD")]),
          least=3),
     # Black monospaced cards in gold (seed 29851): on the negative, the two indices of a
     # king of diamonds both guessed a king of spades, doubtfully. The frame as it is reads
-    # the king of diamonds too: AS_IS_RIVAL is off, to judge this rule alone.
+    # the king of diamonds too: ``as_is_rival`` is off, to judge this rule alone.
     Rule("negative_spade_pair",
          "a spade named by two doubtful indices on the negative needs more",
-         "vision.reader.NEGATIVE_SPADE_PAIR_EXPONENT = the grey pair exponent "
-         "(with AS_IS_RIVAL = 2.0 throughout)", "black",
-         lambda reader: setting(_reader_module(), "NEGATIVE_SPADE_PAIR_EXPONENT",
-                                reader.classifier.pair_exponent(True)),
+         "settings.negative_spade_pair_exponent = the grey pair exponent "
+         "(with as_is_rival = 2.0 throughout)", "black",
+         lambda reader: tuned(reader, negative_spade_pair_exponent=(
+             reader.classifier.pair_exponent(True))),
          _black([("en-mono", "gold", 29851 + 5, 12, "KS")]),
-         least=3, setup=lambda reader: setting(_reader_module(), "AS_IS_RIVAL", 2.0)),
+         least=3, setup=lambda reader: tuned(reader, as_is_rival=2.0)),
     # A grey misread of ``python -m vision.lab.pair_rule`` at exponent 1 (run 14
     # averaged): orell's 93rd frame turned grey, two doubtful indices of the queen of
     # diamonds joined as independent readings named the queen of spades.
@@ -191,8 +203,8 @@ RULES: dict[str, Rule] = {r.name: r for r in (
     # both indices; without the rule it was left unknown.
     Rule("face_pair",
          "a black card's picture is read at both its corners",
-         "vision.reader.FACE_PAIR_ACCEPT = 1.1", "face",
-         lambda reader: setting(_reader_module(), "FACE_PAIR_ACCEPT", 1.1),
+         "settings.face_pair_accept = 1.1", "face",
+         lambda reader: tuned(reader, face_pair_accept=1.1),
          ({"base": "fr-hershey", "ink": "gold", "card": "JS", "seed": 0},)),
 )}
 

@@ -1,5 +1,5 @@
 """How a read of a picture of one card stretched to the other shape must agree with the
-picture's read as it is for ``read_face`` to take it (``vision.reader.SHAPE_AGREE``),
+picture's read as it is for ``read_face`` to take it (the reader settings' ``shape_agree``),
 chosen on pictures of what the reader was trained on only.
 
 ``read_face`` reads a picture of one card; where it names no card surely, it reads the
@@ -31,6 +31,7 @@ writes ``benchmarks/shape_rule.json``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import time
@@ -81,23 +82,24 @@ def small_pictures(designs: list[str], seed: int = SMALL_SEED):
 def watching() -> Iterator[list[str]]:
     """Within the block, in this process, each stretched read ``read_face`` takes that the
     strictest agreement would not is appended (its card) to the list given; the reader
-    reads as before, and ``vision.reader.shape_agrees`` is its own again afterwards."""
-    import vision.reader as reader_module
+    reads as before, and ``vision.face.shape_agrees`` is its own again afterwards."""
+    import vision.face as face_module
+    from vision.settings import SHAPE_AGREEMENTS
 
-    agrees = reader_module.shape_agrees
+    agrees = face_module.shape_agrees
     disputed: list[str] = []
 
-    def spy(code: str, first: Any, agree: str = reader_module.SHAPE_AGREE) -> bool:
+    def spy(code: str, first: Any, agree: str | None = None) -> bool:
         taken = agrees(code, first, agree)
-        if taken and not agrees(code, first, reader_module.SHAPE_AGREEMENTS[-1]):
+        if taken and not agrees(code, first, SHAPE_AGREEMENTS[-1]):
             disputed.append(code)
         return taken
 
-    reader_module.shape_agrees = spy
+    face_module.shape_agrees = spy
     try:
         yield disputed
     finally:
-        reader_module.shape_agrees = agrees
+        face_module.shape_agrees = agrees
 
 
 def _reads_of(job: tuple[str, list[Any]]) -> list[dict[str, Any]]:
@@ -113,14 +115,14 @@ def _reads_of(job: tuple[str, list[Any]]) -> list[dict[str, Any]]:
     rows = []
     with watching() as disputed:
         for _way, code, picture in source:
-            reader.shape_agree = "any"
+            reader.settings = dataclasses.replace(reader.settings, shape_agree="any")
             disputed.clear()
             found = reader.read_face(picture)
             row = {"set": kind, "pictured": code,
                    "any": None if found is None else found.code}
             for agree in SHAPE_AGREEMENTS[1:]:
                 if disputed:
-                    reader.shape_agree = agree
+                    reader.settings = dataclasses.replace(reader.settings, shape_agree=agree)
                     again = reader.read_face(picture)
                     row[agree] = None if again is None else again.code
                 else:
@@ -153,8 +155,10 @@ def main(argv: list[str] | None = None) -> int:
     from vision.lab import decks
     from vision.lab.deck_rules import dev_designs
     from vision.lab.face_rule import picture_sets, rule_options
-    from vision.reader import SHAPE_AGREE, SHAPE_AGREEMENTS
+    from vision.reader import SHAPE_AGREEMENTS
+    from vision.settings import shipped_settings
 
+    shape_agree = shipped_settings().shape_agree
     p, args = rule_options(__doc__, OUT, argv)
     t0 = time.time()
     designs = dev_designs(decks.manifest_or_exit(p))
@@ -169,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
                      "drawn styles trained on",
         "measured": time.strftime("%Y-%m-%d"),
         "pictures": len(rows), "small_heights": list(SMALL_HEIGHTS),
-        "rule": picked, "in_use": SHAPE_AGREE,
+        "rule": picked, "in_use": shape_agree,
         "by_set": {kind: {a: tally([r for r in rows if r["set"] == kind], a)
                           for a in SHAPE_AGREEMENTS}
                    for kind in dict.fromkeys(r["set"] for r in rows)},
@@ -179,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         "seconds": round(time.time() - t0, 1)}
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(picked, indent=1))
-    print(f"in use: {SHAPE_AGREE}; written to {args.out}")
+    print(f"in use: {shape_agree}; written to {args.out}")
     return 0
 
 

@@ -1,6 +1,6 @@
 """The sharpened frames' gate, how sure a card named only on one must be and what the
-frame as it is must have guessed there (``vision.reader.SHARPEN_DEPTH``,
-``SHARPENED_SURE``, ``SHARPEN_AGREE``), chosen on training designs only.
+frame as it is must have guessed there (the reader settings' ``sharpen_depth``,
+``sharpened_sure``, ``sharpen_agree``), chosen on training designs only.
 
 A frame smeared by the camera's motion that leaves a card unsure is sharpened
 (``vision.motion``) and read again (``CardReader.sharpened_reads``). Here frames of each
@@ -11,7 +11,7 @@ read without the sharpened pass; on each frame left with a card unsure, the stre
 frame's cepstrum gives is kept (with the blur the renderer gave the frame), and every
 card the sharpened frame names that the frame as it is did not (its trough at least the
 shallowest of ``DEPTH_GRID``, whatever was guessed there), with its confidence, the
-agreements (``vision.reader.SHARPEN_AGREEMENTS``) its place's guesses meet and whether it
+agreements (``vision.settings.SHARPEN_AGREEMENTS``) its place's guesses meet and whether it
 is in the frame. The rule chosen, of the agreements x ``DEPTH_GRID`` x ``SURE_GRID``, names
 the most readable cards and none that is not in the frame, sharpening at most
 ``UNSMEARED_SHARE`` of the frames the camera did not smear.
@@ -50,7 +50,9 @@ def _frames_of(job: tuple[int, str, int]) -> list[dict[str, Any]]:
     from vision import motion
     from vision.lab import render
     from vision.lab.evaluate import cards_in_sight, design_scenes, design_styles
-    from vision.reader import SHARPEN_AGREEMENTS, CardReader, guesses_at, sharpen_agrees
+    from vision.reader import CardReader
+    from vision.settings import SHARPEN_AGREEMENTS
+    from vision.sharpened import guesses_at, sharpen_agrees
 
     k, design, frames = job
     render.art_styles(held_out=False)
@@ -88,13 +90,14 @@ def choose(rows: list[dict[str, Any]]) -> dict[str, Any]:
     equals, the strictest agreement, then the deepest trough and the surest threshold: the
     fewest frames sharpened and cards named); and for each the cards it adds (right,
     wrong) and that share."""
-    from vision.reader import SHARPEN_AGREEMENTS, SHARPEN_LENGTH
+    from vision.settings import SHARPEN_AGREEMENTS, shipped_settings
 
+    length = shipped_settings().sharpen_length
     unsmeared = [r for r in rows if r["blur"] != "motion"]
     grid = {}
     best: tuple[int, int, float, float] | None = None
     for depth in DEPTH_GRID:
-        gated = [r for r in rows if r["length"] >= SHARPEN_LENGTH and r["depth"] >= depth]
+        gated = [r for r in rows if r["length"] >= length and r["depth"] >= depth]
         share = (sum(r["blur"] != "motion" for r in gated) / len(unsmeared)
                  if unsmeared else 0.0)
         added = [a for r in gated for a in r["added"]]
@@ -119,10 +122,11 @@ def choose(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def streaks(rows: list[dict[str, Any]], depth: float) -> dict[str, Any]:
-    """How the gate (``SHARPEN_LENGTH``, a trough ``depth`` deep) sorts the frames left
+    """How the gate (``sharpen_length``, a trough ``depth`` deep) sorts the frames left
     unsure, by the blur the renderer gave them."""
-    from vision.reader import SHARPEN_LENGTH
+    from vision.settings import shipped_settings
 
+    length = shipped_settings().sharpen_length
     out: dict[str, Any] = {}
     for name, test in (("motion 6-8 px", lambda r: r["blur"] == "motion" and r["blur_px"] >= 6),
                        ("motion 3-5 px", lambda r: r["blur"] == "motion" and r["blur_px"] < 6),
@@ -130,14 +134,14 @@ def streaks(rows: list[dict[str, Any]], depth: float) -> dict[str, Any]:
                        ("none", lambda r: r["blur"] == "none")):
         these = [r for r in rows if test(r)]
         out[name] = {"frames": len(these),
-                     "sharpened": sum(r["length"] >= SHARPEN_LENGTH
+                     "sharpened": sum(r["length"] >= length
                                       and r["depth"] >= depth for r in these)}
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     from vision.lab.deck_rules import dev_design_options, dev_record, over_dev_designs
-    from vision.reader import SHARPEN_AGREE, SHARPEN_DEPTH, SHARPEN_LENGTH, SHARPENED_SURE
+    from vision.settings import shipped_settings
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     dev_design_options(p, 60, OUT)
@@ -146,15 +150,16 @@ def main(argv: list[str] | None = None) -> int:
     designs, runs = over_dev_designs(p, _frames_of, args.frames, args.jobs)
     rows = [r for run in runs for r in run]
     picked = choose(rows)
-    in_use: dict[str, Any] = {"agree": SHARPEN_AGREE, "depth": SHARPEN_DEPTH,
-                              "sure": SHARPENED_SURE}
+    tuned = shipped_settings()
+    in_use: dict[str, Any] = {"agree": tuned.sharpen_agree, "depth": tuned.sharpen_depth,
+                              "sure": tuned.sharpened_sure}
     chosen = picked["chosen"] or in_use
     readable = sum(len(r["readable"]) for r in rows)
     before = sum(len(r["read"]) for r in rows)
     result = {**dev_record("the sharpened frames' gate, how sure a card named only on one "
                            "must be and what the frame as it is guessed there, chosen on "
                            "training designs", designs, args.frames, SEED),
-              "length_at_least": SHARPEN_LENGTH,
+              "length_at_least": tuned.sharpen_length,
               "frames_left_unsure_at_chosen_depth": streaks(rows, chosen["depth"]),
               "rule": picked, "in_use": in_use,
               "cards_on_those_frames": {"readable": readable, "read_as_they_are": before},

@@ -38,6 +38,7 @@ from scorer.cards import CARD_CODES
 from vision.classify import MODELS, model_input, softmax
 from vision.lab import dataset as ds
 from vision.locate import CROP_H, CROP_W, INDEX_CROP, INDEX_PAD, INDEX_REGION
+from vision.settings import shipped_settings
 
 DET_STRIDE = 8
 # The reader's detector threshold, written to the classifier's JSON: centres from 0.2 up
@@ -1231,6 +1232,9 @@ def calibrate_index_classifier(out: Path, cal_x: np.ndarray, cal_y: np.ndarray, 
             result["grey"]["look"] = grey_look
             log(f"grey frames: second look threshold={grey['look_threshold']:.4f}")
     meta["grey"] = grey
+    # The reader's tuned values travel with the model (``vision.settings``): a new model
+    # starts from the shipped one's, for the lab's rule scripts to choose again on it.
+    meta["reader"] = shipped_settings().to_json()
     (out / "index_classifier.json").write_text(json.dumps(meta, indent=2) + "\n")
     return result
 
