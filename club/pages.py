@@ -202,8 +202,19 @@ def wall() -> str:
 
 @bp.get("/fragment/mur")
 def fragment_wall() -> str:
-    return _render("_club_wall.html", wall=wall_data(request.args.get("concours", type=int)),
-                   ranking_rows=WALL_RANKING_ROWS)
+    """The wall screen's body alone, what its script swaps in after each change:
+    drawn once per change, language, concours and second (the time left)."""
+    server = _server()
+    cid = request.args.get("concours", type=int)
+    key = (server.version, str(get_locale()), cid, int(server.clock()))
+    cache: dict[tuple[Any, ...], str] = current_app.extensions.setdefault("club_wall", {})
+    html = cache.get(key)
+    if html is None:
+        html = _render("_club_wall.html", wall=wall_data(cid), ranking_rows=WALL_RANKING_ROWS)
+        if len(cache) > 8:
+            cache.clear()
+        cache[key] = html
+    return html
 
 
 # -- mix-ups: the organiser decides --------------------------------------------------------

@@ -11,6 +11,7 @@ is what the pages draw. The broker's part is tested in test_club_night.py."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -151,7 +152,7 @@ def test_the_wall_without_scripts_refreshes_itself(night: dict[str, Any]) -> Non
     with urllib.request.urlopen(night["web"].url + "/mur") as r:
         html = r.read().decode()
     assert '<noscript><meta http-equiv="refresh" content="10"></noscript>' in html
-    assert html.count('class="wall-card') == TABLES
+    assert html.count('<section class="wall-card') == TABLES
 
 
 @pytest.mark.browser
@@ -195,5 +196,62 @@ def test_the_wall_screen_keeps_its_type_with_a_few_tables(tmp_path: Path) -> Non
     server = ClubServer(store, "club")
     server.add_tables([1, 2, 3, 4])
     html = create_app(server).test_client().get("/mur").get_data(as_text=True)
-    assert "wall-cols-2 wall-rows-2" in html and html.count('class="wall-card') == 4
+    assert "wall-cols-2 wall-rows-2" in html and html.count('<section class="wall-card') == 4
+    store.close()
+
+
+def test_a_mix_up_set_aside_stays_kept_and_a_taken_number_is_refused_in_french(
+        tmp_path: Path) -> None:
+    from club.app import create_app
+
+    store = ClubStore(tmp_path / "club.db")
+    server = ClubServer(store, "club")
+    server.add_tables([1, 2])
+    game = simulate_game(1)
+    started = game[0]
+    assert server.receive(1, payload(1, 1, 0, started, origin="first")) == "stored"
+    assert server.receive(1, payload(1, 1, 0, started, origin="second")) == "apart"
+    assert server.receive(1, payload(1, 3, 2, game[2], origin="second")) == "apart"
+    # The ack tells each store where the club is with it (the second lacks seq 2).
+    assert server.ack_body(1) == {"seq": 1, "origin": "firstt1",
+                                  "others": {"secondt1": {"seq": 1, "missing": True}}}
+    client = create_app(server, {"ORGANISER_PIN": PIN, "WTF_CSRF_ENABLED": False}
+                        ).test_client()
+    assert "Table 1 : mélange." in client.get("/").get_data(as_text=True)
+    # Only the organiser decides.
+    assert client.post("/melanges/1", data={"decision": "set-aside"}).status_code == 302
+    assert server.mixups()[0]["decision"] is None
+    client.post("/login", data={"pin": PIN})
+    page = client.post("/melanges/1", data={"decision": "keep", "table": "2"},
+                       follow_redirects=True).get_data(as_text=True)
+    assert "la table 2 existe déjà : choisissez un numéro libre" in page
+    assert server.mixups()[0]["decision"] is None and server.tables == [1, 2]
+    client.post("/melanges/1", data={"decision": "set-aside"})
+    assert server.mixups()[0]["decision"] == "set-aside"
+    live = client.get("/").get_data(as_text=True)
+    assert "Table 1 : mélange." not in live
+    assert "Table 1 : 2 événements d'un autre registre mis de côté" in live
+    # Still kept: more of it goes on being kept, and it can still be kept later.
+    assert server.receive(1, payload(1, 2, 1, game[1], origin="second")) == "apart"
+    assert store.stray_count(1, "secondt1") == (3, 3)
+    assert server.last_seq(1) == 1
+    store.close()
+
+
+def test_the_club_s_statistics_say_eo_and_write_decimals_with_a_comma(tmp_path: Path) -> None:
+    from club.app import create_app
+
+    store = ClubStore(tmp_path / "club.db")
+    server = ClubServer(store, "club")
+    server.add_tables([1])
+    game = simulate_game(4, hands=3)  # teams left unnamed: NS and EW
+    for i, e in enumerate(game):
+        assert server.receive(1, payload(1, i + 1, i, e)) == "stored"
+    page = create_app(server).test_client().get("/stats").get_data(as_text=True)
+    rows = page.split('id="stats-teams"')[1].split("</table>")[0]
+    assert "<td>EO</td>" in rows and "<td>NS</td>" in rows and "EW" not in rows
+    averages = [a for a in re.findall(r'<td class="avg">([^<]*)</td>', page)]
+    assert averages and all("." not in a for a in averages)
+    assert any("," in a for a in averages), averages  # 3 hands: some average has decimals
+    assert "EW" not in page.split("<main>")[1]
     store.close()
