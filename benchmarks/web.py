@@ -23,8 +23,22 @@ streams, then times page loads and ``/api/state`` (the page must answer
 within 1 s), the delivery of state messages to the 100 streams, and the
 server's memory.
 
+Hostile addresses (``hostile_addresses`` in web.json, issue 74): 17 addresses
+(loopback aliases 127.0.0.2 to 127.0.0.18) each try to hold 60 half-open
+connections (connected, half of them a request cut in the middle), opening a
+new one as soon as the server closes one, while visitors from 3 other
+addresses load the page and ``/api/state`` over and over, each load a new
+connection; it reports how many loads were answered (within 5 s) and how
+fast, and how many connections the attackers held. 20 addresses in all,
+against the server as served (``waitress``) and with the settings before
+issue 74 (``waitress-issue28``: 64 connections an address, idle ones closed
+after 15 s, no room kept for new visitors).
+
     .venv/bin/python benchmarks/web.py [--clients 50] [--messages 200]
         [--night-servers waitress,waitress-old,gevent] [--idle 200] [--streams 100]
+        [--hostile-servers waitress,waitress-issue28] [--hostile-s 40]
+    .venv/bin/python benchmarks/web.py --hostile-only   (that part alone, kept
+        beside the other figures already in web.json)
 
 Prints the figures and writes benchmarks/web.json.
 """
@@ -32,6 +46,7 @@ Prints the figures and writes benchmarks/web.json.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -96,6 +111,7 @@ def run_clients(port: int, clients: int, messages: int, timeout: float) -> None:
 # -- the club night, one server process per candidate ------------------------------------
 
 NIGHT_SERVERS = ("waitress", "waitress-old", "gevent")
+HOSTILE_SERVERS = ("waitress", "waitress-issue28")
 
 
 def mid_hand_table(folder: Path) -> tuple[Any, Any]:
@@ -129,8 +145,20 @@ def serve_child(kind: str, camera: bool) -> None:
 
     store, service = mid_hand_table(Path(tempfile.mkdtemp()))
     app = create_app(service)
+    before_74 = kind == "waitress-issue28"
+    if before_74:
+        import web
+
+        # The connection settings before issue 74.
+        web.PER_ADDRESS_LIMIT, web.IDLE_TIMEOUT_S, web.NEW_VISITOR_ROOM = 64, 15, 0
+        web.REQUEST_TIMEOUT_S = None
+        kind = "waitress"
     if kind == "waitress":
-        port = serve(app, port=0).port
+        served = serve(app, port=0)
+        port = served.port
+        if before_74:
+            # waitress stops accepting at its limit, before any place is made.
+            served._server.adj.connection_limit = web.CONNECTION_LIMIT
     elif kind == "waitress-old":
         from waitress.server import create_server
 
@@ -177,6 +205,14 @@ def serve_child(kind: str, camera: bool) -> None:
             break
         if cmd[0] == "rss":
             print(json.dumps({"rss_mb": _rss_mb(os.getpid())}), flush=True)
+        elif cmd[0] == "cpu":  # seconds of CPU this process has used
+            import resource
+
+            used = resource.getrusage(resource.RUSAGE_SELF)
+            print(json.dumps({"cpu": used.ru_utime + used.ru_stime}), flush=True)
+        elif cmd[0] == "channels":  # connections the server holds open
+            print(json.dumps({"channels": len(_open_fds()) if sys.platform == "linux"
+                              else None}), flush=True)
         elif cmd[0] == "publish":
             published = {}
             for n in range(int(cmd[1])):
@@ -188,6 +224,16 @@ def serve_child(kind: str, camera: bool) -> None:
     camera_stop.set()
     if camera_thread is not None:
         camera_thread.join(timeout=10)
+
+
+def _open_fds() -> list[str]:
+    """This process's open sockets (Linux)."""
+    fds = []
+    for fd in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(OSError):
+            if os.readlink(fd).startswith("socket:"):
+                fds.append(fd.name)
+    return fds
 
 
 def _rss_mb(pid: int) -> float:
@@ -281,6 +327,170 @@ def club_night(kind: str, idle: int, streams: int, messages: int,
             "server_rss_mb": {"start": rss_start, "end": rss_end}}
 
 
+def hold_connections(port: int, addresses: list[str], each: int, seconds: float) -> None:
+    """Child process, the attackers: ``each`` half-open connections from every
+    one of ``addresses``, each one closed by the server opened again at once,
+    for ``seconds``. Prints, as JSON, the connections held (sampled each
+    second) and how many were opened in all."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 65536), hard))
+    sel = selectors.DefaultSelector()
+    opened = 0
+
+    def connect(addr: str, i: int) -> None:
+        nonlocal opened
+        sock = socket.socket()
+        sock.setblocking(False)
+        sock.bind((addr, 0))
+        with contextlib.suppress(BlockingIOError):
+            sock.connect(("127.0.0.1", port))
+        opened += 1
+        sel.register(sock, selectors.EVENT_WRITE, (addr, i, False))
+
+    for addr in addresses:
+        for i in range(each):
+            connect(addr, i)
+    print(json.dumps({"ready": len(addresses) * each}), flush=True)
+    held: list[int] = []
+    end = time.monotonic() + seconds
+    next_sample = time.monotonic() + 1
+    while time.monotonic() < end:
+        for key, _events in sel.select(timeout=0.2):
+            sock = key.fileobj
+            addr, i, connected = key.data
+            assert isinstance(sock, socket.socket)
+            if not connected:  # connecting: done, or refused
+                gone = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) != 0
+                if not gone:
+                    if i % 2:  # half a request, never finished
+                        with contextlib.suppress(OSError):
+                            sock.send(b"GET /api/state HTTP/1.1\r\nHost: t\r\n")
+                    sel.modify(sock, selectors.EVENT_READ, (addr, i, True))
+                    continue
+            else:
+                try:
+                    gone = sock.recv(4096) == b""
+                except BlockingIOError:
+                    gone = False
+                except OSError:
+                    gone = True
+            if gone:  # closed by the server: open another at once
+                sel.unregister(sock)
+                sock.close()
+                connect(addr, i)
+        if time.monotonic() >= next_sample:
+            next_sample += 1
+            held.append(sum(1 for k in sel.get_map().values() if k.data[2]))
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({"held": held, "opened": opened,
+                      "cpu_s": used.ru_utime + used.ru_stime}), flush=True)
+    for key in list(sel.get_map().values()):
+        key.fileobj.close()  # type: ignore[union-attr]
+
+
+def _visit(port: int, addr: str, path: str, timeout: float = 5.0) -> float | None:
+    """A visitor from ``addr``: milliseconds to a whole 200 answer on a new
+    connection, or None when none came within ``timeout``."""
+    start = time.monotonic()
+    sock = None
+    try:
+        sock = socket.create_connection(("127.0.0.1", port), timeout=timeout,
+                                        source_address=(addr, 0))
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"
+                     .encode())
+        data = b""
+        while True:
+            piece = sock.recv(1 << 16)
+            if not piece:
+                break
+            data += piece
+            if time.monotonic() - start > timeout:
+                return None
+        if not data.startswith(b"HTTP/1.1 200"):
+            return None
+        return (time.monotonic() - start) * 1000
+    except OSError:
+        return None
+    finally:
+        if sock is not None:
+            sock.close()
+
+
+def hostile_addresses(kind: str, seconds: float, attackers: int = 17, each: int = 60,
+                      visitors: int = 3) -> dict[str, Any]:
+    """One server under ``attackers`` addresses holding ``each`` half-open
+    connections while ``visitors`` other addresses load the page; its figures."""
+    import threading
+
+    server = subprocess.Popen([sys.executable, __file__, "--serve", kind],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert server.stdin is not None and server.stdout is not None
+    port = json.loads(server.stdout.readline())["port"]
+    bad = [f"127.0.0.{2 + i}" for i in range(attackers)]
+    good = [f"127.0.0.{2 + attackers + i}" for i in range(visitors)]
+    child = subprocess.Popen(
+        [sys.executable, __file__, "--hold", str(port), "--hold-from", ",".join(bad),
+         "--hold-each", str(each), "--hold-s", str(seconds)], stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    json.loads(child.stdout.readline())
+    time.sleep(2.0)  # the attackers' connections are in
+
+    def ask(command: str) -> Any:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(command + "\n")
+        server.stdin.flush()
+        return json.loads(server.stdout.readline())[command]
+
+    cpu_start, t_start = ask("cpu"), time.monotonic()
+    times: dict[str, list[float | None]] = {"/": [], "/api/state": []}
+    lock = threading.Lock()
+    stop = time.monotonic() + seconds - 4
+
+    def visitor(addr: str) -> None:
+        while time.monotonic() < stop:
+            for path in times:
+                took = _visit(port, addr, path)
+                with lock:
+                    times[path].append(took)
+            time.sleep(0.2)
+
+    threads = [threading.Thread(target=visitor, args=(a,)) for a in good]
+    for t in threads:
+        t.start()
+    sockets = []  # the connections the server holds, sampled while the visitors visit
+    while time.monotonic() < stop:
+        time.sleep(1.0)
+        sockets.append(ask("channels"))
+    server_cpu = (ask("cpu") - cpu_start) / (time.monotonic() - t_start)
+    for t in threads:
+        t.join()
+    held = json.loads(child.stdout.readline())
+    child.wait(timeout=30)
+    server.stdin.write("quit\n")
+    server.stdin.flush()
+    server.wait(timeout=30)
+
+    def summary(values: list[float | None]) -> dict[str, Any]:
+        ok = [t for t in values if t is not None]
+        return {"answered": len(ok), "of": len(values),
+                "median_ms": round(statistics.median(ok), 1) if ok else None,
+                "p95_ms": round(percentile(ok, 95), 1) if ok else None,
+                "max_ms": round(max(ok), 1) if ok else None}
+
+    return {"attacker_addresses": attackers, "connections_tried_each": each,
+            "visitor_addresses": visitors, "seconds": seconds,
+            "page": summary(times["/"]), "api_state": summary(times["/api/state"]),
+            "attackers_held": {"median": statistics.median(held["held"]) if held["held"]
+                               else None, "max": max(held["held"], default=None)},
+            "attacker_connections_opened": held["opened"],
+            "attacker_cpu_s": round(held["cpu_s"], 1),
+            "server_cpu_share": round(server_cpu, 2),
+            "server_sockets": {"median": statistics.median(sockets) if sockets else None,
+                               "max": max(sockets, default=None)}}
+
+
 def page_load(url: str, loads: int) -> dict[str, Any] | None:
     """Load the live page in chromium; time to load and to the first drawn state."""
     if not CHROMIUM.exists():
@@ -309,6 +519,22 @@ def page_load(url: str, loads: int) -> dict[str, Any] | None:
             "dom_ready_ms_median": round(statistics.median(drawn), 1), "loads": loads}
 
 
+def run_hostile(args: argparse.Namespace) -> dict[str, Any]:
+    """The hostile addresses against each server asked for; printed and returned."""
+    out: dict[str, Any] = {"machine": {"cpus": os.cpu_count(),
+                                       "load_average_1min_at_start":
+                                           round(os.getloadavg()[0], 2)}}
+    for kind in filter(None, args.hostile_servers.split(",")):
+        h = out[kind] = hostile_addresses(kind, args.hostile_s)
+        print(f"hostile addresses, {kind}: {h['attacker_addresses']} addresses x "
+              f"{h['connections_tried_each']} half-open connections (held median "
+              f"{h['attackers_held']['median']}), {h['visitor_addresses']} visitors' "
+              f"addresses: page answered {h['page']['answered']}/{h['page']['of']} "
+              f"(median {h['page']['median_ms']} ms, max {h['page']['max_ms']} ms), "
+              f"/api/state {h['api_state']['answered']}/{h['api_state']['of']}")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clients", type=int, default=50)
@@ -316,7 +542,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--interval", type=float, default=0.02, help="seconds between messages")
     ap.add_argument("--loads", type=int, default=10, help="page loads in chromium")
     ap.add_argument("--child", type=int, default=0, help=argparse.SUPPRESS)
-    ap.add_argument("--serve", choices=NIGHT_SERVERS, help=argparse.SUPPRESS)
+    ap.add_argument("--serve", choices=NIGHT_SERVERS + HOSTILE_SERVERS[1:],
+                    help=argparse.SUPPRESS)
+    ap.add_argument("--hold", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--hold-from", default="", help=argparse.SUPPRESS)
+    ap.add_argument("--hold-each", type=int, default=60, help=argparse.SUPPRESS)
+    ap.add_argument("--hold-s", type=float, default=40, help=argparse.SUPPRESS)
+    ap.add_argument("--hostile-servers", default=",".join(HOSTILE_SERVERS),
+                    help="hostile addresses: servers, comma separated ('' for none)")
+    ap.add_argument("--hostile-s", type=float, default=40,
+                    help="hostile addresses: seconds each server is held")
+    ap.add_argument("--hostile-only", action="store_true",
+                    help="run the hostile addresses alone, keep web.json's other figures")
     ap.add_argument("--camera", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--night-servers", default=",".join(NIGHT_SERVERS),
                     help="club-night candidates, comma separated ('' for none)")
@@ -330,7 +567,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.serve:
         serve_child(args.serve, args.camera)
         return 0
+    if args.hold:
+        hold_connections(args.hold, args.hold_from.split(","), args.hold_each, args.hold_s)
+        return 0
     load_at_start = round(os.getloadavg()[0], 2)
+    hostile = run_hostile(args)
+    if args.hostile_only:
+        out = Path(args.out)
+        kept = json.loads(out.read_text()) if out.exists() else {}
+        kept["hostile_addresses"] = hostile
+        out.write_text(json.dumps(kept, indent=2) + "\n")
+        return 0
 
     from web import create_app, serve
 
@@ -398,6 +645,7 @@ def main(argv: list[str] | None = None) -> int:
         "lost_deliveries": missing,
         "page_load": load,
         "club_night": night,
+        "hostile_addresses": hostile,
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
                     # Other work on the machine meanwhile: figures vary with it.
                     "load_average_1min_at_start": load_at_start,

@@ -117,11 +117,19 @@ def create_app(service: TableService, config: dict[str, Any] | None = None) -> F
 # connection limit is set far above the streams and idle ones are closed soon.
 STREAM_ROOM = 16          # threads kept free of streams for pages and the API
 CONNECTION_LIMIT = 1000   # open sockets at once (poll(), not select(): no 1024 cap)
-IDLE_TIMEOUT_S = 15       # an idle or half-sent connection is closed after this
+IDLE_TIMEOUT_S = 10       # an idle connection, or one that never sent a byte, is closed
+REQUEST_TIMEOUT_S: float | None = 10  # a request still arriving this long after its
+                          # first byte (sent a byte at a time, never finished) is closed
 CLEANUP_INTERVAL_S = 2    # how often idle connections are looked for
-# One visitor's device cannot hold the server's connections by itself: a browser
-# needs a handful. Loopback (a proxy on the Pi, the tests) is not capped.
-PER_ADDRESS_LIMIT = 64
+# A handful of addresses cannot keep the page from its players (issue 74;
+# benchmarks/web.py, hostile addresses): a browser needs a few connections, so
+# one address holds 16 at most; the last NEW_VISITOR_ROOM places are kept for
+# addresses holding fewer than NEW_VISITOR_FEW; and with every place taken, a
+# newcomer takes the place of the oldest idle connection of the address that
+# holds the most. Loopback (a proxy on the Pi, the tests) is not capped.
+PER_ADDRESS_LIMIT = 16
+NEW_VISITOR_ROOM = 100
+NEW_VISITOR_FEW = 4
 UNCAPPED = ("127.0.0.1", "::1")
 # Request bodies: a form or a JSON entry is a few hundred bytes; anything larger
 # is refused from its Content-Length (or as it arrives, when chunked) before the
@@ -131,6 +139,20 @@ MAX_BODY_BYTES = 64 * 1024
 # connection once data has waited this long unacknowledged (Linux), and the
 # stream's heartbeat (web.live) makes sure there is data to wait.
 UNACKED_TIMEOUT_MS = 6000
+
+
+def _enough_files(wanted: int) -> None:
+    """Raise this process's open-file limit towards ``wanted`` (each connection
+    is a file; systemd starts a service at 1024), as far as its hard limit allows."""
+    try:
+        import resource
+    except ImportError:  # not a Unix
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
 def _socket_options() -> list[tuple[int, int, int]]:
@@ -145,11 +167,85 @@ def _socket_options() -> list[tuple[int, int, int]]:
     return options
 
 
+class Places:
+    """The connections each address holds open, counted as channels open and
+    close (so that a refusal costs little, however many are open)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held: dict[str | None, int] = {}
+
+    def add(self, host: str | None) -> None:
+        with self._lock:
+            self._held[host] = self._held.get(host, 0) + 1
+
+    def remove(self, host: str | None) -> None:
+        with self._lock:
+            left = self._held.get(host, 0) - 1
+            if left > 0:
+                self._held[host] = left
+            else:
+                self._held.pop(host, None)
+
+    def held(self, host: str | None) -> int:
+        return self._held.get(host, 0)
+
+    def taken(self) -> int:
+        with self._lock:
+            return sum(self._held.values())
+
+
+def _host(channel: Any) -> str | None:
+    addr = getattr(channel, "addr", None)
+    return str(addr[0]) if isinstance(addr, tuple) else None
+
+
+def _admit(server: Any, host: str | None, limit: int, uncapped: tuple[str, ...],
+           places: int, room: int, few: int) -> bool:
+    """May a new connection from ``host`` have a place? Counts the places taken
+    by each address; with every place taken, closes the oldest idle connection
+    of the address that holds the most, to make room."""
+    counted: Places | None = getattr(server, "belote_places", None)
+    channels: list[Any] = []
+    if counted is not None:
+        held, taken = counted.held(host), counted.taken()
+    else:
+        channels = [ch for ch in list(server.active_channels.values())
+                    if hasattr(ch, "requests")]
+        held, taken = sum(1 for ch in channels if _host(ch) == host), len(channels)
+    capped = host is not None and host not in uncapped
+    if capped and held >= limit:
+        return False
+    if capped and taken >= places - room and held >= few:
+        return False  # the last places are for new visitors
+    if taken < places:
+        return True
+    channels = channels or [ch for ch in list(server.active_channels.values())
+                            if hasattr(ch, "requests")]
+    counts: dict[str | None, int] = {}
+    for ch in channels:
+        counts[_host(ch)] = counts.get(_host(ch), 0) + 1
+    idle = [ch for ch in channels if not ch.requests and not ch.will_close]
+    if not idle:
+        return False
+    victim = max(idle, key=lambda ch: (counts[_host(ch)], -ch.last_activity))
+    if counts[_host(victim)] <= held + 1:
+        return False  # nobody holds more than the newcomer would
+    victim.handle_close()
+    return True
+
+
 def _cap_per_address(server: Any, limit: int, uncapped: tuple[str, ...],
-                     accepted: list[Any]) -> None:
+                     accepted: list[Any], places: int | None = None, room: int = 0,
+                     few: int = NEW_VISITOR_FEW) -> None:
     """Close, as soon as it is accepted, a connection from an address that
-    already holds ``limit`` of them (waitress's own accept, with that check).
-    Every connection accepted and still open is kept in ``accepted``."""
+    already holds ``limit`` of them, or, once all but ``room`` of the server's
+    ``places`` are taken, one that holds ``few``; with every place taken, a
+    newcomer takes the place of an idle connection of the address holding the
+    most (waitress's own accept, with these checks). Every connection accepted
+    and still open is kept in ``accepted``."""
+    total = places if places is not None else int(server.adj.connection_limit)
+
     def handle_accept() -> None:
         try:
             pair = server.accept()
@@ -158,23 +254,71 @@ def _cap_per_address(server: Any, limit: int, uncapped: tuple[str, ...],
         if pair is None:
             return
         conn, addr = pair
-        accepted[:] = [c for c in accepted if c.fileno() != -1]
+        addr = server.fix_addr(addr)
+        host = str(addr[0]) if isinstance(addr, tuple) else None
+        if not _admit(server, host, limit, uncapped, total, room, few):
+            conn.close()  # refused first, at the least cost: a refused peer may come back
+            return
+        if len(accepted) > len(server._map) + 64:
+            accepted[:] = [c for c in accepted if c.fileno() != -1]
         accepted.append(conn)
         try:
             server.set_socket_options(conn)
         except OSError:
             conn.close()  # gone already: closed here, not left to the garbage collector
             return
-        addr = server.fix_addr(addr)
-        host = addr[0] if isinstance(addr, tuple) else None
-        if host is not None and host not in uncapped and sum(
-                1 for ch in list(server.active_channels.values())
-                if isinstance(ch.addr, tuple) and ch.addr[0] == host) >= limit:
-            conn.close()
-            return
         server.channel_class(server, conn, addr, server.adj, map=server._map)
 
     server.handle_accept = handle_accept
+
+
+def _close_slow_requests(server: Any, timeout: float | None) -> None:
+    """Besides waitress's idle close: a request still arriving ``timeout``
+    seconds after its first byte (a byte at a time, never finished) is closed."""
+    if timeout is None:
+        return
+    idle_close = server.maintenance
+
+    def maintenance(now: float) -> None:
+        idle_close(now)
+        for channel in list(server.active_channels.values()):
+            began = getattr(channel, "request_began", None)
+            if (channel.request is not None and not channel.requests and began is not None
+                    and now - began > timeout):
+                channel.will_close = True
+
+    server.maintenance = maintenance
+
+
+def _channel_class() -> type:
+    """waitress's channel, noting when each request's first byte came."""
+    import time
+
+    from waitress.channel import HTTPChannel
+
+    class Channel(HTTPChannel):
+        request_began: float | None = None
+        counted: Places | None = None
+
+        def __init__(self, server: Any, sock: Any, addr: Any, adj: Any,
+                     map: Any = None) -> None:  # noqa: A002 (waitress's name)
+            super().__init__(server, sock, addr, adj, map=map)
+            self.counted = getattr(server, "belote_places", None)
+            if self.counted is not None:
+                self.counted.add(_host(self))
+
+        def del_channel(self, map: Any = None) -> None:  # noqa: A002
+            counted, self.counted = self.counted, None
+            if counted is not None:
+                counted.remove(_host(self))
+            super().del_channel(map)
+
+        def received(self, data: bytes) -> bool:
+            if self.request is None and data:
+                self.request_began = time.time()
+            return bool(super().received(data))
+
+    return Channel
 
 
 class Server:
@@ -184,9 +328,13 @@ class Server:
         from waitress.server import TcpWSGIServer, create_server
 
         self.app = app
+        # Room for every connection besides the camera, the store and the model.
+        _enough_files(CONNECTION_LIMIT + 1024)
         self._server = create_server(
             app, host=host, port=port, threads=threads, ident="belote-table",
-            connection_limit=CONNECTION_LIMIT, asyncore_use_poll=True,
+            # Places are counted (and made room for) in _cap_per_address; waitress's
+            # own limit, which stops accepting altogether, is kept out of reach.
+            connection_limit=CONNECTION_LIMIT + 16, asyncore_use_poll=True,
             channel_timeout=IDLE_TIMEOUT_S, cleanup_interval=CLEANUP_INTERVAL_S,
             max_request_body_size=MAX_BODY_BYTES, max_request_header_size=16 * 1024,
             # Keep reading a socket while its request runs, so a stream learns
@@ -197,7 +345,12 @@ class Server:
         # Set on each accepted connection (not a keyword of create_server).
         self._server.adj.socket_options = _socket_options()
         self._accepted: list[Any] = []
-        _cap_per_address(self._server, PER_ADDRESS_LIMIT, UNCAPPED, self._accepted)
+        loop: Any = self._server
+        loop.channel_class = _channel_class()
+        loop.belote_places = Places()
+        _cap_per_address(loop, PER_ADDRESS_LIMIT, UNCAPPED, self._accepted,
+                         places=CONNECTION_LIMIT, room=NEW_VISITOR_ROOM)
+        _close_slow_requests(loop, REQUEST_TIMEOUT_S)
         self.host = host
         # One host and port: waitress gives a TCP server, the one kind with a port.
         assert isinstance(self._server, TcpWSGIServer)
