@@ -18,6 +18,7 @@ vision code at load time.
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from companion.i18n import _, card_label, reason, seat_letter
+from companion.store import StoreFaultError
 
 if TYPE_CHECKING:
     from companion.service import TableService
@@ -132,7 +134,15 @@ class TablePipeline:
             # After an unknown card the trick's winner, who leads next, is not known.
             any_seat=state.get("phase") == "play" and to_play is None)
         for out in outputs:
-            self._handle(ts, out)
+            try:
+                self._handle(ts, out)
+            except (sqlite3.Error, StoreFaultError) as exc:
+                # The service keeps what the disk refuses; anything the store
+                # still raises (a damaged page, a locked file) costs this one
+                # play, never the camera loop.
+                self.log.refused.append(f"{out.seat}:{out.card}: {exc}")
+                log.error(_("camera: %(seat)s %(card)s not stored: %(reason)s"),
+                          {"seat": out.seat, "card": out.card, "reason": exc})
         return outputs
 
     def speak(self, spoken: list[tuple[int, Any]], source: str = "simulator",
@@ -207,13 +217,21 @@ def open_table(db: Path, rules: str, say: Callable[[str], None] = print, start: 
     web page) when ``start``, else the table waits for one to be set up on
     the web page."""
     from companion.bus import Bus
+    from companion.recovery import open_store
     from companion.service import TableService
-    from companion.store import Store
     from scorer.events import GameStarted
 
-    store = Store(db)
+    # A damaged store is recovered (every readable event) and set aside; a full
+    # disk or a read-only folder leaves the store read-only until writing works.
+    store, recovered = open_store(db, say=say)
     service = TableService(store, Bus())
-    if service.game_id is None and not start:
+    if recovered is not None:
+        service.set_recovered(recovered.aside.name, recovered.events, recovered.lost)
+    if store.fault is not None:
+        say(_("the disk refuses to write (%(kind)s: %(detail)s): the table runs, the page says "
+              "what to do, and the events are written once the disk takes them")
+            % store.fault)
+    if service.game_id is None and (not start or store.fault is not None):
         say(_("no game open in %(db)s: start one on the web page") % {"db": db})
     elif service.game_id is None:
         service.start_game(GameStarted(rules=rules), source="web")

@@ -13,21 +13,43 @@ transaction), folded into the game state, and published on the bus:
 
 On start the service replays the open game from the store, so after a crash
 or a restart it goes on with the open hand exactly where it was.
+
+A disk that refuses to write (full, read-only, failing: ``StoreFaultError``)
+never stops the table: the event is kept in memory, folded in and published
+as usual, and marked unsaved (``storage`` in the state); the kept events are
+written in order, with their time and place, before the next event and every
+few seconds, as soon as the disk takes them again.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from companion.bus import Bus
-from companion.store import Store, StoredEvent
+from companion.store import Store, StoredEvent, StoreError, StoreFaultError
 from scorer.events import CardPlayed, Event, GameEnded, GameStarted
 from scorer.game import GameState, replay, verify_event, verify_seen
 from scorer.view import GameView, Renonce
 
 ALERT_KINDS = ("renonce", "out_of_turn", "unknown_card")
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Unsaved:
+    """An event accepted while the disk refused it (``stored`` as it will be
+    stored), or the end of its game (``stored`` None), waiting to be written."""
+
+    game_id: int
+    stored: StoredEvent | None
+    crop: bytes | None = None
+    reads: Sequence[Any] | None = None
+    frames: int | None = None
 
 
 class ServiceError(ValueError):
@@ -51,10 +73,20 @@ class TableService:
     store's open game (``Store.current_game``), if any.
     """
 
+    # Seconds between two tries at writing the events kept while the disk refused them.
+    RETRY_S = 5.0
+
     def __init__(self, store: Store, bus: Bus, game_id: int | None = None) -> None:
         self.store = store
         self.bus = bus
         self._lock = threading.RLock()
+        # Events accepted while the disk refused them, in order (see the module's doc).
+        self._unsaved: list[_Unsaved] = []
+        self._retrier: threading.Thread | None = None
+        self._closed = threading.Event()
+        # What the page says of the store besides a fault: a damaged file
+        # recovered at start (``set_recovered``).
+        self._recovered: dict[str, Any] | None = None
         # mode: "camera" (cards come from the camera) or "manual" (the organiser
         # enters them; the pipeline leaves the table alone).
         self._status: dict[str, Any] = {"camera": "off", "display": "off", "mode": "camera"}
@@ -69,6 +101,8 @@ class TableService:
         chosen = store.current_game() if game_id is None else game_id
         if chosen is not None:
             self._load(chosen)
+        if store.fault is not None:
+            self._start_retrying()  # the fault clears by itself once the disk writes
         self.bus.publish("state", self.state_json())
 
     # -- loading ----------------------------------------------------------------------
@@ -117,7 +151,30 @@ class TableService:
                               for e, i, _ in state.pending]
             out["unplaced"] = [dict(u, seq=u["index"]) for u in state.unplaced]
             out["put_down"] = list(state.put_down)
+            out["storage"] = self.storage()
             return out
+
+    def storage(self) -> dict[str, Any]:
+        """How the store is doing, for the page and ``/api/state``: ``fault``
+        (None, or ``full``, ``readonly``, ``io``: the disk refuses to write),
+        ``detail`` (the system's words), ``unsaved`` (events shown but not
+        written yet), ``path`` (the store's file), ``recovered`` (None, or the
+        damaged file set aside at start: ``{"aside", "events", "lost_pages"}``)."""
+        with self._lock:
+            fault = self.store.fault
+            return {"fault": None if fault is None else fault["kind"],
+                    "detail": None if fault is None else fault["detail"],
+                    "unsaved": sum(1 for u in self._unsaved if u.stored is not None),
+                    "path": self.store.path,
+                    "recovered": None if self._recovered is None else dict(self._recovered)}
+
+    def set_recovered(self, aside: str, events: int, lost: int | None = None) -> None:
+        """Say on the page that the store was damaged and recovered at start:
+        the damaged file was set aside as ``aside``, ``events`` events were
+        read back from it (``lost``: events known missing, when known)."""
+        with self._lock:
+            self._recovered = {"aside": aside, "events": events, "lost": lost}
+        self.set_status()
 
     def to_play(self) -> str | None:
         """The seat whose turn it is to play a card (None outside the play)."""
@@ -126,9 +183,15 @@ class TableService:
             return seat
 
     def events(self) -> list[StoredEvent]:
-        """The open game's stored events (empty when no game is open)."""
+        """The open game's events (empty when no game is open): those stored,
+        then those kept while the disk refuses them."""
         with self._lock:
-            return [] if self.game_id is None else self.store.events(self.game_id)
+            return [] if self.game_id is None else self._game_events(self.game_id)
+
+    def _game_events(self, game_id: int) -> list[StoredEvent]:
+        """A game's stored events and its unsaved ones. Called with the lock held."""
+        return self.store.events(game_id) + [
+            u.stored for u in self._unsaved if u.game_id == game_id and u.stored is not None]
 
     def preview(self, event: Event) -> dict[str, Any]:
         """What ``event`` (a correction, an undo...) would change, without storing
@@ -163,7 +226,7 @@ class TableService:
                 return []
             state = self._state
             hand = state.hand_no if hand_no is None else hand_no
-            stored = self.store.events(self.game_id)
+            stored = self._game_events(self.game_id)
             kept = self.store.evidence(self.game_id)
             placed = {index: k // 4 + 1
                       for k, index in enumerate(state._plays_by_hand.get(hand, []))}
@@ -183,7 +246,7 @@ class TableService:
         """Camera and display health, and where the game stands."""
         with self._lock:
             return {**self._status, "game_id": self.game_id, "events": len(self._events),
-                    "phase": self._view.phase}
+                    "phase": self._view.phase, "storage": self.storage()}
 
     # -- writing ----------------------------------------------------------------------
 
@@ -226,6 +289,12 @@ class TableService:
         state = replay([started])  # raises on unknown rules or settings: nothing stored
         with self._lock:
             if self.game_id is not None and self.store.current_game() == self.game_id:
+            self._flush_locked()
+            if self._unsaved:
+                # The open game's last events are not written yet: a new game waits
+                # for the disk (the page says what is wrong).
+                fault = self.store.fault or {"kind": "io", "detail": "unsaved events"}
+                raise StoreFaultError(fault["kind"], fault["detail"], self.store.path)
                 self.store.end_game(self.game_id)
             game_id = self.store.new_game(started, source=source, author=author)
             self.game_id = game_id
@@ -263,6 +332,7 @@ class TableService:
             if self.game_id is None:
                 raise NoGameError("submit: no game is open; start a game first")
             old = self._view
+            flushed = self._flush_locked()
             if source == "camera" and isinstance(event, CardPlayed):
                 verify_seen(self._state, event)
             else:
@@ -272,9 +342,16 @@ class TableService:
             new = GameView.from_json(new_json)
             try:
                 stored = self.store.append(self.game_id, event, source, confidence, author,
+                if self._unsaved:
+                    # Events wait already: this one goes after them, in order.
+                    raise StoreFaultError("io", "events wait to be written", self.store.path)
                                            hand_no=old.hand_no, crop=crop, reads=reads,
                                            frames=frames)
             except BaseException:
+            except StoreFaultError as exc:
+                # The disk refused it (full, read-only...): kept, shown, written later.
+                stored = self._keep_unsaved(event, source, confidence, author, old.hand_no,
+                                            crop, reads, frames, exc)
                 # apply may fold in place: rebuild the state from what is stored.
                 self._state = replay(self._events)
                 self._json = self._state.to_json()
@@ -288,6 +365,9 @@ class TableService:
             alerts = self._alerts(old, new_state.proven, event)
             state_json = self.state_json()
         self.bus.publish("event", stored.to_json())
+            status = self.status() if flushed or self._unsaved else None
+        if status is not None:
+            self.bus.publish("status", status)
         for alert in alerts:
             self.bus.publish("alert", alert)
         self.bus.publish("state", state_json)
@@ -322,7 +402,95 @@ class TableService:
         """Close a game that is over."""
         assert self.game_id is not None
         if new.phase == "over" and old.phase != "over":
-            self.store.end_game(self.game_id)
+            if self._unsaved:
+                self._unsaved.append(_Unsaved(self.game_id, None))
+                return
+            try:
+                self.store.end_game(self.game_id)
+            except StoreFaultError as exc:
+                self._unsaved.append(_Unsaved(self.game_id, None))
+                self._start_retrying(exc)
+
+    # -- the disk refusing to write ---------------------------------------------------
+
+    def _keep_unsaved(self, event: Event, source: str, confidence: float | None,
+                      author: str | None, hand_no: int | None, crop: bytes | None,
+                      reads: Sequence[Any] | None, frames: int | None,
+                      exc: StoreFaultError) -> StoredEvent:
+        """Keep ``event`` in memory as it will be stored (its place and time
+        now). Called with the lock held."""
+        assert self.game_id is not None
+        stored = StoredEvent(self.game_id, len(self._events), event, source, self.store.now(),
+                             None if confidence is None else float(confidence), author,
+                             hand_no)
+        self._unsaved.append(_Unsaved(self.game_id, stored, crop, reads, frames))
+        self._start_retrying(exc)
+        return stored
+
+    def _start_retrying(self, exc: StoreFaultError | None = None) -> None:
+        """Say the fault once, and keep trying to write in the background."""
+        if self._retrier is None or not self._retrier.is_alive():
+            if exc is not None:
+                log.error("%s: the events are kept in memory and written as soon as the "
+                          "disk takes them", exc)
+            self._retrier = threading.Thread(target=self._retry, name="store-retry",
+                                             daemon=True)
+            self._retrier.start()
+
+    def _retry(self) -> None:
+        while not self._closed.wait(self.RETRY_S):
+            remaining = self.flush()
+            if remaining == 0 and (self.store.fault is None or self.store.probe()):
+                self.set_status()
+                return
+
+    def flush(self) -> int:
+        """Write the events kept while the disk refused them, in order, with
+        their time and place; return how many are still waiting. The page hears
+        of it (``status`` and ``state``) when some were written."""
+        with self._lock:
+            wrote = self._flush_locked()
+            left = len(self._unsaved)
+            if not wrote:
+                return left
+            status, state_json = self.status(), self.state_json()
+        self.bus.publish("status", status)
+        self.bus.publish("state", state_json)
+        return left
+
+    def _flush_locked(self) -> int:
+        """Write what waits, in order, until the disk refuses; return how many
+        were written. Called with the lock held."""
+        wrote = 0
+        while self._unsaved:
+            item = self._unsaved[0]
+            try:
+                if item.stored is None:
+                    if any(g["id"] == item.game_id and g["ended"] is None
+                           for g in self.store.games()):
+                        self.store.end_game(item.game_id)
+                else:
+                    s = item.stored
+                    self.store.append(s.game_id, s.event, s.source, s.confidence, s.author,
+                                      hand_no=s.hand_no, crop=item.crop, reads=item.reads,
+                                      frames=item.frames, ts=s.ts, seq=s.seq)
+            except StoreFaultError:
+                break
+            except StoreError as exc:
+                # Cannot happen while this service alone writes the store; said loudly.
+                log.error("an unsaved event could not be written and is dropped: %s", exc)
+            self._unsaved.pop(0)
+            wrote += 1
+        if wrote:
+            log.warning("the disk takes writes again: %d kept events written, %d wait",
+                        wrote, len(self._unsaved))
+        return wrote
+
+    def close(self) -> None:
+        """Stop trying in the background (the store is closed after this).
+        The last try at writing what waits is made now."""
+        self._closed.set()
+        self.flush()
 
     def _alerts(self, old: GameView, proven: Iterable[Renonce],
                 event: Event) -> list[dict[str, Any]]:

@@ -31,7 +31,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,6 +56,70 @@ class StoreTooNewError(StoreError):
 
 class StoreCorruptError(StoreError):
     """The file is not a SQLite database, or a damaged one."""
+
+
+# The storage faults a table lives through (issue 74): the disk is full, the
+# store's folder (or the whole card) became read-only, or the card fails.
+FAULTS = ("full", "readonly", "io")
+
+
+class StoreFaultError(Exception):
+    """The disk refused a write: ``kind`` is ``full``, ``readonly`` or ``io``.
+    The input was good and nothing was written; the same write succeeds once
+    the fault is gone (the service keeps the events meanwhile). Not a
+    ``ValueError``: the request was right, the disk was not."""
+
+    def __init__(self, kind: str, detail: str, path: str) -> None:
+        super().__init__(f"{path}: cannot write the store ({kind}): {detail}")
+        self.kind = kind
+        self.detail = detail
+        self.path = path
+
+
+def fault_kind(exc: BaseException, path: str | Path) -> str | None:
+    """The storage fault behind ``exc`` (an SQLite or OS error on ``path``):
+    ``full``, ``readonly``, ``io``, or None when it is no storage fault (a
+    damaged file, a bug, a busy database)."""
+    import errno
+    import os
+
+    if isinstance(exc, OSError):
+        code = {errno.ENOSPC: "full", errno.EDQUOT: "full", errno.EROFS: "readonly",
+                errno.EACCES: "readonly", errno.EPERM: "readonly", errno.EIO: "io"}
+        return code.get(exc.errno or 0)
+    if not isinstance(exc, sqlite3.OperationalError):
+        return None
+    primary = int(getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+    # SQLITE_FULL 13, SQLITE_READONLY 8, SQLITE_IOERR 10, SQLITE_CANTOPEN 14, SQLITE_PERM 3
+    if primary not in (3, 8, 10, 13, 14):
+        return None
+    folder = Path(path).parent
+    if not folder.is_dir():
+        return None  # a wrong path, not a fault of the disk
+    if primary == 13 or _free_bytes(folder) < 64 * 1024:
+        return "full"
+    if primary in (3, 8) or not os.access(folder, os.W_OK) or _read_only_mount(folder):
+        return "readonly"
+    return "io"
+
+
+def _free_bytes(folder: Path) -> int:
+    import os
+
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return 1 << 62
+    return st.f_bavail * st.f_frsize
+
+
+def _read_only_mount(folder: Path) -> bool:
+    import os
+
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -103,28 +167,126 @@ class Store:
         self.path = str(path)
         self._clock = clock
         self._lock = threading.RLock()
+        # The storage fault the store is living through (``FAULTS``), None when
+        # writing works: ``{"kind", "detail", "since"}``.
+        self.fault: dict[str, Any] | None = None
+        # Opened read-only (or in memory) because the disk refused the writable
+        # open: the writable connection is tried again before each write.
+        self._fallback = False
+        try:
+            self._db = self._open()
+        except StoreFaultError as exc:
+            # A full disk or a read-only folder at start: the table still starts
+            # (on what can be read) and writes again once the fault is gone.
+            self._db = self._open_read_only()
+            self._fallback = True
+            self._set_fault(exc.kind, exc.detail)
+
+    def _open(self) -> sqlite3.Connection:
+        """The writable connection, migrated; ``StoreFaultError`` when the disk refuses it."""
         # isolation_level=None: we open and close every transaction ourselves.
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None,
-                                       check_same_thread=False)
+            db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
+            kind = fault_kind(exc, self.path)
+            if kind is not None:
+                raise StoreFaultError(kind, str(exc), self.path) from None
             raise StoreError(f"{self.path}: cannot open the store: {exc}") from None
         try:
-            self._db.execute("PRAGMA busy_timeout = 5000")
-            self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.execute("PRAGMA synchronous = FULL")
-            self._db.execute("PRAGMA foreign_keys = ON")
-            self._migrate()
+            db.execute("PRAGMA busy_timeout = 5000")
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = FULL")
+            db.execute("PRAGMA foreign_keys = ON")
+            migrate(db, self._lock, MIGRATIONS, StoreTooNewError, self.path)
+            # A database already in WAL mode opens on a read-only folder (its
+            # -shm is there); the first write would fail: find out now.
+            with immediate(db, self._lock):
+                pass
         except sqlite3.Error as exc:
-            self._db.close()
+            db.close()
+            kind = fault_kind(exc, self.path)
+            if kind is not None:
+                raise StoreFaultError(kind, str(exc), self.path) from None
             # "file is not a database", "database disk image is malformed"; a
-            # locked or read-only file (OperationalError) is not corrupt.
-            kind = (StoreCorruptError if isinstance(exc, sqlite3.DatabaseError)
-                    and not isinstance(exc, sqlite3.OperationalError) else StoreError)
-            raise kind(f"{self.path}: cannot use the store: {exc}") from None
+            # locked file (OperationalError) is not corrupt.
+            error = (StoreCorruptError if isinstance(exc, sqlite3.DatabaseError)
+                     and not isinstance(exc, sqlite3.OperationalError) else StoreError)
+            raise error(f"{self.path}: cannot use the store: {exc}") from None
         except BaseException:
-            self._db.close()
+            db.close()
             raise
+        if self.path != ":memory:" and _read_only_mount(Path(self.path).parent):
+            # Opened (its -shm was there) but nothing can be written: say so now.
+            self._set_fault("readonly", "read-only file system")
+        return db
+
+    def probe(self) -> bool:
+        """Is writing possible again? Tries the writable connection and an
+        empty write transaction; clears ``fault`` when they work."""
+        with self._lock:
+            try:
+                self._writable()
+                if self.path != ":memory:" and _read_only_mount(Path(self.path).parent):
+                    return False
+                with self._transaction():
+                    pass
+            except StoreFaultError:
+                return False
+            return True
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        """What can be read when the disk refuses a writable open: the file
+        read-only (as a file nobody changes when it has no WAL to replay, which
+        needs no -shm either), else an empty store in memory."""
+        import os
+
+        wal = Path(self.path + "-wal")
+        has_wal = wal.exists() and wal.stat().st_size > 0
+        tries = ["?mode=ro"] + ([] if has_wal else ["?mode=ro&immutable=1"])
+        if os.path.exists(self.path) and os.path.getsize(self.path) > 0:
+            from urllib.parse import quote
+
+            for query in tries:
+                db = None
+                try:
+                    db = sqlite3.connect(f"file:{quote(os.path.abspath(self.path))}{query}",
+                                         uri=True, isolation_level=None,
+                                         check_same_thread=False)
+                    version = int(db.execute("PRAGMA user_version").fetchone()[0])
+                    if version > len(migrations()):
+                        raise StoreTooNewError(
+                            f"{self.path}: schema version {version} is newer than this program "
+                            f"knows ({len(migrations())}); upgrade belote-table")
+                    db.execute("SELECT COUNT(*) FROM events").fetchone()
+                    return db
+                except sqlite3.DatabaseError as exc:
+                    if db is not None:
+                        db.close()
+                    if fault_kind(exc, self.path) is None:
+                        raise StoreCorruptError(f"{self.path}: cannot use the store: {exc}"
+                                                ) from None
+        db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        migrate(db, self._lock, MIGRATIONS, StoreTooNewError, ":memory:")
+        return db
+
+    def _set_fault(self, kind: str, detail: str) -> None:
+        with self._lock:
+            if self.fault is None or self.fault["kind"] != kind:
+                self.fault = {"kind": kind, "detail": detail, "since": time.time()}
+
+    def _writable(self) -> None:
+        """Before a write: after a fault at start, try the writable connection
+        again; ``StoreFaultError`` while the disk still refuses it."""
+        with self._lock:
+            if not self._fallback:
+                return
+            try:
+                db = self._open()
+            except StoreFaultError as exc:
+                self._set_fault(exc.kind, exc.detail)
+                raise
+            old, self._db, self._fallback = self._db, db, False
+            old.close()
 
     # -- schema -------------------------------------------------------------------
 
@@ -139,8 +301,20 @@ class Store:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with immediate(self._db, self._lock) as db:
-            yield db
+        """One write transaction; a storage fault raises ``StoreFaultError``
+        (nothing written) and is remembered in ``fault`` until a write succeeds."""
+        with self._lock:
+            self._writable()
+            try:
+                with immediate(self._db, self._lock) as db:
+                    yield db
+            except sqlite3.OperationalError as exc:
+                kind = fault_kind(exc, self.path)
+                if kind is None:
+                    raise
+                self._set_fault(kind, str(exc))
+                raise StoreFaultError(kind, str(exc), self.path) from None
+            self.fault = None
 
     def backup(self, target: str | Path) -> Path:
         """A consistent copy of the whole store in ``target`` (SQLite's online
@@ -261,7 +435,8 @@ class Store:
     def append(self, game_id: int, event: Event, source: str, confidence: float | None = None,
                author: str | None = None, hand_no: int | None = None,
                crop: bytes | None = None, reads: Sequence[Any] | None = None,
-               frames: int | None = None) -> StoredEvent:
+               frames: int | None = None, *, ts: float | None = None,
+               seq: int | None = None) -> StoredEvent:
         """Add one event at the end of a game, in one transaction; return it as stored.
 
         ``crop`` (camera events only): the JPEG the camera read, kept with the
@@ -295,9 +470,20 @@ class Store:
                 raise StoreError(f"{where}: no such game")
             if row[0] is not None:
                 raise StoreError(f"{where}: the game is over")
-            seq = int(db.execute("SELECT COALESCE(MAX(seq), -1) + 1 FROM events"
-                                 " WHERE game_id = ?", (game_id,)).fetchone()[0])
-            ts = self._clock()
+            next_seq = int(db.execute("SELECT COALESCE(MAX(seq), -1) + 1 FROM events"
+                                      " WHERE game_id = ?", (game_id,)).fetchone()[0])
+            if seq is not None and seq < next_seq:
+                kept = db.execute("SELECT data, source, ts, confidence, author, hand_no"
+                                  " FROM events WHERE game_id = ? AND seq = ?",
+                                  (game_id, seq)).fetchone()
+                if kept is None or kept[0] != data or kept[1] != source:
+                    raise StoreError(f"{where}: event {seq} is stored already, another one")
+                return StoredEvent(game_id, seq, event, source, kept[2], kept[3], kept[4],
+                                   kept[5])
+            if seq is not None and seq != next_seq:
+                raise StoreError(f"{where}: event {seq} would leave a gap after {next_seq - 1}")
+            seq = next_seq
+            ts = self._clock() if ts is None else float(ts)
             db.execute("INSERT INTO events (game_id, seq, hand_no, type, data, source, ts,"
                        " confidence, author) VALUES (?,?,?,?,?,?,?,?,?)",
                        (game_id, seq, hand_no, type(event).__name__, data, source, ts,
@@ -419,10 +605,14 @@ def immediate(db: sqlite3.Connection, lock: threading.RLock | threading.Lock
         db.execute("BEGIN IMMEDIATE")
         try:
             yield db
+            # A COMMIT the disk refuses (full, read-only) leaves the transaction
+            # open: it is rolled back below like any other failure.
+            db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:
+                with suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
             raise
-        db.execute("COMMIT")
 
 
 def migrate(db: sqlite3.Connection, lock: threading.RLock | threading.Lock, folder: Path,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
+import sqlite3
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -107,7 +108,37 @@ def create_app(service: TableService, config: dict[str, Any] | None = None) -> F
     # not apply to them; a cookie-authenticated call is checked in access.py.
     csrf.exempt(api.bp)
     app.after_request(_security_headers)
+    # A disk that refuses to write (full, read-only) is said, never a bare 500.
+    app.register_error_handler(sqlite3.OperationalError, _storage_fault)
+    from companion.store import StoreFaultError
+
+    app.register_error_handler(StoreFaultError, _storage_fault)
     return app
+
+
+def _storage_fault(exc: Exception) -> Any:
+    """503 saying what is wrong with the disk and what to do (French by
+    default): JSON for the API, a line of text for a page. Any other
+    database error stays a server error."""
+    from flask import Response, current_app, jsonify
+
+    from companion.store import StoreFaultError, fault_kind
+    from web import i18n
+
+    service = current_app.config["SERVICE"]
+    kind: str | None
+    if isinstance(exc, StoreFaultError):
+        kind, detail = exc.kind, exc.detail
+    else:
+        kind, detail = fault_kind(exc, service.store.path), str(exc)
+        if kind is None:
+            raise exc
+    log.error("storage fault (%s): %s", kind, detail)
+    storage = {**service.storage(), "fault": kind, "detail": detail}
+    message = i18n.storage_message(storage)
+    if request.path.startswith("/api/"):
+        return jsonify({"error": message, "storage": storage}), 503
+    return Response(message, 503, mimetype="text/plain; charset=utf-8")
 
 
 # How the server holds a club night (benchmarks/web.py measures it; README):

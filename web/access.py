@@ -27,6 +27,7 @@ that reads the lockout, so a burst of simultaneous guesses gets
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import hmac
 import json
@@ -39,12 +40,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import Flask, current_app, request, session
 from flask_babel import gettext as _
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 PIN_HEADER = "X-Table-PIN"
 PIN_DIGITS = 6          # a PIN the service makes up; a chosen one has 6 to 8 digits
@@ -129,6 +131,7 @@ class PinBook:
         self._lock = threading.Lock()
         self._pins: dict[str, dict[str, Any]] = {}
         self.problem: str | None = None
+        self.unsaved = False  # the PINs changed but the disk refused the file
         self._seen: tuple[int, int, int] | None = None
         if path is not None and path.exists():
             self._load(path)
@@ -190,7 +193,15 @@ class PinBook:
 
     def _save(self) -> None:
         if self.path is not None:
-            write_atomically(self.path, json.dumps({"version": 2, "pins": self._pins}))
+            try:
+                write_atomically(self.path, json.dumps({"version": 2, "pins": self._pins}))
+            except OSError as exc:
+                # A full disk or a read-only folder: the PIN holds in memory and
+                # is written at the next change once the disk takes it.
+                log.error("PIN file %s cannot be written (%s): kept in memory", self.path, exc)
+                self.unsaved = True
+                return
+            self.unsaved = False
             self._seen = self._stamp()
 
     def has(self, game_id: Any) -> bool:
@@ -240,9 +251,28 @@ CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
+def _memory_on_fault(method: Callable[..., T]) -> Callable[..., T]:
+    """A write the disk refuses (full, read-only) moves the book to memory
+    (``AccessBook._to_memory``) and is made there: a full disk never stops
+    an organiser logging in or a PIN being counted."""
+    @functools.wraps(method)
+    def guarded(self: AccessBook, *args: Any, **kwargs: Any) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.OperationalError as exc:
+            from companion.store import fault_kind
+
+            if self.path is None or fault_kind(exc, self.path) is None:
+                raise
+            self._to_memory(exc)
+            return method(self, *args, **kwargs)
+    return guarded
+
+
 class AccessBook:
     """Failed PIN attempts per table, organisers' sessions and the cookie
-    signing key, in a small SQLite file (in memory without one)."""
+    signing key, in a small SQLite file (in memory without one, or once the
+    disk refuses to write it)."""
 
     def __init__(self, path: Path | None, clock: Callable[[], float] = time.time,
                  max_failures: int = 5, lockout_s: float = 60.0) -> None:
@@ -253,6 +283,13 @@ class AccessBook:
         self._lock = threading.Lock()
         self.problem: str | None = None
         try:
+            self._db = self._open()
+        except (OSError, sqlite3.OperationalError) as exc:
+            # A read-only folder or a full disk: the table starts anyway, its
+            # attempts and sessions kept in memory until the next start.
+            log.error("access file %s cannot be written (%s): kept in memory", path, exc)
+            self.problem = "access_unsaved"
+            self.path = None
             self._db = self._open()
         except sqlite3.DatabaseError as exc:
             assert path is not None  # an in-memory database cannot be corrupt
@@ -279,6 +316,24 @@ class AccessBook:
         with self._lock:
             self._db.close()
 
+    def _to_memory(self, exc: BaseException) -> None:
+        """Go on in memory with everything the file holds (SQLite's backup
+        reads only), after the disk refused a write."""
+        with self._lock:
+            if self.path is None:
+                return
+            if self._db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+            memory = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            self._db.backup(memory)
+            self._db.close()
+            self._db = memory
+            log.error("access file %s cannot be written (%s): kept in memory", self.path, exc)
+            self.path = None
+            self.problem = "access_unsaved"
+
+    @_memory_on_fault
     def secret_key(self) -> str:
         """The key that signs session cookies, made once and kept."""
         with self._lock:
@@ -306,6 +361,7 @@ class AccessBook:
             _, _, until = self._row(str(game_id))
         return max(0.0, until - self.clock())
 
+    @_memory_on_fault
     def admit(self, game_id: Any) -> float:
         """Let one PIN be checked, or not: the lockout is read and the attempt
         counted (as a failure, cleared by ``succeeded``) in one step, one
@@ -345,10 +401,12 @@ class AccessBook:
                         key, self.max_failures, wait)
         self._put(key, failures, lockouts, until)
 
+    @_memory_on_fault
     def succeeded(self, game_id: Any) -> None:
         with self._lock:
             self._db.execute("DELETE FROM pin_attempts WHERE game_id=?", (str(game_id),))
 
+    @_memory_on_fault
     def forget_everyone(self) -> None:
         """No failed attempts, no sessions (``belote-table pin reset``)."""
         with self._lock, self._immediate():
@@ -357,6 +415,7 @@ class AccessBook:
 
     # -- sessions ---------------------------------------------------------------------
 
+    @_memory_on_fault
     def open_session(self, game_id: Any, author: str) -> str:
         sid = secrets.token_urlsafe(32)
         now = self.clock()
@@ -377,6 +436,7 @@ class AccessBook:
                                    (sid, str(game_id), self.clock() - SESSION_S)).fetchone()
         return str(row[0]) if row else None
 
+    @_memory_on_fault
     def close_session(self, sid: Any) -> None:
         if isinstance(sid, str):
             with self._lock:
@@ -458,9 +518,12 @@ def book() -> AccessBook:
 def problems() -> list[str]:
     """What went wrong reading the PIN and access files, for the organiser's page."""
     out = []
-    if pins().problem or book().problem:
+    if pins().problem or book().problem == "access_file":
         out.append(_("The table's PIN file could not be read: it was set aside and a new "
                      "PIN was shown on the score display."))
+    if pins().unsaved or book().problem == "access_unsaved":
+        out.append(_("The disk refuses to write the table's PIN and sessions: they hold in "
+                     "memory until the table restarts (see the message about the disk)."))
     return out
 
 

@@ -25,6 +25,7 @@ from flask import (
 from flask_babel import get_locale
 from flask_babel import gettext as _
 
+from companion.store import StoreFaultError
 from scorer.cards import CARD_CODES, SEATS
 from scorer.events import GameStarted
 from scorer.rules import CHOICES, PRESETS, Rules
@@ -186,5 +187,8 @@ def setup() -> Any:
         return _page("setup.html", 400, form=form, error=messages.human(exc, exc.field))
     except ValueError as exc:
         return _page("setup.html", 400, form=form, error=messages.human(exc))
+    except StoreFaultError as exc:  # the disk refuses to write: said, and what to do
+        return _page("setup.html", 503, form=form, error=i18n.storage_message(
+            {**service.storage(), "fault": exc.kind, "detail": exc.detail}))
     access.remember_new_game(game_id, pin, author, previous)
     return redirect(url_for("control.panel"))

@@ -57,6 +57,17 @@ function setText(id, text) {
   if (el && el.textContent !== String(text)) el.textContent = text;
 }
 
+/* What the page says of the store (status.storage): a fault first, then a
+   damaged file recovered at start. */
+function storageText(st) {
+  const parts = [];
+  if (st.fault) parts.push(fmt(W.storage[st.fault] || W.storage.io,
+    {n: st.unsaved || 0, detail: st.detail || "", path: st.path || ""}));
+  if (st.recovered) parts.push(fmt(W.storage.recovered, {n: st.recovered.events,
+    lost: st.recovered.lost ?? "?", aside: st.recovered.aside}));
+  return parts.join(" ");
+}
+
 function renderStatus(status) {
   // A bad setting: the table is up, the page says what to fix.
   const banner = document.getElementById("problem-banner");
@@ -65,6 +76,15 @@ function renderStatus(status) {
     banner.hidden = !problem;
     if (problem) setText("problem-banner", fmt(W.problems[problem.code] || W.problems.other,
       {detail: problem.detail || ""}));
+  }
+  // The disk refuses to write, or the store was recovered at start: what is
+  // wrong and what to do (the cards are still followed meanwhile).
+  const storageEl = document.getElementById("storage-banner");
+  if (storageEl) {
+    const st = (status && status.storage) || {};
+    const said = storageText(st);
+    storageEl.hidden = !said;
+    setText("storage-banner", said);
   }
   // Why the camera is lost: its English template, said in the visitor's language.
   const lost = status && status.camera === "lost";
