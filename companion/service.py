@@ -288,13 +288,13 @@ class TableService:
             raise ServiceError(f"start_game: expected GameStarted, not {started!r}")
         state = replay([started])  # raises on unknown rules or settings: nothing stored
         with self._lock:
-            if self.game_id is not None and self.store.current_game() == self.game_id:
             self._flush_locked()
             if self._unsaved:
                 # The open game's last events are not written yet: a new game waits
                 # for the disk (the page says what is wrong).
                 fault = self.store.fault or {"kind": "io", "detail": "unsaved events"}
                 raise StoreFaultError(fault["kind"], fault["detail"], self.store.path)
+            if self.game_id is not None and self.store.current_game() == self.game_id:
                 self.store.end_game(self.game_id)
             game_id = self.store.new_game(started, source=source, author=author)
             self.game_id = game_id
@@ -331,8 +331,8 @@ class TableService:
         with self._lock:
             if self.game_id is None:
                 raise NoGameError("submit: no game is open; start a game first")
-            old = self._view
             flushed = self._flush_locked()
+            old = self._view
             if source == "camera" and isinstance(event, CardPlayed):
                 verify_seen(self._state, event)
             else:
@@ -341,17 +341,17 @@ class TableService:
             new_json = new_state.to_json()
             new = GameView.from_json(new_json)
             try:
-                stored = self.store.append(self.game_id, event, source, confidence, author,
                 if self._unsaved:
                     # Events wait already: this one goes after them, in order.
                     raise StoreFaultError("io", "events wait to be written", self.store.path)
+                stored = self.store.append(self.game_id, event, source, confidence, author,
                                            hand_no=old.hand_no, crop=crop, reads=reads,
                                            frames=frames)
-            except BaseException:
             except StoreFaultError as exc:
                 # The disk refused it (full, read-only...): kept, shown, written later.
                 stored = self._keep_unsaved(event, source, confidence, author, old.hand_no,
                                             crop, reads, frames, exc)
+            except BaseException:
                 # apply may fold in place: rebuild the state from what is stored.
                 self._state = replay(self._events)
                 self._json = self._state.to_json()
@@ -364,10 +364,10 @@ class TableService:
             self._after(old, new)
             alerts = self._alerts(old, new_state.proven, event)
             state_json = self.state_json()
-        self.bus.publish("event", stored.to_json())
             status = self.status() if flushed or self._unsaved else None
         if status is not None:
             self.bus.publish("status", status)
+        self.bus.publish("event", stored.to_json())
         for alert in alerts:
             self.bus.publish("alert", alert)
         self.bus.publish("state", state_json)
