@@ -394,6 +394,46 @@ CODES: dict[str, Said] = {
                          {"card": "card"}, {}),
     "input.not_whole": (W_("a whole number is expected, not %(value)s"), {}, {}),
     "input.out_of_range": (W_("%(number)s is out of range (%(low)s to %(high)s)"), {}, {}),
+    "input.too_many_digits": (W_("a number of %(n)s digits (at most %(d)s)"), {},
+                              {"n": "digits", "d": "most"}),
+    "input.json_constant": (W_("%(name)s is not a number JSON allows"), {}, {}),
+    "input.not_utf8": (W_("not UTF-8 text (byte %(b)s)"), {}, {"b": "byte"}),
+    "input.not_json": (W_("line %(l)s column %(c)s: not JSON (%(m)s)"), {},
+                       {"l": "line", "c": "column", "m": "message"}),
+    "input.not_json_other": (W_("not JSON: %(error)s"), {}, {}),
+    "input.too_deep": (W_("nested deeper than %(d)s levels"), {}, {"d": "depth"}),
+    "input.not_seat": (W_("%(value)s is not a seat (North, East, South or West)"), {}, {}),
+    "input.not_card": (W_("%(value)s is not a card"), {}, {}),
+    "input.not_bid": (W_("%(value)s is not a bid"), {}, {}),
+    "input.settings_kind": (W_("settings are an object of name: value, not %(kind)s"), {},
+                            {"kind": "value"}),
+    "input.not_preset": (W_("%(value)s is not a rule set's name"), {}, {}),
+    # -- events and rule sets (scorer.events, scorer.rules) --
+    "event.not_event": (W_("not an event (no type): %(value)s"), {}, {}),
+    "event.unknown_type": (W_("unknown event type %(value)s"), {}, {}),
+    "event.unknown_fields": (W_("unknown field(s) %(fields)s"), {}, {}),
+    "event.arguments": (W_("the event's fields do not fit: %(error)s"), {}, {}),
+    "event.end_reason": (W_("%(value)s is not one of %(choices)s"), {}, {}),
+    "event.misfit": (W_("it does not fit the game there"), {}, {}),
+    "rules.unknown_preset": (W_("unknown rule set %(value)s"), {}, {}),
+    "rules.settings_kind": (W_("settings are an object of name: value, not %(kind)s"),
+                            {"kind": "type"}, {}),
+    "rules.unknown_setting": (W_("unknown setting %(name)s"), {}, {}),
+    "rules.min_over_max": (W_("%(a)s is over 'max_bid' %(b)s"), {}, {"a": "low", "b": "high"}),
+    "rules.not_bool": (W_("yes or no is expected, not %(value)s"), {}, {}),
+    "rules.not_multiple": (W_("%(n)s is not a multiple of %(step)s"), {}, {"n": "value"}),
+    "rules.not_choice": (W_("%(value)s is not one of %(choices)s"), {}, {}),
+    # -- with the players' hands known (the simulator, the tests) and tallies --
+    "play.not_held": (W_("%(seat)s does not hold %(card)s"), {"seat": "seat", "card": "card"},
+                      {}),
+    "play.renonce": (W_("%(seat)s played %(card)s: renonce, holding %(cards)s"),
+                     {"seat": "seat", "card": "card"}, {}),
+    "tally.belote_kind": (
+        W_("a tally's belote is NS, EW, a list of them or null, not %(value)s"), {}, {}),
+    "tally.belote_sans_atout": (W_("no belote at no trump"), {}, {}),
+    "tally.one_belote": (W_("at most 1 belote in this hand"), {}, {}),
+    "tally.belotes_tout_atout": (
+        W_("at most %(allowed)s belotes in this hand (one per suit at all trump)"), {}, {}),
     # -- the hand records (scorer.record), which only the command line reads --
     "record.not_object": (N_("a hand record is a JSON object, not %(value)s"),
                           {"value": "type"}, {"value": "kind"}),
@@ -422,6 +462,9 @@ CODES: dict[str, Said] = {
     "record.tally_number": (W_("a whole number is expected, not %(value)s"), {}, {}),
     "record.tally_belote": (N_("NS, EW, a list of them (one per belote) or null is expected"),
                             {}, {}),
+    "record.tally_kind": (N_("an object is expected"), {}, {}),
+    "record.no_hand": (W_("no finished hand to export"), {}, {}),
+    "record.no_hand_number": (W_("no finished hand number %(hand_no)s"), {}, {}),
 }
 
 # A field the event itself refused, inside the entry's message ("card: CardPlayed.card: ...").
@@ -632,7 +675,9 @@ def explain(text: object, words: Words) -> str:
     >>> explain("rules: something new", fr)
     'rules: something new'
     """
-    if isinstance(text, ScorerError):
+    if isinstance(text, ScorerError) and _match(str(text).strip(), words, _CLI_COMPILED) is None:
+        # The command line's own patterns first (they name the known settings, the
+        # choices...); then the code, its places peeled as below.
         places = [p for p in text.places if not _UNREAD_PLACE.fullmatch(p)]
         said = say_error(ScorerError.wrap(text, drop=len(text.places)), words)
         if said is not None and all(_PLACE_NAME.fullmatch(p) for p in places):
