@@ -176,10 +176,13 @@ def test_correction_from_the_picker_changes_trick_and_score(page: Any, server: A
     # Swap trick 1's richest card for an unplayed card worth a different number of points.
     j = max(range(4), key=lambda k: POINTS[first["cards"][k][0]])
     worth = POINTS[first["cards"][j][0]]
+    seat = first["seats"][j]
+    # (trick 1 keeps its winner, so that trick 2's cards stay where they are)
     new = next(c for c in ("7S", "7H", "7D", "7C", "8S", "8H", "8D", "8C", "AS", "AH", "AD",
                            "AC") if c not in before["played"] and POINTS[c[0]] != worth
-               and c[1] != before["contract"]["trump"])
-    seat = first["seats"][j]
+               and c[1] != before["contract"]["trump"]
+               and replay([*events[:plays[4] + 1], CardCorrected(seat=seat, trick=1, new=c)]
+                          ).tricks[0][3] == first["winner"])
     expected = replay([*events[:plays[4] + 1], CardCorrected(seat=seat, trick=1, new=new)]
                       ).to_json()
     assert expected["card_points"] != before["card_points"]
@@ -192,6 +195,7 @@ def test_correction_from_the_picker_changes_trick_and_score(page: Any, server: A
     page.click(f"#played-list button[data-trick='1'][data-seat='{seat}']")
     page.click(f"#picker button[data-card='{new}']")
     page.click("#correct-card")
+    page.click("#correct-yes")  # after the page said what the correction changes
     for team in ("NS", "EW"):
         expect()(page.locator(f"#points-{team}")).to_have_text(
             str(expected["card_points"][team]))
@@ -202,6 +206,7 @@ def test_correction_from_the_picker_changes_trick_and_score(page: Any, server: A
     page.click(f"#played-list button[data-trick='2'][data-seat='{lead['seat']}']")
     page.click(f"#picker button[data-card='{other}']")
     page.click("#correct-card")
+    page.click("#correct-yes")  # after the page said what the correction changes
     expect()(page.locator(f"#seat-{lead['seat']} .card")).to_have_attribute("data-card", other)
     page.screenshot(path=str(artifacts / "web-correction.png"), full_page=True)
     state = service.state_json()
