@@ -9,7 +9,6 @@ checks that both agree.
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +25,7 @@ from club.concours import (
 )
 from club.server import ClubServer
 from club.store import ClubStore, ClubStoreError
+from common import spreadsheet
 from companion.club_link import MATCH_AUTHOR
 from scorer.game import GameState, replay
 from scorer.rules import PRESETS, Rules
@@ -227,7 +227,7 @@ def export_csv(data: dict[str, Any]) -> bytes:
     the ranking first, then every match by round and table."""
     teams = {t["id"]: t for t in data["teams"]}
     out = io.StringIO()
-    w = csv.writer(out, delimiter=";", lineterminator="\r\n")
+    w = spreadsheet.writer(out, delimiter=";", lineterminator="\r\n")
     w.writerow([f"Concours : {data['concours']['name']}"])
     w.writerow(RANKING_HEADERS)
     for r in data["ranking"]:

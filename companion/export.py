@@ -8,13 +8,13 @@ agree with what the web page shows, corrections included.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from common import spreadsheet
 from companion.store import Store, StoreError
 from scorer.game import replay
 from scorer.view import Contract, GameView, HandView
@@ -59,7 +59,7 @@ def scores_csv(view: GameView) -> str:
     """One CSV row per finished hand: contract, outcome, what each team scored
     and the running totals."""
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+    writer = spreadsheet.writer(buf, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for hand, totals in scored_hands(view):
         result = hand.result
@@ -123,7 +123,7 @@ def club_csv(view: GameView, game: dict[str, Any],
     w = {**FRENCH, **(words or {})}
     buf = io.StringIO()
     buf.write("\ufeff")
-    writer = csv.writer(buf, delimiter=";", lineterminator="\r\n")
+    writer = spreadsheet.writer(buf, delimiter=";", lineterminator="\r\n")
     writer.writerow(w["headers"])
     teams, players = view.teams, view.players
 
