@@ -178,6 +178,7 @@ def words() -> dict[str, Any]:
         "correct_what": _("Correct %(seat)s's card in trick %(trick)s to %(card)s?"),
         "nothing_corrected": _("Nothing corrected."),
         "pending": _("waiting for its turn"),
+        "waiting_cards": _("Put down out of turn, waiting for their turn: %(cards)s"),
         "storage": storage_words(),
         "problems": {
             "calibration_missing": _(

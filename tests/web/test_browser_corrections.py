@@ -131,3 +131,27 @@ def test_a_correction_is_previewed_then_confirmed_or_cancelled_and_undone_exactl
     after = service.state_json()
     for key in ("tricks", "renonces", "scores", "card_points", "played", "pending"):
         assert after[key] == before[key], key
+
+
+def test_the_table_shows_a_card_put_down_out_of_turn_until_its_turn_comes(
+        table: dict[str, Any], phone: Any) -> None:
+    """The camera's card out of turn is stored and shown waiting on the public page;
+    when its seat's turn comes it takes its place in the trick."""
+    service, client = table["service"], table["client"]
+    body = {"pin": PIN, "dealer": "N", "players": {"N": "Mado", "S": "Lucien",
+                                                   "E": "Josette", "W": "René"}}
+    assert client.post("/api/games", json=body, headers=AUTH).status_code == 201
+    assert client.post("/api/contract", json={"taker": "W", "value": 80, "trump": "H"},
+                       headers=AUTH).status_code == 200
+    assert service.to_play() == "W"
+    phone.goto(table["server"].url + "/")
+    waiting = phone.locator("#waiting-line")
+    expect()(waiting).to_be_hidden()
+    service.submit(CardPlayed(seat="S", card="KS"), source="camera", confidence=0.96)
+    expect()(waiting).to_be_visible()
+    expect()(waiting).to_have_text("En attente de leur tour (posées hors de leur tour) : Sud R♠")
+    assert english_words(phone.inner_text("#waiting-line"), NAMES) == []
+    service.submit(CardPlayed(seat="W", card="7S"), source="camera", confidence=0.96)
+    expect()(waiting).to_be_hidden()
+    expect()(phone.locator("#seat-S .card")).to_have_attribute("data-card", "KS")
+    assert service.state_json()["played"] == ["7S", "KS"]

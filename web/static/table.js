@@ -231,8 +231,9 @@ function renderEnd(s, teams) {
   }
 }
 
-/* A card put down out of turn: shown for a while (it is not stored, so no
-   state carries it). Renonces and unknown cards stay in the state instead. */
+/* A card put down out of turn: said for a while when it comes; it is stored and
+   waits for its seat's turn (the state's ``pending``), shown below while it waits.
+   Renonces and unknown cards stay in the state too. */
 let alertTimer = null;
 function showAlert(a) {
   if (a.kind !== "out_of_turn") return;
@@ -255,6 +256,15 @@ function showState(s) {
   if (!newerState(s)) return;
   window.beloteState = s;
   renderTable(s);
+  renderWaiting(s);
+}
+/* The cards stored out of turn that wait for their seat's turn. */
+function renderWaiting(s) {
+  const box = document.getElementById("waiting-line");
+  if (!box) return;
+  const waiting = (s.pending || []).map(p => (W.seats[p.seat] || p.seat) + " " + cardLabel(p.card));
+  box.hidden = !waiting.length;
+  box.textContent = waiting.length ? fmt(W.waiting_cards, {cards: waiting.join(", ")}) : "";
 }
 
 /* EventSource reconnects by itself and sends Last-Event-ID; the server then
