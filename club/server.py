@@ -132,6 +132,9 @@ class ClubServer:
         self._routes: dict[tuple[int, str], int] = {}
         # (topic table, origin) -> the mix-up kept apart (undecided or set aside)
         self._apart: dict[tuple[int, str], int] = {}
+        # topic table -> stores that named themselves on a table whose events
+        # came before tables named theirs: asked to send from 1 to be compared
+        self._unverified: dict[int, set[str]] = {}
         self._load_mixups()
         self._states: dict[tuple[int, int], GameState] = {}
         self._current: dict[int, int] = {}  # table -> its latest game id
@@ -221,7 +224,10 @@ class ClubServer:
 
     def receive(self, table: int, payload: bytes) -> str:
         """Check and store one message of table ``table`` at once (its own batch);
-        returns ``stored``, ``duplicate``, ``gap`` or ``refused``."""
+        returns ``stored``, ``duplicate``, ``gap``, ``refused``, ``apart`` (another
+        store's event on that table's topic, kept apart) or ``unverified`` (a store
+        that names itself on a table whose events came unnamed: asked to send from
+        its first event, which the club compares with its own)."""
         outcome, _ = self._process([(table, payload)])
         return outcome[0]
 
@@ -279,6 +285,15 @@ class ClubServer:
                         acks.setdefault(topic, set())
                         continue
                 stream = None if table == topic else origin
+                if (origin is not None and table == topic and last[table] > 0
+                        and item.seq > last[table]
+                        and not (adopt.get(topic) or self._origin.get(topic))):
+                    # The club's events of this table came without a store's name:
+                    # this store must first show it is theirs (from seq 1).
+                    self._unverified.setdefault(topic, set()).add(origin)
+                    outcomes.append("unverified")
+                    acks.setdefault(topic, set())
+                    continue
                 if item.seq <= last[table]:
                     stored = (next((e for e in new if e.table == table and e.seq == item.seq),
                                    None) or self.store.event_at(table, item.seq))
@@ -341,6 +356,7 @@ class ClubServer:
             for topic, origin in adopt.items():
                 self.store.set_origin(topic, origin)
                 self._origin[topic] = origin
+                self._unverified.pop(topic, None)
             if strays:
                 mixed = self.store.add_strays(strays, self.clock())
                 for topic, origin, _seq, _p in strays:
@@ -505,6 +521,8 @@ class ClubServer:
                     if origin in missing:
                         others[origin]["missing"] = True
             apart = [origin for (topic, origin) in self._apart if topic == table]
+            for origin in self._unverified.get(table, ()):
+                others[origin] = {"seq": 0, "missing": True}
         for origin in apart:
             kept, whole = self.store.stray_count(table, origin)
             others[origin] = {"seq": whole}

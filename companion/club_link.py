@@ -273,11 +273,12 @@ class ClubLink:
         ``seq`` 0 (the club holds nothing of it) for a store it does not name."""
         if not isinstance(data, dict) or self.origin is None:
             return data
-        if data.get("origin") in (None, self.origin):
-            return data
         others = data.get("others")
         if isinstance(others, dict) and isinstance(others.get(self.origin), dict):
+            # Named among the others (an older club file names no store of its own).
             return others[self.origin]
+        if data.get("origin") in (None, self.origin):
+            return data
         return {"seq": 0}
 
     # -- the publisher --------------------------------------------------------------------

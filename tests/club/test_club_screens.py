@@ -255,3 +255,39 @@ def test_the_club_s_statistics_say_eo_and_write_decimals_with_a_comma(tmp_path: 
     assert any("," in a for a in averages), averages  # 3 hands: some average has decimals
     assert "EW" not in page.split("<main>")[1]
     store.close()
+
+
+def test_a_club_file_from_before_stores_were_named_tells_its_store_from_another(
+        tmp_path: Path) -> None:
+    """Events stored unnamed (an older table or club file): a store that names
+    itself is asked to send from seq 1, adopted if that is the club's seq 1, kept
+    apart if not; nothing of the club's copy changes."""
+    store = ClubStore(tmp_path / "club.db")
+    server = ClubServer(store, "club")
+    server.add_tables([1])
+    game = simulate_game(2, hands=1)
+
+    def unnamed(seq: int) -> bytes:
+        data = json.loads(payload(1, seq, seq - 1, game[seq - 1]))
+        del data["origin"]
+        return json.dumps(data).encode()
+
+    for seq in (1, 2, 3):
+        assert server.receive(1, unnamed(seq)) == "stored"
+    assert server.ack_body(1) == {"seq": 3}
+    # Another store (its events differ) names itself past the club's last seq.
+    other = simulate_game(9, hands=1)
+    stranger = json.loads(payload(1, 4, 3, other[3], origin="new"))
+    assert server.receive(1, json.dumps(stranger).encode()) == "unverified"
+    assert server.ack_body(1) == {"seq": 3, "others": {"newt1": {"seq": 0, "missing": True}}}
+    first = json.loads(payload(1, 1, 0, other[0], origin="new"))
+    first["ts"] = 5.0
+    assert server.receive(1, json.dumps(first).encode()) == "apart"
+    assert server.last_seq(1) == 3 and store.origins()[1] is None
+    # The table's own store, now naming itself: its seq 1 is the club's.
+    assert server.receive(1, payload(1, 4, 3, game[3], origin="own")) == "unverified"
+    assert server.receive(1, payload(1, 1, 0, game[0], origin="own")) == "duplicate"
+    assert store.origins()[1] == "ownt1"
+    assert server.receive(1, payload(1, 4, 3, game[3], origin="own")) == "stored"
+    assert server.ack_body(1)["seq"] == 4 and server.ack_body(1)["origin"] == "ownt1"
+    store.close()
