@@ -133,8 +133,7 @@ MESSAGES: Final[dict[str, str]] = {
     "record.hand_over": "the hand is over after 32 cards",
     "record.play_form": "expected 'seat:card' such as 'W:7H', got {value!r}",
     "record.play_count": "{count} cards, a hand has 32",
-    "record.tally_kind": ("an object such as {{'NS': 117, 'EW': 45, 'tricks': "
-                          "{{'NS': 6, 'EW': 2}}}}"),
+    "record.tally_kind": "an object such as {example}",
     "record.missing": "missing",
     "record.not_object_part": "expected an object",
     "record.tally_number": "expected a whole number, got {value!r}",

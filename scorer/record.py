@@ -184,7 +184,8 @@ def _fold_record(record: Any, rules: str | None, overrides: dict[str, Any] | Non
 
 def _tally(data: Any) -> TallyEntered:
     if not isinstance(data, dict):
-        raise InvalidRecordError("record.tally_kind", places=("tally",))
+        raise InvalidRecordError("record.tally_kind", places=("tally",),
+                                 example="{'NS': 117, 'EW': 45, 'tricks': {'NS': 6, 'EW': 2}}")
     try:
         points = {t: data[t] for t in TEAMS}
         tricks = data["tricks"]
