@@ -244,7 +244,7 @@ def _complete(result: dict[str, Any], record: dict[str, Any], state: GameState,
                           for (trick, seat), card in inferred]
     result["undetermined"] = [{"seat": u.seat, "trick": u.trick, "candidates": list(u.candidates)}
                               for u in done.unknowns if u.key not in done.determined]
-    if inferred:
+    if inferred and done.legal:
         # The tricks as the record reads with the inferred cards in place.
         named = dict(done.determined)
         plays = list(record["plays"])
@@ -253,8 +253,12 @@ def _complete(result: dict[str, Any], record: dict[str, Any], state: GameState,
             card = named.get((i // 4 + 1, seat))
             if card is not None and play.split(":")[1].strip() == "?":
                 plays[i] = f"{seat}:{card}"
-        _, filled = _fold_record({**record, "plays": plays}, rules, overrides)
-        result["tricks"] = filled.hands[0]["result"]["tricks"]
+        try:
+            _, filled = _fold_record({**record, "plays": plays}, rules, overrides)
+        except InvalidRecordError:  # pragma: no cover - a consistent assignment folds
+            pass
+        else:
+            result["tricks"] = filled.hands[0]["result"]["tricks"]
     reason: dict[str, Any] | None = None
     if not done.legal:
         reason = {"code": "deal.no_legal_completion", "values": {}}
