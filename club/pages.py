@@ -4,7 +4,6 @@ statistics. The organiser's changes need the organiser PIN."""
 
 from __future__ import annotations
 
-import hmac
 import json
 import math
 from datetime import datetime
@@ -85,8 +84,16 @@ bp.add_url_rule("/lang/<code>", "choose_language", choose_language)
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Any:
     if request.method == "POST":
-        pin = str(current_app.config.get("ORGANISER_PIN") or "")
-        if pin and hmac.compare_digest(request.form.get("pin", ""), pin):
+        from web.access import PinLocked
+
+        try:
+            right = current_app.extensions["club_organiser_pin"].check(
+                request.form.get("pin", ""))
+        except PinLocked as exc:
+            flash(exc.message())
+            return Response(_render("club_login.html"), status=429,
+                            headers={"Retry-After": str(exc.seconds)})
+        if right:
             session["organiser"] = True
             target = request.args.get("next") or ""
             return redirect(target if target.startswith("/") and not target.startswith("//")
@@ -138,7 +145,8 @@ def open_mixups() -> list[dict[str, Any]]:
 def live() -> str:
     server = _server()
     version = server.version
-    return _render("club_live.html", tables=live_tables(), refused=list(server.refused)[-5:],
+    return _render("club_live.html", tables=live_tables(),
+                   refused=[refusal(Exception(r)) for r in list(server.refused)[-5:]],
                    connected=server.connected, version=version, mixups=open_mixups(),
                    set_aside=[m for m in server.mixups() if m["decision"] == "set-aside"])
 

@@ -10,6 +10,7 @@ is what the pages draw. The broker's part is tested in test_club_night.py."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import Iterator
@@ -290,4 +291,29 @@ def test_a_club_file_from_before_stores_were_named_tells_its_store_from_another(
     assert store.origins()[1] == "ownt1"
     assert server.receive(1, payload(1, 4, 3, game[3], origin="own")) == "stored"
     assert server.ack_body(1)["seq"] == 4 and server.ack_body(1)["origin"] == "ownt1"
+    store.close()
+
+
+def test_the_club_screen_lists_refused_messages_in_french(tmp_path: Path) -> None:
+    from club.app import create_app
+
+    store = ClubStore(tmp_path / "club.db")
+    server = ClubServer(store, "club")
+    server.add_tables([1])
+    game = simulate_game(3)
+    assert server.receive(1, payload(1, 1, 0, game[0])) == "stored"
+    changed = json.loads(payload(1, 1, 0, game[0]))
+    changed["ts"] = 1.0
+    del changed["origin"]
+    for body in (b"\xff{nope", json.dumps(changed).encode(),
+                 payload(1, 2, 1, game[0])):
+        assert server.receive(1, body) == "refused"
+    app = create_app(server)
+    page = app.test_client().get("/").get_data(as_text=True)
+    refused = html.unescape(page.split('class="refused"')[1].split("</details>")[0])
+    assert "table 1 : pas du JSON" in refused
+    assert "table 1 : l'événement 1 diffère de celui que le club a enregistré" in refused
+    assert "table 1 : une partie commence par son début, et là seulement" in refused
+    english = app.test_client().get("/?lang=en").get_data(as_text=True)
+    assert "table 1: not JSON" in english
     store.close()
