@@ -45,8 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=_("web page port (default: %(default)s)"))
     p.add_argument("--host", default="0.0.0.0", metavar=_("ADDRESS"),
                    help=_("web page address (default: %(default)s, the club's network)"))
-    p.add_argument("--pin", help=_("organiser PIN (default: read from --pin-file, or made up "
-                                   "and printed)"))
+    p.add_argument("--pin", type=_organiser_pin,
+                   help=_("organiser PIN, 6 to 8 digits (default: read from --pin-file, or "
+                          "the one kept from before, or made up and printed)"))
     p.add_argument("--pin-file", metavar=_("FILE"), help=_("a file holding the organiser PIN"))
     return p
 
@@ -70,6 +71,15 @@ def _count(text: str) -> int:
 def _port(text: str) -> int:
     # The system would take 70000 as another port.
     return _whole(text, 0, 65535, _("%(n)s: a port from 0 to 65535"))
+
+
+def _organiser_pin(text: str) -> str:
+    """The organiser's PIN, under the table's rules: 6 to 8 digits."""
+    from web.entries import PIN_RE
+
+    if not PIN_RE.match(text.strip()):
+        raise argparse.ArgumentTypeError(_("the organiser PIN must be 6 to 8 digits"))
+    return text.strip()
 
 
 def _read_secret(path: str, what: str) -> str:
@@ -103,9 +113,21 @@ def serve_main(argv: list[str]) -> int:
         print(located("belote-table club", reason(exc)), file=sys.stderr)
         return 2
     password = _read_secret(args.password_file, _("password file"))
-    pin = args.pin or (_read_secret(args.pin_file, _("PIN file")) if args.pin_file
-                       else str(secrets.choice(range(1000, 10000))))
+    pin = args.pin
+    if pin is None and args.pin_file:
+        try:
+            pin = _organiser_pin(_read_secret(args.pin_file, _("PIN file")))
+        except argparse.ArgumentTypeError as exc:
+            print(located("belote-table club", located(args.pin_file, exc)), file=sys.stderr)
+            return 2
     db = Path(args.db)
+    kept = False
+    if pin is None:
+        from web.access import PinBook, pin_files
+
+        kept = db.exists() and PinBook(pin_files(db)[0]).has("organiser")
+        if not kept:  # made up, 6 digits, as the table suggests one
+            pin = f"{secrets.randbelow(10 ** 6):06d}"
     new_file = not db.exists()
     try:
         store = ClubStore(db)
@@ -117,8 +139,8 @@ def serve_main(argv: list[str]) -> int:
     server.add_tables(list(range(1, args.tables + 1)))
     server.connect()
     try:
-        web = serve(create_app(server, {"ORGANISER_PIN": pin}), host=args.host,
-                    port=args.port)
+        web = serve(create_app(server, {"ORGANISER_PIN": pin} if pin else {}),
+                    host=args.host, port=args.port)
     except OSError as exc:
         print(_("belote-table club: web page on %(host)s:%(port)s: %(reason)s")
               % {"host": args.host, "port": args.port, "reason": exc.strerror},
@@ -131,7 +153,11 @@ def serve_main(argv: list[str]) -> int:
         return 2
     print(_("club server: %(n)s tables, broker %(broker)s, file %(db)s")
           % {"n": len(server.tables), "broker": args.broker, "db": args.db})
-    print(_("club pages: %(url)s  (organiser PIN %(pin)s)") % {"url": web.url, "pin": pin})
+    if kept:
+        print(_("club pages: %(url)s  (organiser PIN: the one kept from before; --pin "
+                "to choose another)") % {"url": web.url})
+    else:
+        print(_("club pages: %(url)s  (organiser PIN %(pin)s)") % {"url": web.url, "pin": pin})
     try:
         while True:
             time.sleep(3600)
@@ -272,7 +298,7 @@ def run_evening(folder: Path, broker: Any, tables: list[int], hands: int, rounds
         from club.app import create_app
         from web import serve
 
-        web = serve(create_app(server, {"ORGANISER_PIN": "0000"}), port=web_port)
+        web = serve(create_app(server, {"ORGANISER_PIN": "000000"}), port=web_port)
         say(_("club pages: %(url)s") % {"url": web.url})
     sims = {n: SimTable(folder, n, broker.url, broker.passwords[f"table{n}"], broker.club,
                         seed=seed, pace=pace).start() for n in tables}

@@ -3,7 +3,7 @@
 table's), everything served from here (no CDN, no inline script), CSRF on
 every form, the organiser's changes behind a PIN.
 
-``create_app(club_server, {"ORGANISER_PIN": "1234"})``; serve it with
+``create_app(club_server, {"ORGANISER_PIN": "24681357"})``; serve it with
 ``web.serve``. Its pages are the table's (``web``) in the club's frame: the same
 styles, the table's catalog behind the club's, the table's season page.
 """
@@ -29,8 +29,12 @@ HERE = Path(__file__).resolve().parent
 def create_app(club: ClubServer, config: dict[str, Any] | None = None) -> Flask:
     """The club's pages around ``club``, the running club server; the views find
     it as ``config["CLUB"]``. ``config``: ``ORGANISER_PIN`` (the organiser's
-    changes need it), ``PIN_RATE_LIMIT`` (wrong PINs allowed per address,
-    default ``"10 per minute"``), ``SECRET_KEY`` (random per start when absent)."""
+    changes need it; kept as a scrypt hash beside the club's file, so that
+    without one the PIN kept from before is asked), ``PIN_MAX_FAILURES`` and
+    ``PIN_LOCKOUT_S`` (the table's lockout: wrong PINs before every PIN is
+    refused, and for how long at first, doubling), ``PIN_RATE_LIMIT`` (wrong
+    PINs allowed per address besides, default ``"10 per minute"``),
+    ``SECRET_KEY`` (random per start when absent)."""
     import threading
 
     import web
@@ -52,6 +56,8 @@ def create_app(club: ClubServer, config: dict[str, Any] | None = None) -> Flask:
         MAX_CONTENT_LENGTH=64 * 1024,
         MAX_STREAMS=8,
         PIN_RATE_LIMIT="10 per minute",
+        PIN_MAX_FAILURES=5,
+        PIN_LOCKOUT_S=60,
     )
     if config:
         if "CLUB" in config:
@@ -59,6 +65,17 @@ def create_app(club: ClubServer, config: dict[str, Any] | None = None) -> Flask:
                             "not config['CLUB']")
         app.config.update(config)
     app.config["CLUB"] = club
+    # The organiser's PIN as the table's: a hash kept beside the club's file, the
+    # table's lockout; the PIN itself is not kept, not even in the config.
+    from web.access import GuardedPin
+
+    organiser = GuardedPin(getattr(club.store, "path", None),
+                           max_failures=int(app.config["PIN_MAX_FAILURES"]),
+                           lockout_s=float(app.config["PIN_LOCKOUT_S"]))
+    given = app.config.pop("ORGANISER_PIN", None)
+    if given:
+        organiser.set(str(given))
+    app.extensions["club_organiser_pin"] = organiser
     Babel(app, locale_selector=_select_locale)
     CSRFProtect(app)
     app.extensions["belote_stop"] = threading.Event()

@@ -459,6 +459,45 @@ def _default_pin_file(app: Flask) -> Path | None:
     return pin_files(db)[0]
 
 
+class GuardedPin:
+    """One PIN under the table's rules, for the club's organiser: kept as a
+    scrypt hash in the PIN file beside ``db`` (as ``name``), checked behind the
+    same lockout (``PIN_MAX_FAILURES`` wrong PINs, then every PIN refused for a
+    while, doubling; counted before it is checked), kept across restarts.
+    ``db`` None: in memory only."""
+
+    def __init__(self, db: Path | str | None, name: str = "organiser", max_failures: int = 5,
+                 lockout_s: float = 60.0) -> None:
+        pin_file, access_file = (None, None) if db is None or str(db) == ":memory:" \
+            else pin_files(db)
+        self.name = name
+        self.pins = PinBook(pin_file)
+        self.attempts = AccessBook(access_file, max_failures=max_failures,
+                                   lockout_s=lockout_s)
+
+    def has(self) -> bool:
+        return self.pins.has(self.name)
+
+    def set(self, pin: str) -> None:
+        """Keep ``pin`` (its hash; the PIN itself is not kept)."""
+        self.pins.set(self.name, pin)
+
+    def check(self, pin: Any) -> bool:
+        """Is ``pin`` the PIN? Raises ``PinLocked`` while every PIN is refused."""
+        if not isinstance(pin, str) or not self.has():
+            return False
+        left = self.attempts.admit(self.name)
+        if left > 0:
+            raise PinLocked(left)
+        if self.pins.check(self.name, pin.strip()):
+            self.attempts.succeeded(self.name)
+            return True
+        return False
+
+    def close(self) -> None:
+        self.attempts.close()
+
+
 def reset_table_pin(db: Path | str, open_game: Any = None) -> str | None:
     """``belote-table pin reset``, at the Pi: forget every game's PIN, the
     failed attempts and the organisers' sessions, so that the table is nobody's

@@ -26,7 +26,7 @@ from club.store import ClubStore
 from tests.club.conftest import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
-PIN = "4321"
+PIN = "43218765"
 
 
 def expect() -> Any:
