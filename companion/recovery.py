@@ -8,7 +8,7 @@ recovery (the ``.recover`` command of the ``sqlite3`` program, Debian's
 ``sqlite3`` package), or, without that program, by reading the tables row by
 row and skipping what cannot be read. Every event that can be read is kept,
 with its row number (the club link's ``seq``) and its place in its game; the
-damaged file is set aside under a dated name (``<db>.damaged-YYYYmmdd-HHMMSS``,
+damaged file is set aside under a dated name (``<db>.corrupt-YYYYmmdd-HHMMSS``,
 its -wal and -shm beside it), never deleted, and the page names it.
 """
 
@@ -197,7 +197,7 @@ def recover(db: Path) -> Recovered:
     the damaged one aside; return what was done. Raises ``StoreError`` when no
     new store could be written (the damaged file is then left in place)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    aside = db.with_name(f"{db.name}.damaged-{stamp}")
+    aside = db.with_name(f"{db.name}.corrupt-{stamp}")
     target = db.with_name(f"{db.name}.recovering")
     for leftover in (target, Path(f"{target}-wal"), Path(f"{target}-shm")):
         leftover.unlink(missing_ok=True)

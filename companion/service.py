@@ -152,6 +152,7 @@ class TableService:
             out["unplaced"] = [dict(u, seq=u["index"]) for u in state.unplaced]
             out["put_down"] = list(state.put_down)
             out["storage"] = self.storage()
+            out["status"]["storage"] = out["storage"]  # the page's banner reads the status
             return out
 
     def storage(self) -> dict[str, Any]:

@@ -173,7 +173,9 @@ def test_run_sets_a_corrupt_store_aside_and_goes_on(tmp_path: Path,
                  "--no-display"])
     out = capsys.readouterr().out
     assert code == 0
-    assert "base de données illisible" in out
+    # Recovered like any damaged store (companion.recovery): nothing readable in it.
+    assert "base de données endommagée (file is not a database)" in out
+    assert "0 événements récupérés" in out
     aside = [p for p in tmp_path.iterdir() if p.name.startswith("club.db.corrupt-")]
     assert len(aside) == 1 and aside[0].read_bytes().startswith(b"not a database")
     with Store(db) as store:  # a new, working store; no game is started by itself
