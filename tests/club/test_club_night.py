@@ -35,7 +35,7 @@ from scorer.game import replay
 from scorer.simulate import simulate_game
 from tests.club.conftest import wait_for
 
-PIN = "1357"
+PIN = "86420975"
 
 
 class Box:

@@ -25,7 +25,7 @@ from club.store import ClubStore
 from scorer.events import Event, GameStarted
 from scorer.simulate import simulate_game
 
-PIN = "2468"
+PIN = "97531864"
 TABLES = 20
 
 
