@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -185,8 +185,7 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
         for close in closers:
             close()
         store.close()
-    state = service.state_json()
-    say(_("score: %(NS)s %(ns)s - %(EW)s %(ew)s") % _scores(state["scores"]))
+    say(_("score: %(NS)s %(ns)s - %(EW)s %(ew)s") % _scores(service.view().scores))
     return 0
 
 
@@ -236,10 +235,10 @@ def run_virtual_table(table: Any, reader: Any, db: Path, port: int | None,
         stored = [s.event for s in service.events()]
         truth = table.events
         problems = compare(truth, stored)
-        state = service.state_json()
+        view = service.view()
         print(_("final score: %(NS)s %(ns)s - %(EW)s %(ew)s after %(hands)s; "
                 "%(frames)s frames in %(seconds).1f s (%(fps).1f frames/s)")
-              % {**_scores(state["scores"]), "hands": _hands(len(state["hands"])),
+              % {**_scores(view.scores), "hands": _hands(len(view.hands)),
                  "frames": table.frames, "seconds": elapsed,
                  "fps": table.frames / max(elapsed, 1e-9)})
         if problems:
@@ -250,7 +249,7 @@ def run_virtual_table(table: Any, reader: Any, db: Path, port: int | None,
         else:
             print(_("every card, seat, trick and score matched the simulator "
                     "(%(cards)s cards, %(hands)s)")
-                  % {"cards": len(pipeline.log.plays), "hands": _hands(len(state["hands"]))})
+                  % {"cards": len(pipeline.log.plays), "hands": _hands(len(view.hands))})
         if stay_up and port is not None and closers:
             print(_("the web page stays up: Ctrl-C to stop"))
             while True:
@@ -353,7 +352,7 @@ def _hands(n: int) -> str:
     return ngettext("%(n)s hand", "%(n)s hands", n) % {"n": n}
 
 
-def _scores(scores: dict[str, Any]) -> dict[str, Any]:
+def _scores(scores: Mapping[str, int]) -> dict[str, Any]:
     """The teams' codes (NS, EO in French) and their scores, for the messages."""
     return {"NS": team_code("NS"), "EW": team_code("EW"), "ns": scores["NS"],
             "ew": scores["EW"]}

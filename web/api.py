@@ -629,8 +629,7 @@ def next_game(service: Any) -> Any:
     from scorer.events import GameStarted
 
     first = service.events()[0].event
-    state = service.state_json()
-    dealer = state.get("dealer") or first.dealer
+    dealer = service.view().dealer or first.dealer
     return GameStarted(rules=first.rules, settings=dict(first.settings), dealer=dealer,
                        teams=dict(first.teams), players=dict(first.players))
 
