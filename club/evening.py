@@ -114,14 +114,18 @@ def _now() -> float:
 def club_game_ids(server: ClubServer) -> dict[tuple[int, int], tuple[int, int]]:
     """(table, match id) -> (the club table holding it, its game id) for every
     concours game the club holds. A table's second store kept under another
-    number (a mix-up the organiser kept) still plays its own table's matches."""
+    number (a mix-up the organiser kept) still plays its own table's matches;
+    when both stores started a match (a store replaced in the middle of it),
+    the one the club heard from last counts."""
     topics = server.store.topic_numbers()
     out: dict[tuple[int, int], tuple[int, int]] = {}
+    heard: dict[tuple[int, int], float] = {}
     for g in server.store.games():
         author = g["author"] or ""
         if author.startswith(MATCH_AUTHOR) and author[len(MATCH_AUTHOR):].isdigit():
             key = (topics.get(g["table"], g["table"]), int(author[len(MATCH_AUTHOR):]))
-            out.setdefault(key, (g["table"], g["game_id"]))
+            if key not in out or g["received"] > heard[key]:
+                out[key], heard[key] = (g["table"], g["game_id"]), g["received"]
     return out
 
 

@@ -238,12 +238,14 @@ class ClubStore:
         return [_club_event(r) for r in rows]
 
     def games(self) -> list[dict[str, Any]]:
-        """Every table game the club holds: table, game_id, author (of its start), events."""
+        """Every table game the club holds: table, game_id, author (of its start), events,
+        its first and last event by the table's clock (``started``, ``last``) and when
+        the club stored its last (``received``, the club's clock)."""
         rows = self.query(
             "SELECT table_no, game_id, MAX(CASE WHEN game_seq = 0 THEN author END),"
-            " MIN(ts), MAX(ts), COUNT(*) FROM events GROUP BY table_no, game_id"
-            " ORDER BY table_no, game_id")
-        keys = ("table", "game_id", "author", "started", "last", "events")
+            " MIN(ts), MAX(ts), COUNT(*), MAX(received) FROM events"
+            " GROUP BY table_no, game_id ORDER BY table_no, game_id")
+        keys = ("table", "game_id", "author", "started", "last", "events", "received")
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
     def received_times(self) -> list[tuple[int, int, float, float]]:

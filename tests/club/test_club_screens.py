@@ -23,6 +23,7 @@ from club import evening
 from club.server import ClubServer
 from club.store import ClubStore
 from scorer.events import Event, GameStarted
+from scorer.game import replay
 from scorer.simulate import simulate_game
 
 PIN = "97531864"
@@ -316,4 +317,39 @@ def test_the_club_screen_lists_refused_messages_in_french(tmp_path: Path) -> Non
     assert "table 1 : une partie commence par son début, et là seulement" in refused
     english = app.test_client().get("/?lang=en").get_data(as_text=True)
     assert "table 1: not JSON" in english
+    store.close()
+
+
+def test_a_match_a_replaced_store_plays_again_counts_from_the_store_kept(
+        tmp_path: Path) -> None:
+    """Table 1's store is replaced in the middle of its match; the new store
+    starts the club's game again and plays it out. Kept as table 101, its
+    game is the match's."""
+    now = [1000.0]
+    store = ClubStore(tmp_path / "club.db")
+    server = ClubServer(store, "club", clock=lambda: now[0])
+    server.add_tables([1])
+    players = [store.add_player(n) for n in ("Ana", "Bob", "Cyr", "Dan")]
+    cid = evening.new_concours(store, "Samedi", 1, hands=2)
+    store.add_team(cid, "Les Nord", players[0], players[1])
+    store.add_team(cid, "Les Est", players[2], players[3])
+    [(table, game)] = evening.next_games(store, cid, now[0])
+    old = play(server, table, game, 2, 20, seed=5)  # 20 events, then the card dies
+    new = simulate_game(6, hands=2, dealer="N")
+    new[0] = old[0]
+    now[0] = 1100.0
+    for i, e in enumerate(new):
+        body = payload(1, i + 1, i, e, f"club:match:{game['match']}" if i == 0 else None,
+                       origin="replaced")
+        assert server.receive(1, body) == "apart"
+    [m] = server.mixups()
+    server.decide(m["id"], "keep", 101)
+    assert server.last_seq(101) == len(new) and server.last_seq(1) == 20
+    data = evening.standings(store, cid, evening.club_games(server), now=now[0])
+    res = data["matches"][0]["result"]
+    final = replay(new)
+    assert res["over"] and res["hands"] == 2
+    assert res["points"] == {t: sum(h["result"]["score"][t] for h in final.hands[:2])
+                             for t in ("NS", "EW")}
+    assert evening.club_game_ids(server)[(1, game["match"])] == (101, 1)
     store.close()
