@@ -528,7 +528,7 @@ def correction_preview() -> tuple[Response, int]:
     try:
         found = service.preview(event)
     except ValueError as exc:
-        return _error(409, str(exc))
+        return _error(409, exc)
     return jsonify({**found, "event": event.to_json(),
                     "lines": i18n.change_lines(found, service.state_json())}), 200
 
