@@ -397,10 +397,12 @@ class PlayTracker:
             return out  # bidding, or no game: cards wait for the play to start
         late = [t for t, sure in ready if sure and not t.reported
                 and ts - t.still_since + _EPS >= self.settle + self.out_of_turn_after]
-        if late:
+        if late and not any(t.played and t.hand != self.hands for t in self.tracks):
             # Read surely, lying there well past the settle time, not its seat's turn:
             # said out of turn, and played for its seat all the same (one per frame,
             # the first put down first): the rules engine keeps it for its turn.
+            # Not while the last hand's last trick still lies there: a card of it
+            # seen anew (a hand passed over it) is no card of the new hand.
             track = min(late, key=lambda t: t.still_since)
             track.reported = True
             out.append(TrackerOutput("out_of_turn", track.seat, track.code,

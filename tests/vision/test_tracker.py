@@ -113,6 +113,24 @@ def test_a_card_put_down_out_of_turn_is_reported_and_played_for_its_own_seat():
     assert later == []
 
 
+def test_a_card_of_the_last_hand_seen_anew_is_not_played_out_of_turn():
+    """The last trick of a hand lies on the table while the next hand begins: a card
+    of it hidden a while and seen again is not a card of the new hand."""
+    tracker = PlayTracker(CAL, settle=0.3, out_of_turn_after=0.5)
+    th, d8 = Det("TH", 0.95, SPOT["N"]), Det("8D", 0.95, SPOT["E"])
+    out = run(tracker, [[th]] * 10, to_play="N")
+    out += run(tracker, [[th, d8]] * 10, to_play="E", played=["TH"], start=0.5)
+    assert [(o.kind, o.card) for _, o in out] == [("play", "TH"), ("play", "8D")]
+    # The next hand: nothing played yet, S leads; a hand hides E's card for 0.5 s.
+    out = run(tracker, [[th]] * 10 + [[th, d8]] * 30, to_play="S", played=[], start=1.0)
+    assert [o for _, o in out if o.kind in ("play", "out_of_turn")] == []
+    # Once the trick is gathered, a card put down out of turn is played for its seat.
+    out = run(tracker, [[]] * 25 + [[Det("7C", 0.95, SPOT["E"])]] * 20, to_play="S",
+              played=[], start=3.0)
+    assert [(o.kind, o.seat, o.card) for _, o in out if o.kind == "play"] == [
+        ("play", "E", "7C")]
+
+
 def test_a_play_carries_the_likeliest_reads_of_every_frame_it_was_seen_in():
     """Sure reads, doubtful guesses and frames that name nothing all count."""
     @dataclass
