@@ -183,12 +183,14 @@ def wall_data(cid: int | None = None) -> dict[str, Any]:
             start = min(m["sent"] for m in current)
             left = max(0, int(start + 60 * chosen["minutes"] - server.clock()))
     tables = live_tables()
-    topics = store.topic_numbers()
+    games = evening.club_game_ids(server) if by_table else {}
     for t in tables:
-        m = by_table.get(topics.get(t["table"], t["table"])) if not t["topic"] else None
+        m = by_table.get(t["table"]) if not t["topic"] else None
         if m is not None:
+            # The table's game in play is this match's (not still the last round's).
+            live = games.get((t["table"], m["id"])) == (t["table"], t["game_id"])
             t["match"] = {"NS": teams[m["team_ns"]]["name"], "EW": teams[m["team_ew"]]["name"],
-                          "result": m["result"]}
+                          "result": m["result"], "live": live and not m["result"].get("manual")}
     n = max(1, len(tables))
     cols = min(8, math.ceil(math.sqrt(n)))
     rows = min(8, math.ceil(n / cols))

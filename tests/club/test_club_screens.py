@@ -353,3 +353,33 @@ def test_a_match_a_replaced_store_plays_again_counts_from_the_store_kept(
                              for t in ("NS", "EW")}
     assert evening.club_game_ids(server)[(1, game["match"])] == (101, 1)
     store.close()
+
+
+def test_the_wall_shows_a_new_round_s_match_at_0_until_its_table_starts_it(
+        tmp_path: Path) -> None:
+    from club.app import create_app
+
+    store = ClubStore(tmp_path / "club.db")
+    server = ClubServer(store, "club")
+    server.add_tables([1])
+    players = [store.add_player(n) for n in ("Ana", "Bob", "Cyr", "Dan")]
+    cid = evening.new_concours(store, "Samedi", 2, hands=1)
+    store.add_team(cid, "Les Nord", players[0], players[1])
+    store.add_team(cid, "Les Est", players[2], players[3])
+    [(_t, game)] = evening.next_games(store, cid, server.clock())
+    events = play(server, 1, game, 1, None, seed=8)
+    state = replay(events)
+    assert sum(state.scores.values()) > 0
+    client = create_app(server).test_client()
+
+    def card() -> str:
+        page = client.get("/mur").get_data(as_text=True)
+        return page.split('id="wall-table-1"')[1].split("</section>")[0]
+
+    assert f'<span class="wscore">{state.scores["NS"]}</span>' in card()
+    assert "terminée" in card()
+    evening.next_games(store, cid, server.clock())  # round 2, not started at the table yet
+    shown = card()
+    assert shown.count('<span class="wscore">0</span>') == 2
+    assert "en attente de la table" in shown
+    store.close()
