@@ -14,8 +14,8 @@ from typing import Any
 # these bounds: below the first, most corner indices are too small to be read; above
 # the second, a card played at a seat's edge leaves the frame.
 CARD_SHARE = (0.16, 0.40)
-# From here up the reader reads every card of benchmarks/card_size.json's frames;
-# between CARD_SHARE[0] and here it misses a few, so the organiser is told to zoom in.
+# From here up the reader reads every card of the card-size benchmark's frames; between
+# CARD_SHARE[0] and here it misses a few, so the organiser is told to zoom in.
 GOOD_FROM = 0.23
 # A corner index's box is about a quarter of its card's height on rendered frames, so
 # the card's share is told from the indices' (the cards themselves may be half hidden).

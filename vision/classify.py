@@ -26,6 +26,7 @@ from vision.errors import ExplainedError
 from vision.scores import FEATURES as FEATURES  # their place before: re-exported
 from vision.scores import NONE as NONE
 from vision.scores import softmax as softmax
+from vision.settings import ReaderSettings, shipped_settings
 
 MODELS = Path(__file__).with_name("models")
 # Reference index patches beside the index classifier, one per belote card, with their
@@ -86,8 +87,7 @@ class CardClassifier:
     #: How sure an upright read must be that a box is no belote card for the first read
     #: to leave its other turns unread (:meth:`first_probabilities`). At this level the
     #: reader answered as with the full read on rendered frames and on the real photos;
-    #: lower, the other turns would have sent a few such boxes to a second look (0.99
-    #: until run 8, which sends one box of the real photos at 0.9967 upright to a look).
+    #: lower, the other turns would have sent a few such boxes to a second look.
     NONE_FIRST = 0.998
 
     def __init__(self, model_path: str | Path | None = None, threads: int = 1) -> None:
@@ -343,20 +343,12 @@ class CardClassifier:
         return CardRead(code, conf, True)
 
 
-# The closer look at an unsure box (``IndexDetector.refine``): the box's surroundings,
-# REFINE_WINDOW pixels square, scaled so that the index is REFINE_SIDE pixels tall.
-REFINE_SIDE = 32.0
-REFINE_WINDOW = 128
-
 # The finest level a frame is boxed at, as a share of its own size. The camera's frames
 # (1280 x 720, what the thresholds were calibrated on) are boxed from half their size;
 # a still picture (``vision read``, ``vision eval``: a webcam's or a phone's picture,
 # one exported square) down to its own pixels, where its smaller cards' indices are.
 CAMERA_FINEST = 0.5
 STILL_FINEST = 1.0
-# Two boxes overlapping this much (intersection over union) box one index
-# (``_merge_boxes``).
-MERGE_OVERLAP = 0.3
 
 
 class IndexDetector:
@@ -367,29 +359,17 @@ class IndexDetector:
     wide, then halved twice) so that indices from 10 to about 250 pixels tall
     all fall in the range it was trained on; a photo larger than the camera's
     frames gets one level more, twice as large (``fine_scale``), and so does any still
-    picture (``finest``).
+    picture (``finest``). Its tuned sizes come from the reader's settings
+    (:class:`vision.settings.ReaderSettings`, ``detector_*``, ``fine_side``,
+    ``min_read_side``, ``merge_overlap``, ``refine_*``; None: the shipped model's).
     """
 
-    MIN_SIDE, MAX_SIDE = 9.0, 80.0  # index sizes (pixels, at one level) it answers for
-    # A box a coarser level gives with a side under FINE_SIDE pixels (at that level) is
-    # an index the level below sees twice as large, in the middle of its range, and
-    # boxes tighter: where two such boxes overlap, the finer level's is kept, however
-    # sure the coarser one is (the coarser level's box is often the surer of the two,
-    # and the looser around the index).
-    FINE_SIDE = 32.0
-    # The smallest index box (longer side, in pixels of the first level: the frame at
-    # most 640 pixels wide) whose read may be sure: a little under the smallest index
-    # of the cards the reader was trained and calibrated on (vision.card_size.CARD_SHARE).
-    # Smaller indices come from a camera too high above the table, outside what the
-    # thresholds were calibrated on, where sure reads would be wrong more often; below
-    # the floor the card waits unread instead. benchmarks/card_size.json measures what
-    # it costs and saves at each card size.
-    MIN_READ_SIDE = 10.8
-
     def __init__(self, model_path: Path, threads: int = 1, heat_threshold: float = 0.3,
-                 stride: int = 8, levels: int = 3, work_width: int = 640) -> None:
+                 stride: int = 8, levels: int = 3, work_width: int = 640,
+                 settings: ReaderSettings | None = None) -> None:
         if not model_path.is_file():
             raise FileNotFoundError(f"{model_path}: no such detector model")
+        self.use_settings(settings or shipped_settings())
         self.session = make_session(model_path, threads)
         self.heat_threshold = heat_threshold
         self.stride = stride
@@ -401,13 +381,36 @@ class IndexDetector:
         self.finest = CAMERA_FINEST
         # The scale at which an index must reach MIN_READ_SIDE for the calibrated
         # thresholds (``under_calibrated``): the first level of the frames they were
-        # calibrated on. (1.0: any picture's first level, as before 2026-11-29.)
+        # calibrated on.
         self.calibrated = CAMERA_FINEST
         # True: a picture whose first level is at least ``calibrated`` (a still picture up
         # to 1280 x 720) gives too the first level's boxes that gave way to the finer
-        # level's, after the others (``detect``). False: one box an index, as up to
-        # commit 4ce624e.
+        # level's, after the others (``detect``). False: one box an index.
         self.both_levels = True
+
+    def use_settings(self, tuned: ReaderSettings) -> None:
+        """Take the tuned sizes of ``tuned`` (the reader's settings)."""
+        # The index sizes (pixels, at one level) the detector answers for.
+        self.MIN_SIDE, self.MAX_SIDE = tuned.detector_min_side, tuned.detector_max_side
+        # A box a coarser level gives with a side under FINE_SIDE pixels (at that level)
+        # is an index the level below sees twice as large, in the middle of its range,
+        # and boxes tighter: where two such boxes overlap, the finer level's is kept,
+        # however sure the coarser one is (the coarser level's box is often the surer of
+        # the two, and the looser around the index).
+        self.FINE_SIDE = tuned.fine_side
+        # The smallest index box (longer side, in pixels of the first level: the frame
+        # at most 640 pixels wide) whose read may be sure: a little under the smallest
+        # index of the cards the reader was trained and calibrated on. Smaller indices
+        # come from a camera too high above the table, outside what the thresholds were
+        # calibrated on, where sure reads would be wrong more often; below the floor the
+        # card waits unread instead (``benchmarks/card_size.py`` measures it).
+        self.MIN_READ_SIDE = tuned.min_read_side
+        # Two boxes overlapping this much (intersection over union) box one index.
+        self.merge_overlap = tuned.merge_overlap
+        # The closer look at an unsure box (``refine``): the box's surroundings,
+        # ``refine_window`` pixels square, scaled so that the index is ``refine_side``
+        # pixels tall.
+        self.refine_side, self.refine_window = tuned.refine_side, tuned.refine_window
 
     def detect(self, gray: np.ndarray) -> list[tuple[tuple[float, float, float, float], float]]:
         """``[(box (x1, y1, x2, y2) in frame pixels, score), ...]``, best first, overlaps merged.
@@ -436,7 +439,8 @@ class IndexDetector:
             found.append((boxes, scores, rank))
         every = np.concatenate([f[0] for f in found])
         scores = np.concatenate([f[1] for f in found])
-        kept = _merge_order(every, scores, np.concatenate([f[2] for f in found]))
+        kept = _merge_order(every, scores, np.concatenate([f[2] for f in found]),
+                            self.merge_overlap)
         out = [_as_found(every[i], scores[i]) for i in kept]
         if fine is None or not self.both_levels or scale < self.calibrated:
             return out
@@ -455,8 +459,9 @@ class IndexDetector:
         if not kept_fine or len(gave_way) == 0:
             return out
         gave_way = gave_way[(_iou_matrix(every[gave_way], every[kept_fine])
-                             >= MERGE_OVERLAP).any(axis=1)]
-        again = _merge_order(every[gave_way], scores[gave_way], np.zeros(len(gave_way), int))
+                             >= self.merge_overlap).any(axis=1)]
+        again = _merge_order(every[gave_way], scores[gave_way], np.zeros(len(gave_way), int),
+                             self.merge_overlap)
         return out + [_as_found(every[gave_way[i]], scores[gave_way[i]]) for i in again]
 
     def detect_closer(self, gray: np.ndarray, region: Box, scale: float
@@ -475,7 +480,8 @@ class IndexDetector:
         boxes = boxes + np.array([x1, y1, x1, y1], np.float64)
         cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
         inside = (cx >= x1) & (cx < x2) & (cy >= y1) & (cy < y2)
-        return _merge_boxes(boxes[inside], scores[inside], np.zeros(int(inside.sum()), bool))
+        return _merge_boxes(boxes[inside], scores[inside], np.zeros(int(inside.sum()), bool),
+                            self.merge_overlap)
 
     def _boxes_at(self, gray: np.ndarray, s: float
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -572,7 +578,7 @@ class IndexDetector:
                 32 * np.exp(cells[2]).astype(np.float64))
 
     def refine(self, gray: np.ndarray, box: tuple[float, float, float, float],
-               side: float = REFINE_SIDE, window: int = REFINE_WINDOW,
+               side: float | None = None, window: int | None = None,
                heat_threshold: float = 0.1) -> tuple[float, float, float, float] | None:
         """A tighter box for one index: the detector run again on the box's surroundings
         alone, brought to the scale it boxes best (the index ``side`` pixels tall).
@@ -584,6 +590,8 @@ class IndexDetector:
         """
         import cv2
 
+        side = self.refine_side if side is None else side
+        window = self.refine_window if window is None else window
         x1, y1, x2, y2 = box
         scale = side / max(x2 - x1, y2 - y1, 4.0)
         cut = max(int(round(window / scale)), 8)
@@ -627,13 +635,15 @@ Box = tuple[float, float, float, float]
 
 
 def _merge_boxes(boxes: np.ndarray, scores: np.ndarray, rank: np.ndarray,
-                 overlap: float = MERGE_OVERLAP) -> list[tuple[Box, float]]:
+                 overlap: float | None = None) -> list[tuple[Box, float]]:
     """Greedy non-maximum suppression: the surest box of each overlapping group.
 
     ``boxes`` (N, 4), ``scores`` (N,), ``rank`` (N,) int or bool: a box gives way to any
     box of a lower rank it overlaps, however sure (``IndexDetector.detect``: a coarse
     box, see ``FINE_SIDE``, to any that is not).
-    The boxes kept come back surest first, as ``(box, score)``.
+    The boxes kept come back surest first, as ``(box, score)``. ``overlap``: the
+    intersection over union that makes two boxes one index (None: the shipped
+    settings' ``merge_overlap``).
     """
     return [_as_found(boxes[i], scores[i]) for i in _merge_order(boxes, scores, rank, overlap)]
 
@@ -644,11 +654,13 @@ def _as_found(box: np.ndarray, score: float) -> tuple[Box, float]:
 
 
 def _merge_order(boxes: np.ndarray, scores: np.ndarray, rank: np.ndarray,
-                 overlap: float = MERGE_OVERLAP) -> list[int]:
+                 overlap: float | None = None) -> list[int]:
     """:func:`_merge_boxes`'s boxes as their places in ``boxes``, surest first.
     The overlaps of all pairs are worked out at once (:func:`_iou_matrix`)."""
     if len(boxes) == 0:
         return []
+    if overlap is None:
+        overlap = shipped_settings().merge_overlap
     # Lower ranks first, each rank surest first; ties keep the order found (stable).
     order = np.lexsort((-scores, rank))
     b, sc = boxes[order], scores[order]

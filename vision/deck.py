@@ -87,8 +87,7 @@ class Rule(NamedTuple):
 
 
 # Per head. The prototype head's: the loosest that named no wrong card on the training
-# designs (python -m vision.lab.deck_rules, benchmarks/deck_rules.json, which also
-# counts what the rule before named there); the template head's: chosen on
+# designs (python -m vision.lab.deck_rules); the template head's: chosen on
 # vision.lab.enroll_bench.DEV_DESIGNS. Never chosen on the designs or photos
 # benchmarks/enroll.py and benchmarks/real_decks.py report.
 HEADS: dict[str, Rule] = {
@@ -101,8 +100,8 @@ HEADS: dict[str, Rule] = {
 # court's or an ace's index has fewer such twins (a soft 4 can read as a king), and these
 # are the cards a general model misses most on a deck it never saw. Chosen the same way
 # as ``HEADS``, on the boxes the general model takes for a court or an ace
-# (``vision.lab.deck_rules``); since 2026-12-02 on 32 frames a design, not 16, where the
-# rules chosen on 16 named 2 wrong boxes (this one) and 4 (the linear read's, below).
+# (``vision.lab.deck_rules``), on enough frames a design that the rules name no wrong box
+# there.
 COURT_RANKS = "JQKA"
 COURT_RULES: dict[str, Rule] = {
     "prototype": Rule(0.84, 0.16, 0.20, 0.8),

@@ -11,7 +11,7 @@ little of the picture.
 
 The reader sharpens a frame only where it leaves a card index unsure and the frame is
 clearly smeared (``vision.reader.CardReader``), then reads it again: a card named only
-there needs a surer read than a first read does (``vision.reader.SHARPENED_SURE``).
+there needs a surer read than a first read does (the settings' ``sharpened_sure``).
 
 numpy and OpenCV only.
 """
@@ -23,17 +23,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-# The squares of the frame (TILES across its middle, from edge to edge, at most TILE a
-# side) whose log spectra are averaged.
-TILE = 512
-TILES = 3
-# Troughs searched within this many pixels of the centre (a streak up to that long),
-# beyond the first pixels (a focus blur's, or the picture's own, fall-off).
-LONGEST = 11.0
-SHORTEST = 2.5
-# The Wiener filter's noise-to-signal ratio: how much it holds back where the streak's
-# blur left little (higher: less ringing, less sharpening).
-WIENER_K = 0.02
+from vision.settings import ReaderSettings, shipped_settings
 
 
 @dataclass(frozen=True)
@@ -47,20 +37,25 @@ class Motion:
     depth: float
 
 
-def estimate(gray: np.ndarray) -> Motion:
-    """The streak of a grey frame (H x W uint8 or float), from the cepstrum of TILES squares
-    across its middle (their log spectra averaged)."""
+def estimate(gray: np.ndarray, settings: ReaderSettings | None = None) -> Motion:
+    """The streak of a grey frame (H x W uint8 or float), from the cepstrum of
+    ``motion_tiles`` squares across its middle (at most ``motion_tile`` a side, their log
+    spectra averaged), its trough searched from ``motion_shortest`` to ``motion_longest``
+    pixels from the centre (a focus blur's, or the picture's own, fall-off lies nearer).
+    ``settings``: the reader's (None: the shipped model's)."""
+    settings = settings or shipped_settings()
+    longest, tiles = settings.motion_longest, settings.motion_tiles
     g = np.asarray(gray, np.float32)
     h, w = g.shape[:2]
-    if min(h, w) < 2 * LONGEST or float(g.std()) < 1.0:
+    if min(h, w) < 2 * longest or float(g.std()) < 1.0:
         return Motion(0.0, 0.0, 0.0)  # too small, or blank: no streak to tell
-    side = min(TILE, h, w)
+    side = min(settings.motion_tile, h, w)
     window = np.outer(np.hanning(side), np.hanning(side)).astype(np.float32)
-    # The log spectra of TILES squares across the frame, averaged: the picture's own
+    # The log spectra of the squares across the frame, averaged: the picture's own
     # content differs from square to square, the streak does not.
     y0 = (h - side) // 2
     log = np.zeros((side, side), np.float32)
-    starts = (np.linspace(0, w - side, TILES).round().astype(int) if TILES > 1
+    starts = (np.linspace(0, w - side, tiles).round().astype(int) if tiles > 1
               else [(w - side) // 2])
     for x0 in starts:
         tile = g[y0:y0 + side, x0:x0 + side]
@@ -70,13 +65,13 @@ def estimate(gray: np.ndarray) -> Motion:
         log += np.log(magnitude + 1e-3).astype(np.float32) / len(starts)
     # The log spectrum is real and even: its forward transform is its inverse, scaled.
     ceps = cv2.dft(log, flags=cv2.DFT_COMPLEX_OUTPUT)[..., 0]
-    r = int(np.ceil(LONGEST))
+    r = int(np.ceil(longest))
     # The cepstrum wraps round: its centre is the corner; gather the disc around it.
     rows = np.arange(-r, r + 1) % side
     disc = ceps[np.ix_(rows, rows)].astype(np.float64)
     yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
     radius = np.hypot(xx, yy)
-    searched = (radius >= SHORTEST) & (radius <= LONGEST)
+    searched = (radius >= settings.motion_shortest) & (radius <= longest)
     values = disc[searched]
     i = int(np.argmin(np.where(searched, disc, np.inf)))
     dy, dx = int(yy.ravel()[i]), int(xx.ravel()[i])
@@ -102,9 +97,14 @@ def streak(length: float, angle: float) -> np.ndarray:
     return out
 
 
-def sharpen(frame: np.ndarray, motion: Motion, k: float = WIENER_K) -> np.ndarray:
+def sharpen(frame: np.ndarray, motion: Motion, k: float | None = None,
+            settings: ReaderSettings | None = None) -> np.ndarray:
     """``frame`` (BGR or grey, uint8) with ``motion``'s streak undone by a Wiener filter;
-    the edges mirrored first so that the frame does not wrap round into itself."""
+    the edges mirrored first so that the frame does not wrap round into itself. ``k``:
+    the filter's noise-to-signal ratio, how much it holds back where the streak's blur
+    left little (higher: less ringing, less sharpening; None: the settings' ``wiener_k``)."""
+    if k is None:
+        k = (settings or shipped_settings()).wiener_k
     kernel = streak(motion.length, motion.angle)
     margin = kernel.shape[0] * 3
     h, w = frame.shape[:2]

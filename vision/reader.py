@@ -104,7 +104,7 @@ class CardReader:
             self.detector = IndexDetector(self.classifier.model_path.with_name(meta["detector"]),
                                           threads=threads,
                                           heat_threshold=float(meta["heat_threshold"]),
-                                          stride=int(meta["stride"]))
+                                          stride=int(meta["stride"]), settings=settings)
             if still:
                 self.detector.finest = STILL_FINEST
             self.frames = FrameReader(self.classifier, self.detector, settings)
@@ -139,6 +139,8 @@ class CardReader:
     @settings.setter
     def settings(self, value: ReaderSettings) -> None:
         self._settings = value
+        if self.detector is not None:
+            self.detector.use_settings(value)
         if self.frames is not None:
             self.frames.settings = value
 

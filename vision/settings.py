@@ -61,6 +61,20 @@ class ReaderSettings:
     overlap: float
     # A closer look giving another card this chance contradicts a sure read.
     rival_doubt: float
+    # --- the index detector (``vision.classify.IndexDetector``)
+    # The index sizes it answers for (pixels at one level); a coarser level's box under
+    # ``fine_side`` gives way to the finer level's (tighter there); no read is sure of a
+    # box under ``min_read_side`` pixels at the first level (outside what the thresholds
+    # were calibrated on); two boxes overlapping ``merge_overlap`` (IoU) box one index;
+    # the closer look cuts ``refine_window`` pixels around a box, the index
+    # ``refine_side`` pixels tall.
+    detector_min_side: float
+    detector_max_side: float
+    fine_side: float
+    min_read_side: float
+    merge_overlap: float
+    refine_side: float
+    refine_window: int
     # --- indices crowding one another (cards spread overlapping, ``vision.frame``)
     # This many boxes or more, each within ``crowd_span`` box sides of the next, are
     # boxed again closer up (a fan shows several; pairs would run the pass on most game
@@ -81,6 +95,15 @@ class ReaderSettings:
     sharpen_depth: float
     sharpened_sure: float
     sharpen_agree: str
+    # The streak (``vision.motion``): the cepstrum of ``motion_tiles`` squares across the
+    # frame's middle, at most ``motion_tile`` pixels a side; its trough searched from
+    # ``motion_shortest`` to ``motion_longest`` pixels from the centre; the Wiener filter
+    # holding back by ``wiener_k`` where the blur left little.
+    motion_tile: int
+    motion_tiles: int
+    motion_shortest: float
+    motion_longest: float
+    wiener_k: float
     # --- colour, paper and lamps (``vision.paper``)
     # A picture is grey when fewer than ``grey_share`` of a sample of its pixels have
     # their channels ``grey_spread`` levels apart or more: a colour camera's noise and

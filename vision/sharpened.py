@@ -27,11 +27,11 @@ def sharpened_reads(frames: FrameReader, gray: np.ndarray, frame: np.ndarray,
     those at ``sharpened_sure`` or more). ``depth``: another least depth
     (``vision.lab.sharpen_rule`` tries others)."""
     settings = frames.settings
-    streak = motion.estimate(gray)
+    streak = motion.estimate(gray, settings)
     least = settings.sharpen_depth if depth is None else depth
     if streak.length < settings.sharpen_length or streak.depth < least:
         return []
-    sharp = motion.sharpen(frame, streak)
+    sharp = motion.sharpen(frame, streak, settings=settings)
     named = [d for d in found if d.code is not None]
     codes = {d.code for d in named}
     doubts = [d for d in found if d.code is None]
