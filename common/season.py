@@ -131,41 +131,57 @@ def trump_rows(by_trump: dict[str, list[int]],
 COLOURS = ("#ffb703", "#52b788", "#8ecae6", "#e76f51")
 
 
+# Every word of a chart is at least this many pixels tall where the chart is
+# drawn at its own width (it is never drawn wider; a phone's 390 px screen
+# shrinks it by a tenth at most).
+CHART_TEXT_PX = 13
+
+
 def bar_chart(title: str, rows: list[tuple[str, list[float]]], series: list[str],
-              width: int = 640, number: Callable[[float], str] = "{:g}".format) -> str:
-    """A horizontal bar chart as inline SVG: one group of bars per row, one bar
+              width: int = 360, number: Callable[[float], str] = "{:g}".format) -> str:
+    """A horizontal bar chart as inline SVG: one group of bars per row, its name
+    above it (a long name takes the whole width, never the bars' room), one bar
     per series (each its colour, named in the legend); ``number`` writes each
-    bar's value (the pages give their language's decimal comma)."""
-    bar, gap, top = 14, 8, 28 + 18
-    # Room for the longest name (about 7 px a character at this size).
-    label_w = int(min(320, max(60, 7 * max([len(lb) for lb, _ in rows] + [4]) + 12)))
-    group = bar * len(series) + gap
-    height = top + group * max(1, len(rows)) + 10
-    scale_max = max([v for _, vals in rows for v in vals] + [1.0])
-    plot_w = width - label_w - 60
+    bar's value (the pages give their language's decimal comma). ``width`` is
+    the chart's size in pixels: narrow enough for a phone, so that its words
+    keep their size there (``CHART_TEXT_PX``)."""
+    text = CHART_TEXT_PX
+    bar, gap = text + 3, 10
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" '
-             f'width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
+             f'width="{width}" height="HEIGHT" viewBox="0 0 {width} HEIGHT">',
              f"<title>{escape(title)}</title>",
-             f'<text x="4" y="18" font-size="15" font-weight="bold" fill="currentColor">'
-             f"{escape(title)}</text>"]
-    x = label_w
+             f'<text x="4" y="{text + 6}" font-size="{text + 2}" font-weight="bold" '
+             f'fill="currentColor">{escape(title)}</text>']
+    # The legend, wrapped onto as many lines as it needs.
+    x, y = 4, text + 14
     for i, name in enumerate(series):
+        room = 20 + int(0.62 * text * len(name)) + 12
+        if x > 4 and x + room > width:
+            x, y = 4, y + text + 6
         colour = COLOURS[i % len(COLOURS)]
-        parts.append(f'<rect x="{x}" y="26" width="12" height="12" fill="{colour}"/>')
-        parts.append(f'<text x="{x + 16}" y="37" font-size="12" fill="currentColor">'
-                     f"{escape(name)}</text>")
-        x += 24 + 8 * len(name)
-    for r, (label, values) in enumerate(rows):
-        y = top + r * group
-        parts.append(f'<text x="{label_w - 6}" y="{y + group / 2}" font-size="13" '
-                     f'text-anchor="end" fill="currentColor">{escape(label)}</text>')
+        parts.append(f'<rect x="{x}" y="{y}" width="{text - 1}" height="{text - 1}" '
+                     f'fill="{colour}"/>')
+        parts.append(f'<text x="{x + text + 4}" y="{y + text - 2}" font-size="{text}" '
+                     f'fill="currentColor">{escape(name)}</text>')
+        x += room
+    y += text + 10
+    scale_max = max([v for _, vals in rows for v in vals] + [1.0])
+    # Room after the longest bar for its value.
+    plot_w = width - 8 - int(0.62 * text * max([len(number(v)) for _, vals in rows
+                                                  for v in vals] + [1])) - 8
+    for label, values in rows:
+        parts.append(f'<text x="4" y="{y + text}" font-size="{text}" '
+                     f'fill="currentColor">{escape(label)}</text>')
+        y += text + 4
         for s, value in enumerate(values):
             w = 0 if scale_max <= 0 else max(0.0, value) / scale_max * plot_w
-            by = y + s * bar
-            parts.append(f'<rect x="{label_w}" y="{by}" width="{w:.1f}" height="{bar - 2}" '
+            parts.append(f'<rect x="4" y="{y}" width="{w:.1f}" height="{bar - 2}" '
                          f'fill="{COLOURS[s % len(COLOURS)]}"/>')
-            text = escape(number(value))
-            parts.append(f'<text x="{label_w + w + 4:.1f}" y="{by + bar - 4}" font-size="11"'
-                         f' fill="currentColor">{text}</text>')
+            parts.append(f'<text x="{4 + w + 4:.1f}" y="{y + bar - 4}" font-size="{text}"'
+                         f' fill="currentColor">{escape(number(value))}</text>')
+            y += bar
+        y += gap
     parts.append("</svg>")
+    height = str(y + 2)
+    parts[0] = parts[0].replace("HEIGHT", height)
     return "".join(parts)

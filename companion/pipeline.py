@@ -256,12 +256,14 @@ def run_source(service: TableService, source: Iterable[tuple[float, Any]], reade
     from vision.tracker import PlayTracker
 
     pipeline = None
-    service.set_status(camera="ok")
+    # Green on the page only once frames arrive: an opened camera may give none.
+    service.set_status(camera="connecting")
     try:
         for ts, frame in source:
             if stop is not None and stop.is_set():
                 break
             if pipeline is None:
+                service.set_status(camera="ok")
                 h, w = frame.shape[:2]
                 cal = (calibration.scaled(w, h) if calibration else Calibration.default(w, h))
                 pipeline = TablePipeline(service, reader, PlayTracker(cal, settle=settle),

@@ -131,8 +131,9 @@ def words() -> dict[str, Any]:
         "penalties": penalty_names(),
         "ranks": rank_index(),
         "suits": dict(SUIT_SYMBOLS),
-        "phases": {"setup": _("no game yet"), "bidding": _("auction"), "play": _("play"),
-                   "over": _("game over")},
+        # Said alone on the information line: a phrase, not a lone "jeu".
+        "phases": {"setup": _("no game yet"), "bidding": _("bidding in progress"),
+                   "play": _("cards being played"), "over": _("game over")},
         "dealer": _("Dealer"),
         "target": _("Target"),
         "hand": _("Hand"),
@@ -169,6 +170,8 @@ def words() -> dict[str, Any]:
         "pick_played": _("First pick a card played this hand (the list above the buttons)."),
         "team_codes": {"NS": team_code("NS"), "EW": team_code("EW")},
         "status_line": _("%(part)s: %(value)s"),
+        # A seat's bid in the auction line ("S : 90♦" in French).
+        "bid_line": _("%(seat)s: %(bid)s"),
         "camera_troubles": camera_troubles(),
         "status_values": {v: status_value(v) for v in (
             "ok", "off", "searching", "connecting", "incompatible", "virtual table", "lost",

@@ -100,10 +100,19 @@ function renderStatus(status) {
     const value = (status && status[part]) || "off";
     const el = document.getElementById(part + "-status");
     if (!el) continue;
-    el.querySelector(".dot").className = "dot " + (value === "ok" ? "ok" : value === "off" ? "off" : "error");
+    el.querySelector(".dot").className = "dot " + dotClass(value);
     el.querySelector(".value").textContent = fmt(W.status_line, {part: W[part],
       value: W.status_values[value] || value});
   }
+}
+
+/* A part's dot: green while it works (frames arrive, the display answers), amber
+   while it is looked for or set aside, red when it failed, grey when off. */
+function dotClass(value) {
+  if (value === "ok" || value === "virtual table") return "ok";
+  if (value === "off" || value === "none") return "off";
+  if (["searching", "connecting", "paused", "manual"].includes(value)) return "wait";
+  return "error";
 }
 
 /* A team left unnamed keeps its code, written the visitor's way (EO in French). */
@@ -151,7 +160,8 @@ function renderTable(s) {
   setText("trick-no", s.trick_no ?? "");
   const turn = s.phase === "bidding" ? s.to_speak : s.to_play;
   setText("to-play", turn ? W.seats[turn] + " " + (s.phase === "bidding" ? W.to_speak : W.to_play) : "");
-  const bids = (s.bids || []).map(b => W.seats[b.seat][0] + ": " + bidText(b.bid));
+  const bids = (s.bids || []).map(b => fmt(W.bid_line, {seat: W.seats[b.seat][0],
+    bid: bidText(b.bid)}));
   setText("bids", bids.length ? W.bids + " — " + bids.join(", ") : "");
 
   // Between tricks the last one stays on the table, faded, until the next lead:
