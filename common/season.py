@@ -60,38 +60,37 @@ def season(games: Iterable[Sequence[Event]]) -> dict[str, Any]:
             elif isinstance(e, BeloteAnnounced):
                 _bump(players, seat_name.get(e.seat), "belotes")
                 _bump(teams, team_name[team_of(e.seat)], "belotes")
-        for hand in state.hands:
-            res = hand["result"]
+        for hand in state.view().hands:
+            res = hand.result
             for seat, name in seat_name.items():
                 row = players[name]
                 row["hands"] += 1
-                row["points"] += int(res["score"][team_of(seat)])
+                row["points"] += res.score[team_of(seat)]
             for team, name in team_name.items():
                 teams[name]["hands"] += 1
-                teams[name]["points"] += int(res["score"][team])
-            for r in res.get("renonces") or []:
-                _bump(players, seat_name.get(r["seat"]), "renonces")
-                _bump(teams, team_name[team_of(r["seat"])], "renonces")
-            won = res.get("tricks_won") or {}
+                teams[name]["points"] += res.score[team]
+            for r in res.renonces:
+                _bump(players, seat_name.get(r.seat), "renonces")
+                _bump(teams, team_name[team_of(r.seat)], "renonces")
             for team in ("NS", "EW"):
-                if won.get(team) == 8:
+                if res.tricks_won[team] == 8:
                     teams[team_name[team]]["capots"] += 1
                     for seat, name in seat_name.items():
                         if team_of(seat) == team:
                             players[name]["capots"] += 1
-            contract = res.get("contract")
-            if not contract:
+            contract = res.contract
+            if contract is None:
                 continue
-            taker = contract["taker"]
-            made = bool(res.get("made"))
+            taker = contract.taker
+            made = bool(res.made)
             rows = [club, teams[team_name[team_of(taker)]]]
             if taker in seat_name:
                 rows.append(players[seat_name[taker]])
             for row in rows:
                 row["taken"] += 1
                 row["made"] += made
-                for key, value in (("by_value", str(contract["value"])),
-                                   ("by_trump", str(contract["trump"]))):
+                for key, value in (("by_value", str(contract.value)),
+                                   ("by_trump", str(contract.trump))):
                     pair = row[key].setdefault(value, [0, 0])
                     pair[0] += 1
                     pair[1] += made
