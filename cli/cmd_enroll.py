@@ -11,9 +11,9 @@ it says which, and waits). A card that the general model keeps reading as anothe
 card of its suit, not one of the group (a maker's own index font: a looped Q read
 as a 9), is passed over once the organiser leaves it ``--confirm`` seconds after being
 told: the rest of the group is learnt, and that card is left to the general model
-(a deck does not mend such a card: docs/enrollment.md). Stopped early (Ctrl-C, or the end
-of a video), it writes the cards learnt so far: the others are read by the
-general model.
+(a deck does not mend such a card: the README's "Teach it your deck"). Stopped early
+(Ctrl-C, or the end of a video), it writes the cards learnt so far: the others are read
+by the general model.
 
     belote-table enroll --picamera --zoom 2.5 --out /var/lib/belote-table/deck.npz
 """
