@@ -143,6 +143,22 @@ def test_the_wall_shows_20_tables_ranking_round_and_time_left_on_one_screen(
         expect(score7.nth(0)).to_have_text(str(state.scores["NS"]), timeout=15000)
         expect(score7.nth(1)).to_have_text(str(state.scores["EW"]))
         assert page.evaluate("window.__same") == "yes"
+        # A mix-up: the wall says it at once, and still fits the screen.
+        started = GameStarted(rules="ffb", settings={}, dealer="N")
+        assert server.receive(3, payload(3, 1, 0, started, origin="other")) == "apart"
+        expect(page.locator("#wall .mixup")).to_contain_text("Table 3 : mélange.",
+                                                             timeout=15000)
+        assert page.evaluate("window.__same") == "yes"
+        size = page.evaluate("[document.documentElement.scrollWidth,"
+                             " document.documentElement.scrollHeight]")
+        assert size[0] <= 1920 and size[1] <= 1080, size
+        fonts = page.evaluate(
+            "sel => [...document.querySelectorAll(sel)].map(e =>"
+            " parseFloat(getComputedStyle(e).fontSize))", ".wall-card .wscore")
+        assert min(fonts) >= 48, fonts
+        last = cards.nth(TABLES - 1).bounding_box()
+        assert last is not None and last["y"] + last["height"] <= 1080
+        page.screenshot(path=str(artifacts / "club-wall-mixup.png"))
     finally:
         context.close()
     assert not problems, problems
