@@ -132,19 +132,20 @@ def match_result(state: GameState | None, hands: int | None, target: int | None,
     """
     if state is None:
         return {"hands": 0, "points": {"NS": 0, "EW": 0}, "over": False, "winner": None}
-    finished = state.hands
+    view = state.view()
+    finished = view.hands
     ends = list(hand_end_ts) + [now] * (len(finished) - len(hand_end_ts))
     begun = [started] + ends[:-1] if ends else []
     played = [(h, b) for h, b in zip(finished, begun, strict=False)
-              if h["result"].get("contract") is not None]
-    game_over = state.phase == "over"
+              if h.result.contract is not None]
+    game_over = view.phase == "over"
     if hands is not None:
         counted = [h for h, _ in played[:hands]]
         over = len(played) >= hands or game_over
     elif minutes is not None:
         limit = started + 60 * minutes
         counted = [h for h, b in played if b <= limit]
-        between_hands = state.phase == "bidding" and not state.bids
+        between_hands = view.phase == "bidding" and not view.bids
         over = game_over or (now > limit and (any(e > limit for e in ends) or between_hands))
     else:
         counted = [h for h, _ in played]
@@ -152,7 +153,7 @@ def match_result(state: GameState | None, hands: int | None, target: int | None,
     points = {"NS": 0, "EW": 0}
     for h in counted:
         for team in points:
-            points[team] += int(h["result"]["score"][team])
+            points[team] += h.result.score[team]
     winner = None
     if over and points["NS"] != points["EW"]:
         winner = "NS" if points["NS"] > points["EW"] else "EW"

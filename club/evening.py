@@ -171,7 +171,7 @@ def _hand_ends(state: GameState, stamped: list[tuple[int | None, float]]) -> lis
     for hand_no, ts in stamped:
         if hand_no is not None:
             ends[hand_no] = max(ends.get(hand_no, ts), ts)
-    return [ends.get(h["hand_no"], 0.0) for h in state.hands]
+    return [ends.get(h.hand_no, 0.0) for h in state.view().hands]
 
 
 def results(store: ClubStore, concours_id: int, find: GameLookup,
