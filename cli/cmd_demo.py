@@ -10,7 +10,9 @@ It prints each event and the running score. With ``--hands N`` it plays N
 hands as fast as the machine allows, then prints the final score and whether
 every card, seat, trick and score matched the simulator: exit status 0 only
 if all did. Without it, it plays a whole game at the table's pace (watch it
-on the web page) and keeps the page up until Ctrl-C.
+on the web page) and keeps the page up until Ctrl-C. With the web page's
+address it prints the game's organiser PIN (``--pin``, or one made up), which
+the organiser's page (/control) asks for.
 
 This module reads the options and makes the virtual table; the table runs in
 ``cli.outputs.run_virtual_table``.
@@ -19,6 +21,7 @@ This module reads the options and makes the virtual table; the table runs in
 from __future__ import annotations
 
 import argparse
+import secrets
 import sys
 import tempfile
 from pathlib import Path
@@ -54,7 +57,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", metavar=_("FILE"),
                    help=_("card reader model (default: the shipped one)"))
     p.add_argument("--quiet", action="store_true", help=_("print only the summary"))
+    p.add_argument("--pin", type=_pin, metavar=_("DIGITS"),
+                   help=_("the organiser's PIN of the game, 6 to 8 digits (default: one made "
+                          "up and printed with the web page's address)"))
     return p
+
+
+def _pin(text: str) -> str:
+    """The organiser's PIN, under the table's rules: 6 to 8 digits."""
+    from web.entries import PIN_RE
+
+    if not PIN_RE.match(text.strip()):
+        raise argparse.ArgumentTypeError(_("the organiser PIN must be 6 to 8 digits"))
+    return text.strip()
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -100,6 +115,8 @@ def main(argv: list[str]) -> int:
     else:
         tmp = tempfile.TemporaryDirectory(prefix="belote-demo-")
         db = Path(tmp.name) / "demo.db"
+    # The game's PIN, printed with the page's address: /control asks for it.
+    pin = args.pin or f"{secrets.randbelow(10 ** 6):06d}"
     table = VirtualTable(seed=args.seed, hands=args.hands or FULL_GAME_HANDS, rules=args.rules,
                          inject_renonce=args.renonce, style=args.style, size=size,
                          fps=args.fps, realtime=args.realtime or args.hands is None)
@@ -110,7 +127,8 @@ def main(argv: list[str]) -> int:
     try:
         return run_virtual_table(table, reader, db, None if args.no_web else args.port,
                                  args.host, emulator=not args.no_display, say=say,
-                                 banner=banner, stay_up=args.hands is None)
+                                 banner=banner, stay_up=args.hands is None,
+                                 pin=None if args.no_web else pin)
     finally:
         if tmp is not None:
             tmp.cleanup()

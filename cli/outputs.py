@@ -21,7 +21,17 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion.i18n import _, bid_label, card_label, ngettext, reason, seat_letter, team_code
+from companion.i18n import (
+    _,
+    alert_line,
+    bid_label,
+    card_label,
+    decimal,
+    ngettext,
+    reason,
+    seat_letter,
+    team_code,
+)
 
 if TYPE_CHECKING:
     from companion.service import TableService
@@ -31,13 +41,15 @@ if TYPE_CHECKING:
 def start_outputs(service: TableService, port: int | None, host: str = "127.0.0.1",
                   display: str | None = None, emulator: bool = False,
                   say: Callable[[str], None] = print,
-                  search_display: bool = False) -> list[Callable[[], None]]:
+                  search_display: bool = False,
+                  pin: str | None = None) -> list[Callable[[], None]]:
     """Start what follows the service, when those parts are installed: the web
     page on ``port`` (None: no web page) and the display driver on ``display``
     (a serial port; with ``emulator`` the display emulator's pty, unless a Pico
     is plugged in; with ``search_display`` and no port the driver looks for the
-    Pico by itself, and keeps looking). Returns the functions that stop them,
-    in the order to call."""
+    Pico by itself, and keeps looking); ``pin``: the organiser's PIN of a game
+    the caller starts (the demo's), said with the page's address. Returns the
+    functions that stop them, in the order to call."""
     closers: list[Callable[[], None]] = []
     if port is not None:
         try:
@@ -46,8 +58,12 @@ def start_outputs(service: TableService, port: int | None, host: str = "127.0.0.
         except (ImportError, AttributeError):
             say(_("web page: not installed, skipped"))
         else:
-            server = serve(create_app(service), host=host, port=port)
+            server = serve(create_app(service, {"PIN": pin} if pin else None),
+                           host=host, port=port)
             say(_("web page: %(url)s") % {"url": server.url})
+            if pin:
+                say(_("organiser's PIN (Organiser page, %(url)s/control): %(pin)s")
+                    % {"url": server.url, "pin": pin})
             closers.append(server.close)
     if emulator or display or search_display:
         try:
@@ -192,14 +208,15 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
 def run_virtual_table(table: Any, reader: Any, db: Path, port: int | None,
                       host: str = "127.0.0.1", emulator: bool = True,
                       say: Callable[[str], None] = print, banner: str = "",
-                      stay_up: bool = False) -> int:
+                      stay_up: bool = False, pin: str | None = None) -> int:
     """Film ``table`` (a ``vision.lab.virtual_table.VirtualTable``: frames, the
     simulator's events and what it says aloud) through the card reader ``reader``,
     the play tracker and a table service on the store ``db``, with the web page on
     ``port`` (None: none) and the score display's emulator; ``say`` tells each
     event. Prints the final score and whether every card, seat, trick and score
     matched the simulator: 0 if all did, 1 otherwise. With ``stay_up`` the web
-    page stays up afterwards until Ctrl-C."""
+    page stays up afterwards until Ctrl-C. ``pin`` is the organiser's PIN of the
+    game, said with the page's address."""
     from companion.bus import Bus
     from companion.pipeline import TablePipeline, compare
     from companion.service import TableService
@@ -212,7 +229,7 @@ def run_virtual_table(table: Any, reader: Any, db: Path, port: int | None,
     service = TableService(store, bus)
     events_sub = bus.subscribe(maxsize=100_000)
     news = _News(events_sub, say)
-    closers = start_outputs(service, port, host, emulator=emulator, say=say)
+    closers = start_outputs(service, port, host, emulator=emulator, say=say, pin=pin)
     tracker = PlayTracker(table.calibration)
     pipeline = TablePipeline(service, reader, tracker, say=say)
     if banner:
@@ -237,10 +254,10 @@ def run_virtual_table(table: Any, reader: Any, db: Path, port: int | None,
         problems = compare(truth, stored)
         view = service.view()
         print(_("final score: %(NS)s %(ns)s - %(EW)s %(ew)s after %(hands)s; "
-                "%(frames)s frames in %(seconds).1f s (%(fps).1f frames/s)")
+                "%(frames)s frames in %(seconds)s s (%(fps)s frames/s)")
               % {**_scores(view.scores), "hands": _hands(len(view.hands)),
-                 "frames": table.frames, "seconds": elapsed,
-                 "fps": table.frames / max(elapsed, 1e-9)})
+                 "frames": table.frames, "seconds": decimal(elapsed, 1),
+                 "fps": decimal(table.frames / max(elapsed, 1e-9), 1)})
         if problems:
             print(_("MISMATCH with the simulator (%(n)s):") % {"n": len(problems)})
             for line in problems[:20]:
@@ -272,7 +289,7 @@ def _describe(msg_data: dict[str, Any]) -> str:
     conf = msg_data.get("confidence")
     sources = {"camera": _("camera"), "simulator": _("simulator"), "web": _("web page")}
     source = sources.get(msg_data["source"], msg_data["source"]) + (
-        f" {conf:.2f}" if conf is not None else "")
+        f" {decimal(conf, 2)}" if conf is not None else "")
     seat = seat_letter(event.get("seat", ""))
     if kind == "CardPlayed":
         text = _("%(seat)s plays %(card)s") % {
@@ -322,10 +339,9 @@ class _News:
         while (msg := self.sub.get(timeout=0)) is not None:
             if msg.topic == "event":
                 self.say(_describe(msg.data))
-            elif msg.topic == "alert":
-                self.say(_("ALERT %(kind)s: %(message)s")
-                         % {"kind": msg.data["kind"],
-                            "message": msg.data.get("message", msg.data)})
+            elif msg.topic == "alert" and msg.data.get("kind") != "out_of_turn":
+                # As the pages say it (the pipeline says a card out of turn itself).
+                self.say(_("ALERT: %(message)s") % {"message": alert_line(msg.data)})
             elif msg.topic == "state" and len(msg.data.get("tricks") or []) > self.tricks_seen:
                 trick = msg.data["tricks"][-1]
                 pts = msg.data.get("card_points") or {}

@@ -131,6 +131,17 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return _words().ngettext(singular, plural, n)
 
 
+def decimal(value: float, digits: int = 1) -> str:
+    """``value`` with ``digits`` decimals, as the language writes it: ``29,1`` in
+    French, ``29.1`` in English.
+
+    >>> use("fr"); decimal(29.06), decimal(0.987, 2)
+    ('29,1', '0,99')
+    """
+    text = f"{value:.{digits}f}"
+    return text.replace(".", ",") if language() == "fr" else text
+
+
 def located(where: object, message: object) -> str:
     """``where: message`` as the language writes it (``where : message`` in French)."""
     return _("%(where)s: %(message)s") % {"where": where, "message": message}
@@ -194,6 +205,34 @@ def seat_name(code: str) -> str:
     """A seat by name, as the pages write it: ``N`` -> ``Nord``."""
     return {"N": _web("North"), "E": _web("East"), "S": _web("South"),
             "W": _web("West")}.get(code, code)
+
+
+def alert_line(alert: Mapping[str, object]) -> str:
+    """A table alert (``TableService``'s ``alert`` topic) as the pages say it:
+    ``Renonce ! Est au pli 1 : n'a pas fourni, prouvé par R♠ au pli 3``; an
+    unknown card, a card put down out of turn likewise; another kind as its
+    message."""
+    kind = alert.get("kind")
+    seat = seat_name(str(alert.get("seat", "")))
+    if kind == "renonce":
+        proof = alert.get("proof")
+        proof = proof if isinstance(proof, Mapping) else {}
+        rules = {"follow": _web("did not follow suit"), "trump": _web("did not trump"),
+                 "overtrump": _web("did not overtrump"),
+                 "undertrump": _web("did not undertrump"), "turn": _web("played out of turn")}
+        rule = str(alert.get("rule", ""))
+        return _web("Renonce") + " ! " + _web(
+            "%(seat)s in trick %(trick)s: %(rule)s, proved by %(card)s in trick %(proof)s") % {
+            "seat": seat, "trick": alert.get("trick"), "rule": rules.get(rule, rule),
+            "card": card_label(str(proof.get("card") or "")), "proof": proof.get("trick")}
+    if kind == "unknown_card":
+        return _web("Unknown card at %(seat)s (trick %(trick)s): name it on the control page") \
+            % {"seat": seat, "trick": alert.get("trick")}
+    if kind == "out_of_turn":
+        return _web("%(card)s put down at %(seat)s out of turn, %(to_play)s to play") % {
+            "card": card_label(str(alert.get("card") or "")), "seat": seat,
+            "to_play": seat_name(str(alert.get("to_play", "")))}
+    return str(alert.get("message", kind))
 
 
 def reason(text: object) -> str:
