@@ -481,17 +481,18 @@ def table_game(table: int, game_id: int) -> str:
         abort(404)
     totals = {"NS": 0, "EW": 0}
     hands = []
-    for h in state.hands:
-        result = h["result"]
+    for h in state.view().hands:
+        result = h.result
         for team in totals:
-            totals[team] += int(result["score"][team])
-        record = h.get("record") or {}
+            totals[team] += result.score[team]
+        # The hand record (the exchange format): its plays and bids as written.
+        record = h.record
         plays = [p.split(":", 1) for p in record.get("plays") or []]
         tricks = [plays[i:i + 4] for i in range(0, len(plays), 4)]
-        hands.append({"hand_no": h["hand_no"], "dealer": h["dealer"],
-                      "contract": result.get("contract"), "made": result.get("made"),
-                      "score": result["score"], "totals": dict(totals),
-                      "renonces": len(result.get("renonces") or []),
+        hands.append({"hand_no": h.hand_no, "dealer": h.dealer,
+                      "contract": result.contract.to_json() if result.contract else None,
+                      "made": result.made, "score": dict(result.score),
+                      "totals": dict(totals), "renonces": len(result.renonces),
                       "bids": [i18n.bid_label(b) for b in record.get("bids") or []],
                       "tricks": [[(seat, i18n.card_label(card)) for seat, card in t]
                                  for t in tricks]})
