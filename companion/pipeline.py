@@ -316,14 +316,20 @@ def keep_camera(service: TableService, open_source: Callable[[], Any], reader: A
     stop = stop or threading.Event()
     pipeline = None
     delay = first_retry_s
+    # What was said of the camera's loss: said once, not at every try (the page
+    # shows it meanwhile); said again only when the reason changes.
+    said: str | None = None
     while not stop.is_set():
         try:
             source = open_source()
         except lost as exc:
             service.set_status(camera="lost", camera_error=str(exc),
                                camera_trouble=camera_trouble(exc))
-            say(_("camera lost (%(reason)s): trying again in %(delay).0f s")
-                % {"reason": reason(exc), "delay": delay})
+            why = reason(exc)
+            if why != said:
+                say(_("camera lost (%(reason)s): looked for again every few seconds, "
+                      "hand entry works meanwhile") % {"reason": why})
+                said = why
             try:
                 if stop.wait(delay):
                     break
@@ -333,13 +339,17 @@ def keep_camera(service: TableService, open_source: Callable[[], Any], reader: A
             continue
         delay = first_retry_s
         service.set_status(camera_error=None, camera_trouble=None)
+        if said is not None:
+            say(_("camera found again"))
+            said = None
         try:
             pipeline = run_source(service, source, reader, calibration, settle, say=say,
                                   stop=stop)
         except lost as exc:
             service.set_status(camera="lost", camera_error=str(exc),
                                camera_trouble=camera_trouble(exc))
-            say(_("camera lost (%(reason)s): trying again") % {"reason": reason(exc)})
+            said = reason(exc)
+            say(_("camera lost (%(reason)s): trying again") % {"reason": said})
             continue
         return pipeline
     service.set_status(camera="off")

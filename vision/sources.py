@@ -27,6 +27,18 @@ Frame = tuple[float, np.ndarray]
 log = logging.getLogger(__name__)
 
 
+def quiet_opencv() -> None:
+    """Turn OpenCV's own log off: its English ``[ WARN]``/``[ERROR]`` lines at every
+    try to open a missing camera would flood the table's journal. What went
+    wrong is raised as a ``SourceError`` instead, which the commands say in
+    French, once (``companion.pipeline.keep_camera``)."""
+    logging_api = getattr(cv2.utils, "logging", None)  # absent from some wheels
+    if logging_api is not None:
+        logging_api.setLogLevel(logging_api.LOG_LEVEL_SILENT)
+    elif hasattr(cv2, "setLogLevel"):
+        cv2.setLogLevel(0)  # 0: LOG_LEVEL_SILENT
+
+
 class SourceError(ExplainedError):
     """A source cannot be opened or read; the message says which and why (in English:
     the command says it in the organiser's language, ``vision.errors``)."""
@@ -58,6 +70,7 @@ class VideoSource(Source):
         self.path = Path(path)
         if not self.path.is_file():
             raise SourceError("%(path)s: no such video file", path=self.path)
+        quiet_opencv()
         self._cap = cv2.VideoCapture(str(self.path))
         if not self._cap.isOpened():
             raise SourceError("%(path)s: OpenCV cannot open this video", path=self.path)
@@ -118,6 +131,7 @@ class DeviceSource(Source):
     """An OpenCV capture device (a USB webcam: ``/dev/video0`` is index 0)."""
 
     def __init__(self, index: int | str = 0, width: int = 1280, height: int = 720) -> None:
+        quiet_opencv()
         self._cap = cv2.VideoCapture(index)
         if not self._cap.isOpened():
             raise SourceError("camera %(index)s: OpenCV cannot open it (a Raspberry Pi "
