@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 WHEELS := $(wildcard /opt/wheels)
 PIP    := $(BIN)/pip install -q $(if $(WHEELS),--find-links $(WHEELS))
 
-.PHONY: demo test venv test-venv browser mosquitto decks lint bench clean
+.PHONY: demo test venv test-venv browser mosquitto sqlite3 decks lint bench clean
 
 $(VENV)/.run-installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,18 @@ mosquitto:
 	  fi; \
 	fi
 
+# A damaged event store is recovered with SQLite's own .recover (companion/recovery.py;
+# row by row without it, or with an sqlite3 too old for it); install it when missing
+# and we are root.
+sqlite3:
+	@if [ ! -x /usr/bin/sqlite3 ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -q && apt-get install -y -q sqlite3; \
+	  else \
+	    echo "sqlite3 is missing: run 'sudo apt-get install -y sqlite3' (recovery reads row by row)"; \
+	  fi; \
+	fi
+
 # The real deck designs the reader trains and is measured on: Debian's gnome-cards-data
 # and kdegames-card-data-kf5 (the GNOME and KDE card themes, SVG) and librsvg2-bin
 # (rsvg-convert), rasterised into
@@ -66,13 +78,13 @@ lint: test-venv
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-test: test-venv browser mosquitto decks lint
+test: test-venv browser mosquitto sqlite3 decks lint
 	$(BIN)/pytest
 
 # Every benchmark the README and the model card quote: each prints its figures and
 # writes benchmarks/<name>.json; then the ones with options of their own.
 BENCHES = scorer card_size accuracy misses real_decks orientation lights spread stills \
-	photos card_faces enroll enroll_table misreads held_out_games render pipeline web club
+	photos card_faces enroll enroll_table misreads held_out_games render pipeline web club soak
 
 bench: test-venv browser mosquitto decks
 	$(BIN)/belote-table vision bench

@@ -66,7 +66,7 @@ fi
 say "== paquets du système" "== system packages"
 run apt-get update -q
 run apt-get install -y -q --no-install-recommends \
-    python3-venv python3-pip python3-picamera2 python3-numpy curl
+    python3-venv python3-pip python3-picamera2 python3-numpy curl sqlite3
 
 say "== utilisateur du service $SERVICE_USER" "== service user $SERVICE_USER"
 if ! id "$SERVICE_USER" >/dev/null 2>&1; then
