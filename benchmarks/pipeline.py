@@ -153,6 +153,9 @@ def run(args: argparse.Namespace, reader: CardReader, realtime: bool, folder: Pa
             "pipeline_fps": round(table.frames / pipeline_s, 1),
             "with_render_fps": round(table.frames / (pipeline_s + render_s), 1),
             "render_ms_per_frame": round(1000 * render_s / table.frames, 1),
+            # The frame loop besides the reader (tracker, service, store, bus).
+            "loop_ms_besides_read": round(
+                1000 * (pipeline_s - sum(timed.seconds)) / table.frames, 3),
         })
     return out
 
