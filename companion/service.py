@@ -206,12 +206,13 @@ class TableService:
         with self._lock:
             if self.game_id is None:
                 raise NoGameError("preview: no game is open; start a game first")
-            verify_event(self._state, event)
+            state = self._state  # never changed in place: folded outside the lock
             before = self.state_json()
-            new_state = self._state.apply(event)
-            after = new_state.to_json()
-            after["pending"] = [{"seat": e.seat, "card": e.card, "seq": i}
-                                for e, i, _ in new_state.pending]
+        verify_event(state, event)
+        new_state = state.apply(event)
+        after = new_state.to_json()
+        after["pending"] = [{"seat": e.seat, "card": e.card, "seq": i}
+                            for e, i, _ in new_state.pending]
         return changes(before, after)
 
     def camera_cards(self, hand_no: int | None = None) -> list[dict[str, Any]]:
