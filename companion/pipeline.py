@@ -83,6 +83,9 @@ class TablePipeline:
         self.log = PipelineLog()
         self._frame: Any = None
         self._detections: list[Any] = []
+        # Cards named by the camera while their unknown card waited for its turn
+        # (``pending``): named once it has its place in a trick.
+        self._unnamed: list[TrackerOutput] = []
         from companion.evidence import warm_up
 
         warm_up()
@@ -133,7 +136,8 @@ class TablePipeline:
             ts, detections, to_play, state.get("put_down") or (),
             # After an unknown card the trick's winner, who leads next, is not known.
             any_seat=state.get("phase") == "play" and to_play is None)
-        for out in outputs:
+        retry, self._unnamed = self._unnamed, []
+        for out in [*outputs, *retry]:
             try:
                 self._handle(ts, out)
             except (sqlite3.Error, StoreFaultError) as exc:
@@ -195,7 +199,10 @@ class TablePipeline:
             unknown = [u for u in service.state_json().get("unknown") or []
                        if u.get("seat") == out.seat]
             if not unknown:
-                return  # a person named it already on the web page
+                if any(p.get("seat") == out.seat and p.get("card") is None
+                       for p in service.state_json().get("pending") or []):
+                    self._unnamed.append(out)  # its card waits for its turn: later
+                return  # else a person named it already on the web page
             try:
                 service.submit(CardCorrected(seat=out.seat, trick=int(unknown[-1]["trick"]),
                                              new=out.card),

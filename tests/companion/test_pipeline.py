@@ -135,3 +135,52 @@ def test_spoken_events_wait_for_their_place_and_a_refused_one_is_handed_over(tmp
         pipeline.speak(again, refused=lambda event, exc: refused.append((event, str(exc))))
         assert again == [] and [e for e, _ in refused] == [bids[0]] and refused[0][1]
         assert len(service.events()) == len(bids)  # nothing stored
+
+
+def test_a_card_named_while_it_waits_for_its_turn_is_named_once_placed(tmp_path):
+    """Issue 72: the camera's naming of an unknown card is not lost when a correction
+    has sent that card back to wait for its turn; it is made once the card is placed
+    again (here, once the correction is undone)."""
+    from scorer.events import EntryUndone
+    from scorer.game import replay
+
+    plays, store, _, service, reader, pipeline = setup(tmp_path)
+    t = 0.0
+    for play in plays[:4]:  # trick 1, in turn, read surely
+        reader.table[play.seat] = Det(play.card, 0.95, SPOT[play.seat])
+        t = run(pipeline, t, 0.6)
+    reader.table = {}
+    t = run(pipeline, t, 1.5)  # gathered
+    lead = plays[4]
+    assert service.to_play() == lead.seat
+    # Trick 2's lead cannot be read: an unknown card, in its place.
+    reader.table = {lead.seat: Det(None, 0.2, SPOT[lead.seat])}
+    t = run(pipeline, t, 1.3)
+    assert service.state_json()["unknown"] == [{"seat": lead.seat, "trick": 2}]
+    # A correction of trick 1 gives the trick to another seat: the card waits.
+    events = [s.event for s in service.events()]
+    played = set(service.state_json()["played"])
+    winner = replay(events).tricks[0][3]
+    fix = next(CardCorrected(seat=p.seat, trick=1, new=c)
+               for c in (r + s for s in "SHDC" for r in "789TJQKA")
+               if c not in played and c != lead.card for p in plays[:4]
+               if replay([*events, CardCorrected(seat=p.seat, trick=1, new=c)]
+                         ).tricks[0][3] != winner)
+    seq = service.submit(fix, source="web", author="test").seq
+    assert service.state_json()["pending"] == [
+        {"seat": lead.seat, "card": None, "seq": events.index(CardPlayed(lead.seat, None))}]
+    # The glare goes: the camera names the card while it waits; nothing is lost.
+    reader.table[lead.seat] = Det(lead.card, 0.95, SPOT[lead.seat])
+    t = run(pipeline, t, 1.0)
+    assert not any(isinstance(s.event, CardCorrected) and s.source == "camera"
+                   for s in service.events())
+    # The correction undone, the card is in its place again and named at once.
+    service.submit(EntryUndone(index=seq), source="web", author="test")
+    run(pipeline, t, 0.2)
+    last = service.events()[-1]
+    assert last.event == CardCorrected(seat=lead.seat, trick=2, new=lead.card)
+    assert last.source == "camera"
+    state = service.state_json()
+    assert state["unknown"] == [] and state["pending"] == []
+    assert state["current_trick"]["cards"] == [{"seat": lead.seat, "card": lead.card}]
+    store.close()
