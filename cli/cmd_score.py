@@ -13,7 +13,7 @@ import json
 import sys
 from typing import Any
 
-from companion.i18n import N_, _, located, reason
+from companion.i18n import N_, _, located, os_reason, reason
 from scorer.record import InvalidRecordError, score_record
 from scorer.rules import PRESETS, Rules, UnknownSettingError
 from scorer.validate import InvalidInputError, read_json
@@ -75,7 +75,7 @@ def main(argv: list[str]) -> int:
                     data = f.read(MAX_FILE_BYTES + 1)
         except OSError as exc:
             print(_("%(file)s: cannot read: %(reason)s") % {"file": label,
-                                                           "reason": exc.strerror},
+                                                           "reason": os_reason(exc)},
                   file=sys.stderr)
             return 2
         if len(data) > MAX_FILE_BYTES:

@@ -142,6 +142,26 @@ def decimal(value: float, digits: int = 1) -> str:
     return text.replace(".", ",") if language() == "fr" else text
 
 
+def os_reason(exc: OSError) -> str:
+    """Why the system refused a file, in the language spoken (the system's own words,
+    ``strerror``, are English whatever the locale).
+
+    >>> use("fr"); os_reason(FileNotFoundError(2, "No such file or directory"))
+    'fichier ou dossier introuvable'
+    """
+    import errno
+
+    said = {errno.ENOENT: N_("no such file or folder"),
+            errno.EACCES: N_("permission denied"), errno.EPERM: N_("permission denied"),
+            errno.EISDIR: N_("it is a folder, not a file"),
+            errno.ENOTDIR: N_("a part of the path is not a folder"),
+            errno.ENOSPC: N_("the disk is full"), errno.EROFS: N_("the disk is read-only"),
+            errno.EIO: N_("input/output error (the disk or SD card may be failing)"),
+            errno.ENAMETOOLONG: N_("the name is too long"),
+            errno.ELOOP: N_("too many symbolic links")}.get(exc.errno or 0)
+    return _(said) if said else str(exc.strerror or exc)
+
+
 def located(where: object, message: object) -> str:
     """``where: message`` as the language writes it (``where : message`` in French)."""
     return _("%(where)s: %(message)s") % {"where": where, "message": message}

@@ -77,7 +77,27 @@ def _card_code(text: str) -> str | None:
     return None
 
 
+# What Python's JSON parser says of bad JSON (``json.JSONDecodeError.msg``), each
+# a message of the pages' catalog: a refusal says it in the reader's language,
+# its line and column kept.
+JSON_MESSAGES = frozenset((
+    W_("Expecting value"), W_("Expecting ',' delimiter"), W_("Expecting ':' delimiter"),
+    W_("Expecting property name enclosed in double quotes"),
+    W_("Unterminated string starting at"), W_("Invalid control character at"),
+    W_("Invalid \\escape"), W_("Invalid \\uXXXX escape"), W_("Extra data"),
+    W_("Illegal trailing comma before end of object"),
+    W_("Illegal trailing comma before end of array"),
+))
+
+
+def _json_said(message: str, words: Words) -> str:
+    """A message of Python's JSON parser in ``words``' language (as written if unknown)."""
+    return words.gettext(message) if message in JSON_MESSAGES else message
+
+
 def _show(kind: str, value: str, words: Words) -> str:
+    if kind == "json":
+        return _json_said(value, words)
     code = _unquote(value)
     if kind == "type":
         return words.gettext(TYPE_NAMES[code]) if code in TYPE_NAMES else code
@@ -274,6 +294,10 @@ CODES: dict[str, Said] = {
     "card.not_card": (W_("%(value)s is not a card"), {}, {}),
     "card.not_belote_card": (W_("%(value)s is not a belote card"), {}, {}),
     "card.bad_parts": (W_("%(value)s is not a belote card"), {}, {}),
+    "card.written_form": (N_("%(value)s is not a belote card: rank then suit is expected, "
+                             "such as TH, 10H, J♥ or 1♠ (ranks 7 8 9 10 J Q K A, or V D R "
+                             "and 1 as French decks print them; suits S H D C or ♠ ♥ ♦ ♣)"),
+                          {}, {}),
     "seat.not_seat": (W_("%(value)s is not a seat (North, East, South or West)"), {}, {}),
     "team.not_team": (W_("%(value)s is not a team (NS or EO)"), {"value": "team"}, {}),
     "bid.not_bid": (W_("%(value)s is not a bid"), {}, {}),
@@ -352,7 +376,7 @@ CODES: dict[str, Said] = {
                               {"n": "digits", "d": "most"}),
     "input.json_constant": (W_("%(name)s is not a number JSON allows"), {}, {}),
     "input.not_utf8": (W_("not UTF-8 text (byte %(b)s)"), {}, {"b": "byte"}),
-    "input.not_json": (W_("line %(l)s column %(c)s: not JSON (%(m)s)"), {},
+    "input.not_json": (W_("line %(l)s column %(c)s: not JSON (%(m)s)"), {"m": "json"},
                        {"l": "line", "c": "column", "m": "message"}),
     "input.not_json_other": (W_("not JSON: %(error)s"), {}, {}),
     "input.too_deep": (W_("nested deeper than %(d)s levels"), {}, {"d": "depth"}),
@@ -411,6 +435,12 @@ CODES: dict[str, Said] = {
     "record.hand_over": (N_("the hand is over after 32 cards"), {}, {}),
     "record.play_form": (N_("'seat:card' such as 'W:7H' is expected, not %(value)s"), {}, {}),
     "record.play_count": (N_("%(n)s cards: a hand has 32"), {}, {"n": "count"}),
+    "record.card_again": (N_("%(card)s is played twice: by %(first)s in trick %(trick)s, "
+                             "then by %(seat)s"),
+                          {"card": "card", "first": "seat", "seat": "seat"}, {}),
+    "record.dealer_missing": (N_("no dealer given: %(seat)s plays first, which is out of turn "
+                                 "when North deals (the default); give \"dealer\": "
+                                 "\"%(dealer)s\""), {"seat": "seat"}, {}),
     "record.missing": (N_("missing"), {}, {}),
     "record.not_object_part": (N_("an object is expected"), {}, {}),
     "record.tally_number": (W_("a whole number is expected, not %(value)s"), {}, {}),
@@ -567,7 +597,10 @@ def input_reason(reason: str, words: Words) -> str:
         if template is None:
             return words.gettext(W_("setting '%(s)s': %(why)s")) % {
                 "s": m["s"], "why": input_reason(m["rest"], words)}
-        return words.gettext(template) % m.groupdict()
+        values = m.groupdict()
+        if "m" in values:  # Python's JSON parser's own words
+            values["m"] = _json_said(values["m"], words)
+        return words.gettext(template) % values
     return reason
 
 

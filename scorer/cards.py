@@ -97,6 +97,35 @@ DECK: Final = tuple(_CARDS.values())
 CARD_CODES: Final = tuple(_CARDS)
 
 
+#: How people write a card's rank besides the notation: the French indices the
+#: pages show (V D R for valet, dame, roi), the ace as 1 (real French decks), 10.
+RANKS_WRITTEN: Final = {**{r: r for r in RANKS}, "10": "T", "V": "J", "D": "Q", "R": "K",
+                        "1": "A"}
+#: A suit as a letter of the notation or as its symbol (with or without the emoji
+#: variation selector a phone may add).
+SUITS_WRITTEN: Final = {**{s: s for s in SUITS}, **{sym: s for s, sym in SUIT_SYMBOLS.items()},
+                        "♤": "S", "♡": "H", "♢": "D", "♧": "C"}
+
+
+def read_card(text: object) -> Card:
+    """A card as a person writes it: the notation (``TH``, ``10h``), the pages'
+    French indices (``V♥``, ``10♦``, ``D♠``, ``R♣``, the ace ``A`` or ``1``) with
+    the suit as a letter (``S H D C``) or a symbol. No French rank is a letter of
+    the notation, so nothing reads two ways. Refused with what is expected
+    (``card.written_form``).
+
+    >>> [str(read_card(t)) for t in ("V♥", "10♦", "RS", "1♣", "dh", "Q♠️", "th")]
+    ['JH', 'TD', 'KS', 'AC', 'QH', 'QS', 'TH']
+    """
+    if not isinstance(text, str):
+        raise InvalidCardError("card.written_form", value=text)
+    t = text.strip().upper().replace("\ufe0f", "")
+    rank, suit = RANKS_WRITTEN.get(t[:-1]), SUITS_WRITTEN.get(t[-1:])
+    if rank is None or suit is None:
+        raise InvalidCardError("card.written_form", value=text)
+    return _CARDS[rank + suit]
+
+
 def check_seat(seat: str) -> Seat:
     """Return ``seat`` if it is one of ``N E S W``, else raise.
 

@@ -27,6 +27,9 @@ MESSAGES: Final[dict[str, str]] = {
     "card.not_card": "not a card: {value!r}",
     "card.not_belote_card": "not a belote card: {value!r}",
     "card.bad_parts": "not a belote card: {value}",
+    "card.written_form": ("not a belote card: {value!r} (rank then suit: 7 8 9 10 J Q K A, or "
+                          "V D R and 1 for the ace as French decks print them; suit S H D C "
+                          "or ♠ ♥ ♦ ♣)"),
     "seat.not_seat": "not a seat: {value!r} (one of N E S W)",
     "team.not_team": "not a team: {value!r} (NS or EW)",
     # -- bids and contracts (scorer.bidding) --
@@ -133,6 +136,9 @@ MESSAGES: Final[dict[str, str]] = {
     "record.hand_over": "the hand is over after 32 cards",
     "record.play_form": "expected 'seat:card' such as 'W:7H', got {value!r}",
     "record.play_count": "{count} cards, a hand has 32",
+    "record.card_again": "{card} is played twice: by {first} in trick {trick}, then by {seat}",
+    "record.dealer_missing": ("no dealer: {seat} plays first, which is out of turn when N "
+                              "deals (the default); give \"dealer\": \"{dealer}\""),
     "record.tally_kind": "an object such as {example}",
     "record.missing": "missing",
     "record.not_object_part": "expected an object",

@@ -15,7 +15,7 @@ import json
 from typing import Any, Final
 
 from scorer.bidding import InvalidBidError
-from scorer.cards import SEATS, TEAMS, InvalidCardError, team_of
+from scorer.cards import SEATS, TEAMS, InvalidCardError, next_seat, read_card, team_of
 from scorer.deal import OUTCOME_KEYS
 from scorer.deal import complete as complete_deal
 from scorer.errors import ScorerError
@@ -117,8 +117,9 @@ def _fold_record(record: Any, rules: str | None, overrides: dict[str, Any] | Non
         if "turned" not in record:
             raise InvalidRecordError("record.turned_missing", places=("turned",))
         try:
-            add("turned", CardTurned(card=record["turned"]))
-        except InvalidEventError as exc:
+            turned = record["turned"]
+            add("turned", CardTurned(card=_card(turned) if isinstance(turned, str) else turned))
+        except (InvalidEventError, InvalidCardError) as exc:
             raise InvalidRecordError.wrap(exc, "turned") from None
     elif "turned" in record:
         raise InvalidRecordError("record.turned_contree", places=("turned",))
@@ -164,6 +165,9 @@ def _fold_record(record: Any, rules: str | None, overrides: dict[str, Any] | Non
             raise InvalidRecordError("record.plays_and_tally", places=("tally",))
         add("tally", _tally(record["tally"]))
         return events, state
+    # Who played each card, and in which trick: a card written twice is said as such,
+    # not as the turn it breaks.
+    played: dict[str, tuple[str, int]] = {}
     for i, play in enumerate(plays):
         if state.hand_no != 1:
             raise InvalidRecordError("record.hand_over", places=(f"plays[{i}]",))
@@ -173,13 +177,35 @@ def _fold_record(record: Any, rules: str | None, overrides: dict[str, Any] | Non
         try:
             # "?" is a card the camera could not read (exported as such)
             event = CardPlayed(seat=seat.strip().upper(),
-                               card=None if card.strip() == "?" else card.strip())
+                               card=None if card.strip() == "?" else _card(card))
         except InvalidEventError as exc:
             raise InvalidRecordError.wrap(exc, f"plays[{i}]", drop=1) from None
+        except InvalidCardError as exc:
+            raise InvalidRecordError.wrap(exc, f"plays[{i}]") from None
+        if event.card is not None and event.card in played:
+            first, trick = played[event.card]
+            raise InvalidRecordError("record.card_again", places=(f"plays[{i}]",),
+                                     card=event.card, first=first, trick=trick,
+                                     seat=event.seat)
+        if i == 0 and "dealer" not in record and event.seat != state.to_play:
+            # The first card tells who dealt: the player before its seat.
+            dealer = event.seat
+            for _turn in range(3):
+                dealer = next_seat(dealer, clockwise=state.rules.clockwise)
+            raise InvalidRecordError("record.dealer_missing", seat=event.seat, dealer=dealer)
+        trick_no = state.trick_no
         add(f"plays[{i}]", event)
+        if event.card is not None:
+            played[event.card] = (event.seat, trick_no)
     if state.hand_no == 1:
         raise InvalidRecordError("record.play_count", places=("plays",), count=len(plays))
     return events, state
+
+
+def _card(text: Any) -> str:
+    """A card of a record in the notation, written as people write it (``V♥``, ``10♦``,
+    ``1♠``: ``scorer.cards.read_card``)."""
+    return str(read_card(text))
 
 
 def _tally(data: Any) -> TallyEntered:
