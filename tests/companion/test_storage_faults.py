@@ -28,7 +28,7 @@ from companion.bus import Bus
 from companion.pipeline import open_table
 from companion.service import TableService
 from companion.store import Store
-from scorer.events import Event
+from scorer.events import CardPlayed, Event
 from scorer.game import replay
 from scorer.simulate import simulate_game
 from tests.web.conftest import PIN, api_body
@@ -401,3 +401,48 @@ def test_the_camera_plays_on_through_a_full_disk(tmpfs: Any, play_film: Any) -> 
     assert compare(table.events, [s.event for s in kept]) == []
     cards = [s.seq for s in kept if s.source == "camera"]
     assert cards and all(evidence[seq]["crop"] for seq in cards)
+
+
+@needs_root
+@pytest.mark.browser
+def test_the_page_says_the_disk_is_full_and_follows_the_cards(tmpfs: Any, page: Any) -> None:
+    """In a real browser (Debian's chromium): the banner says in French what is
+    wrong and what to do, the cards still show, and it goes once writing resumes."""
+    from playwright.sync_api import expect
+
+    from web import serve
+
+    disk = tmpfs("8m")
+    store, service = open_table(disk / "table.db", "ffb", say=lambda _line: None, start=False)
+    service.RETRY_S = 0.2
+    service.start_game(EVENTS[0], source="web")
+    server = serve(app_for(service), port=0)
+    try:
+        page.goto(server.url + "/")
+        expect(page.locator("#conn")).to_have_class("dot-label ok")
+        banner = page.locator("#storage-banner")
+        expect(banner).to_be_hidden()
+        filler = fill(disk)
+        done = 1
+        for event in EVENTS[1:]:
+            service.submit(event, source="web")
+            done += 1
+            if service.storage()["unsaved"] >= 3 and isinstance(event, CardPlayed):
+                break
+        expect(banner).to_be_visible()
+        expect(banner).to_contain_text("Le disque de la table est plein")
+        expect(banner).to_contain_text("Libérez de la place")
+        # The card just entered shows though it is not saved yet.
+        last = EVENTS[done - 1]
+        assert isinstance(last, CardPlayed)
+        shown = replay(EVENTS[:done]).to_json()
+        if any(c["seat"] == last.seat for c in shown["current_trick"]["cards"]):
+            expect(page.locator(f"#seat-{last.seat} .card")).to_have_attribute(
+                "data-card", str(last.card))
+        filler.unlink()
+        expect(banner).to_be_hidden(timeout=20_000)
+        assert [s.event for s in stored(disk / "table.db")] == EVENTS[:done]
+    finally:
+        server.close()
+        service.close()
+        store.close()
