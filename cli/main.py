@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
              N_("the club server: every table over MQTT, concours, ranking")),
     "vision": ("cli.cmd_vision", N_("card reader: read, eval, enroll, bench, train")),
     "backup": ("cli.cmd_backup", N_("copy the event store, safe during play")),
+    "restore": ("cli.cmd_restore", N_("put a backup of the event store back")),
     "pin": ("cli.cmd_pin", N_("the table's PIN, at the Pi: pin reset forgets it")),
     "update": ("cli.cmd_update", N_("install a new version and restart the service")),
     "display": ("cli.cmd_display", N_("score display: flash the Pico, show its status")),
