@@ -151,7 +151,7 @@ def serve_child(kind: str, camera: bool) -> None:
 
         # The connection settings before issue 74.
         web.PER_ADDRESS_LIMIT, web.IDLE_TIMEOUT_S, web.NEW_VISITOR_ROOM = 64, 15, 0
-        web.REQUEST_TIMEOUT_S = None
+        web.REQUEST_TIMEOUT_S, web.HELD_BACK_S = None, 0
         kind = "waitress"
     if kind == "waitress":
         served = serve(app, port=0)

@@ -161,6 +161,11 @@ CLEANUP_INTERVAL_S = 2    # how often idle connections are looked for
 PER_ADDRESS_LIMIT = 16
 NEW_VISITOR_ROOM = 100
 NEW_VISITOR_FEW = 4
+# A connection refused for its address holding PER_ADDRESS_LIMIT already is held
+# open, unanswered, this long before it is closed (HELD_BACK_MOST at once): a peer
+# that comes back as soon as it is refused would keep the server busy refusing it.
+HELD_BACK_S = 10.0
+HELD_BACK_MOST = 1000
 UNCAPPED = ("127.0.0.1", "::1")
 # Request bodies: a form or a JSON entry is a few hundred bytes; anything larger
 # is refused from its Content-Length (or as it arrives, when chunked) before the
@@ -231,9 +236,43 @@ def _host(channel: Any) -> str | None:
     return str(addr[0]) if isinstance(addr, tuple) else None
 
 
+class HeldBack:
+    """Connections refused and held open unanswered for ``seconds`` before they
+    are closed, ``most`` at once (more are closed at once)."""
+
+    def __init__(self, seconds: float, most: int) -> None:
+        import collections
+
+        self.seconds, self.most = seconds, most
+        self._held: collections.deque[tuple[float, Any]] = collections.deque()
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def hold(self, conn: Any) -> None:
+        import time
+
+        if self.seconds <= 0 or len(self._held) >= self.most:
+            conn.close()
+        else:
+            self._held.append((time.time() + self.seconds, conn))
+
+    def expire(self, now: float) -> None:
+        while self._held and self._held[0][0] <= now:
+            with contextlib.suppress(OSError):
+                self._held.popleft()[1].close()
+
+    def close(self) -> None:
+        self.expire(float("inf"))
+
+
+OVER, FULL, ADMITTED = "over", "full", ""
+
+
 def _admit(server: Any, host: str | None, limit: int, uncapped: tuple[str, ...],
-           places: int, room: int, few: int) -> bool:
-    """May a new connection from ``host`` have a place? Counts the places taken
+           places: int, room: int, few: int) -> str:
+    """May a new connection from ``host`` have a place? ``ADMITTED``, or why not:
+    ``OVER`` (its address holds ``limit``), ``FULL``. Counts the places taken
     by each address; with every place taken, closes the oldest idle connection
     of the address that holds the most, to make room."""
     counted: Places | None = getattr(server, "belote_places", None)
@@ -246,11 +285,11 @@ def _admit(server: Any, host: str | None, limit: int, uncapped: tuple[str, ...],
         held, taken = sum(1 for ch in channels if _host(ch) == host), len(channels)
     capped = host is not None and host not in uncapped
     if capped and held >= limit:
-        return False
+        return OVER
     if capped and taken >= places - room and held >= few:
-        return False  # the last places are for new visitors
+        return FULL  # the last places are for new visitors
     if taken < places:
-        return True
+        return ADMITTED
     channels = channels or [ch for ch in list(server.active_channels.values())
                             if hasattr(ch, "requests")]
     counts: dict[str | None, int] = {}
@@ -258,23 +297,24 @@ def _admit(server: Any, host: str | None, limit: int, uncapped: tuple[str, ...],
         counts[_host(ch)] = counts.get(_host(ch), 0) + 1
     idle = [ch for ch in channels if not ch.requests and not ch.will_close]
     if not idle:
-        return False
+        return FULL
     victim = max(idle, key=lambda ch: (counts[_host(ch)], -ch.last_activity))
     if counts[_host(victim)] <= held + 1:
-        return False  # nobody holds more than the newcomer would
+        return FULL  # nobody holds more than the newcomer would
     victim.handle_close()
-    return True
+    return ADMITTED
 
 
 def _cap_per_address(server: Any, limit: int, uncapped: tuple[str, ...],
                      accepted: list[Any], places: int | None = None, room: int = 0,
-                     few: int = NEW_VISITOR_FEW) -> None:
+                     few: int = NEW_VISITOR_FEW, held_back: HeldBack | None = None) -> None:
     """Close, as soon as it is accepted, a connection from an address that
     already holds ``limit`` of them, or, once all but ``room`` of the server's
     ``places`` are taken, one that holds ``few``; with every place taken, a
     newcomer takes the place of an idle connection of the address holding the
-    most (waitress's own accept, with these checks). Every connection accepted
-    and still open is kept in ``accepted``."""
+    most (waitress's own accept, with these checks). A connection refused for
+    its address holding ``limit`` goes to ``held_back`` (when given). Every
+    connection accepted and still open is kept in ``accepted``."""
     total = places if places is not None else int(server.adj.connection_limit)
 
     def handle_accept() -> None:
@@ -287,8 +327,12 @@ def _cap_per_address(server: Any, limit: int, uncapped: tuple[str, ...],
         conn, addr = pair
         addr = server.fix_addr(addr)
         host = str(addr[0]) if isinstance(addr, tuple) else None
-        if not _admit(server, host, limit, uncapped, total, room, few):
-            conn.close()  # refused first, at the least cost: a refused peer may come back
+        refused = _admit(server, host, limit, uncapped, total, room, few)
+        if refused:  # refused first, at the least cost: a refused peer may come back
+            if refused == OVER and held_back is not None:
+                held_back.hold(conn)
+            else:
+                conn.close()
             return
         if len(accepted) > len(server._map) + 64:
             accepted[:] = [c for c in accepted if c.fileno() != -1]
@@ -305,13 +349,17 @@ def _cap_per_address(server: Any, limit: int, uncapped: tuple[str, ...],
 
 def _close_slow_requests(server: Any, timeout: float | None) -> None:
     """Besides waitress's idle close: a request still arriving ``timeout``
-    seconds after its first byte (a byte at a time, never finished) is closed."""
-    if timeout is None:
-        return
+    seconds after its first byte (a byte at a time, never finished) is closed;
+    connections held back long enough are closed."""
     idle_close = server.maintenance
 
     def maintenance(now: float) -> None:
         idle_close(now)
+        held_back: HeldBack | None = getattr(server, "belote_held_back", None)
+        if held_back is not None:
+            held_back.expire(now)
+        if timeout is None:
+            return
         for channel in list(server.active_channels.values()):
             began = getattr(channel, "request_began", None)
             if (channel.request is not None and not channel.requests and began is not None
@@ -360,7 +408,7 @@ class Server:
 
         self.app = app
         # Room for every connection besides the camera, the store and the model.
-        _enough_files(CONNECTION_LIMIT + 1024)
+        _enough_files(CONNECTION_LIMIT + HELD_BACK_MOST + 1024)
         self._server = create_server(
             app, host=host, port=port, threads=threads, ident="belote-table",
             # Places are counted (and made room for) in _cap_per_address; waitress's
@@ -379,8 +427,10 @@ class Server:
         loop: Any = self._server
         loop.channel_class = _channel_class()
         loop.belote_places = Places()
+        self._held_back = loop.belote_held_back = HeldBack(HELD_BACK_S, HELD_BACK_MOST)
         _cap_per_address(loop, PER_ADDRESS_LIMIT, UNCAPPED, self._accepted,
-                         places=CONNECTION_LIMIT, room=NEW_VISITOR_ROOM)
+                         places=CONNECTION_LIMIT, room=NEW_VISITOR_ROOM,
+                         held_back=self._held_back)
         _close_slow_requests(loop, REQUEST_TIMEOUT_S)
         self.host = host
         # One host and port: waitress gives a TCP server, the one kind with a port.
@@ -416,6 +466,7 @@ class Server:
             with contextlib.suppress(OSError):
                 conn.close()
         self._accepted.clear()
+        self._held_back.close()
 
     def __enter__(self) -> Server:
         return self
