@@ -9,6 +9,7 @@ the camera's dot green while frames arrive. Screenshots go to tests/artifacts/.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -216,6 +217,13 @@ def test_the_auction_line_the_phase_and_the_camera_dot_speak_french(
     # French puts a (narrow, no-break) space before the colon.
     expect()(phone.locator("#bids")).to_contain_text(f"{seat}\u202f: 90♦")
     expect()(phone.locator("#phase")).to_have_text("annonces en cours")
+    # The history's auction and headings too.
+    phone.goto(table["server"].url + f"/history/{table['game']}/hands/1")
+    auction = phone.locator("#auction").inner_text()
+    assert auction and not re.search(r"\w:", auction), auction
+    phone.goto(table["server"].url + f"/history/{table['game']}")
+    assert not re.search(r"\w:", phone.locator("h1").inner_text())
+    phone.goto(table["server"].url + "/")
     # The demo's camera works: its dot is green; a camera opened but giving no
     # frame yet is amber; a camera lost is red.
     for status, dot in (("virtual table", "dot ok"), ("connecting", "dot wait"),
