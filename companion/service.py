@@ -98,6 +98,11 @@ class TableService:
         self._state: GameState = replay([])
         self._json: dict[str, Any] = self._state.to_json()  # what the bus and the API carry
         self._view: GameView = GameView.from_json(self._json)  # what the service reads
+        # The unread cards filled from the deal and the camera's reads (companion.fill):
+        # never stored, worked out again as the facts change (``_refill``).
+        self._filler: Any = None
+        self._fill: dict[str, Any] = {"filled": [], "questions": []}
+        self._filled_json: dict[str, Any] | None = None
         chosen = store.current_game() if game_id is None else game_id
         if chosen is not None:
             self._load(chosen)
@@ -119,6 +124,7 @@ class TableService:
             self._state = state
             self._json = state.to_json()
             self._view = GameView.from_json(self._json)
+            self._refill()
 
     # -- reading ----------------------------------------------------------------------
 
@@ -133,11 +139,19 @@ class TableService:
         with self._lock:
             return self._view
 
-    def state_json(self) -> dict[str, Any]:
+    def state_json(self, filled: bool = True) -> dict[str, Any]:
         """``GameState.to_json()`` plus ``game_id``, ``events`` (how many are stored)
-        and ``status``."""
+        and ``status``. With ``filled`` (the pages' view), the tricks and scores hold
+        the unread cards the deal and the reads fill (``filled``: those cards,
+        ``questions``: the others, for the organiser; ``companion.fill``)."""
         with self._lock:
             out = dict(self._json)
+            if filled and self._filled_json is not None:
+                from companion.fill import FILLED_KEYS
+
+                out.update({k: self._filled_json[k] for k in FILLED_KEYS})
+            out["filled"] = self._fill["filled"]
+            out["questions"] = self._fill["questions"]
             out["game_id"] = self.game_id
             out["events"] = len(self._events)
             out["status"] = dict(self._status)
@@ -207,7 +221,7 @@ class TableService:
             if self.game_id is None:
                 raise NoGameError("preview: no game is open; start a game first")
             state = self._state  # never changed in place: folded outside the lock
-            before = self.state_json()
+            before = self.state_json(filled=False)
         verify_event(state, event)
         new_state = state.apply(event)
         after = new_state.to_json()
@@ -305,6 +319,7 @@ class TableService:
             self._state = state
             self._json = state.to_json()
             self._view = GameView.from_json(self._json)
+            self._refill()
             stored = self.store.events(game_id)[0]
             state_json = self.state_json()
         self.bus.publish("event", stored.to_json())
@@ -363,6 +378,7 @@ class TableService:
             self._state = new_state
             self._json = new_json
             self._view = new
+            self._refill(event, old)
             self._after(old, new)
             alerts = self._alerts(old, new_state.proven, event)
             state_json = self.state_json()
@@ -377,6 +393,37 @@ class TableService:
             # The game's time limit passed during the hand that just ended.
             self.submit(GameEnded(reason="time"), source=source, author=author)
         return stored
+
+    def _refill(self, event: Event | None = None, old: GameView | None = None) -> None:
+        """Work out the fill of the unread cards again (``companion.fill``) when the
+        facts it rests on may have changed: any entry but a card, a card unread, a
+        trick or a hand ended. A card seen in the middle of a trick waits for the
+        trick's end (the frame loop stays cheap). Called with the lock held."""
+        from companion.fill import Filler, filled_state, has_unknown, reads_by_hand
+
+        state = self._state
+        if not has_unknown(state):
+            self._fill = {"filled": [], "questions": []}
+            self._filled_json = None
+            return
+        if (isinstance(event, CardPlayed) and event.card is not None and old is not None
+                and old.hand_no == self._view.hand_no and old.trick_no == self._view.trick_no):
+            return
+        try:
+            if self._filler is None:
+                self._filler = Filler()
+            reads = {hand: reads_by_hand(self.camera_cards(hand))
+                     for hand in self._filler.hands(state)}
+            fill = self._filler.fill(state, reads)
+            folded, fill = filled_state(self._events, state, fill)
+        except (ValueError, OSError, KeyError, IndexError, TypeError) as exc:
+            # The fill is a help, never a reason to stop: the cards stay unread.
+            log.error("the unread cards could not be filled: %s", exc)
+            self._fill = {"filled": [], "questions": []}
+            self._filled_json = None
+            return
+        self._fill = fill.to_json()
+        self._filled_json = None if folded is None else folded.to_json()
 
     def _time_is_up(self, old: GameView, new: GameView) -> bool:
         """A hand has just ended, the game is not over, and it has run past its
