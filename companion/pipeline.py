@@ -231,7 +231,16 @@ def open_table(db: Path, rules: str, say: Callable[[str], None] = print, start: 
     # A damaged store is recovered (every readable event) and set aside; a full
     # disk or a read-only folder leaves the store read-only until writing works.
     store, recovered = open_store(db, say=say)
-    service = TableService(store, Bus())
+    try:
+        service = TableService(store, Bus())
+    except sqlite3.DatabaseError as exc:
+        if isinstance(exc, sqlite3.OperationalError):
+            store.close()
+            raise
+        # The open game lies on a damaged page the start did not check.
+        store.close()
+        store, recovered = open_store(db, say=say, damage=str(exc))
+        service = TableService(store, Bus())
     if recovered is not None:
         service.set_recovered(recovered.aside.name, recovered.events, recovered.lost)
     if store.fault is not None:

@@ -3,7 +3,10 @@
 A torn page in the middle of the store (a power cut on a worn SD card) makes
 SQLite answer "database disk image is malformed" when that page is read: the
 table would not start. ``open_store`` checks the file when it opens it
-(``PRAGMA quick_check``); a damaged one is recovered with SQLite's own
+(``PRAGMA quick_check``, which reads the whole file: done for a store under
+``CHECK_ALWAYS_BYTES``, or after a stop that left its WAL behind, a kill or a
+power cut, the only times a page gets torn), and ``companion.pipeline.open_table``
+recovers a store whose open game cannot be read; a damaged one is recovered with SQLite's own
 recovery (the ``.recover`` command of the ``sqlite3`` program, Debian's
 ``sqlite3`` package), or, without that program, by reading the tables row by
 row and skipping what cannot be read. Every event that can be read is kept,
@@ -30,6 +33,9 @@ from companion.store import Store, StoreCorruptError, StoreError
 log = logging.getLogger(__name__)
 
 TABLES = ("games", "events", "evidence", "hands")
+# A store this small is checked at every start (about a second on a Pi); a
+# larger one after an unclean stop only.
+CHECK_ALWAYS_BYTES = 32 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -44,13 +50,19 @@ class Recovered:
     how: str
 
 
+def _read_only_uri(db: Path) -> str:
+    from urllib.parse import quote
+
+    return f"file:{quote(os.path.abspath(db))}?mode=ro"
+
+
 def damaged(db: Path) -> str | None:
     """Why the store ``db`` cannot be trusted (SQLite's own words), or None
     when it reads whole (``PRAGMA quick_check``; a missing file is whole)."""
     if not db.exists() or db.stat().st_size == 0:
         return None
     try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        conn = sqlite3.connect(_read_only_uri(db), uri=True)
     except sqlite3.Error as exc:
         return str(exc)
     try:
@@ -117,7 +129,7 @@ def _row(src: sqlite3.Connection, table: str, rowid: int) -> tuple[object, ...] 
 def _with_python(db: Path, target: Path) -> None:
     """Every row of the store's tables that can be read, copied into a new
     store at ``target`` (the same schema, made by the store's migrations)."""
-    src = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    src = sqlite3.connect(_read_only_uri(db), uri=True)
     src.execute("PRAGMA writable_schema = ON")  # read past a damaged schema row
     Store(target).close()
     out = sqlite3.connect(target, isolation_level=None)
@@ -198,6 +210,10 @@ def recover(db: Path) -> Recovered:
     new store could be written (the damaged file is then left in place)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     aside = db.with_name(f"{db.name}.corrupt-{stamp}")
+    n = 1
+    while aside.exists():  # twice in one second: never over an earlier one
+        n += 1
+        aside = db.with_name(f"{db.name}.corrupt-{stamp}-{n}")
     target = db.with_name(f"{db.name}.recovering")
     for leftover in (target, Path(f"{target}-wal"), Path(f"{target}-shm")):
         leftover.unlink(missing_ok=True)
@@ -226,16 +242,28 @@ def recover(db: Path) -> Recovered:
     return Recovered(aside, kept, lost, how)
 
 
-def open_store(db: Path, say: Callable[[str], None] = print) -> tuple[Store, Recovered | None]:
+def _worth_checking(db: Path) -> bool:
+    """Check the whole file at this start? Small, or left by an unclean stop."""
+    try:
+        wal = Path(f"{db}-wal")
+        return (wal.exists() and wal.stat().st_size > 0) or \
+            db.stat().st_size <= CHECK_ALWAYS_BYTES
+    except OSError:
+        return False
+
+
+def open_store(db: Path, say: Callable[[str], None] = print,
+               damage: str | None = None) -> tuple[Store, Recovered | None]:
     """The store on ``db`` for a table that starts: a damaged file (``damaged``,
-    or a file SQLite refuses) is recovered first (``recover``). A full disk or
-    a read-only folder does not stop it: the store opens on what can be read
-    and writes again once the fault is gone (``Store.fault``). Raises
-    ``StoreError`` for a store written by a newer program, or one that can be
-    neither read nor recovered."""
+    or a file SQLite refuses; ``damage``: what was found wrong reading it
+    already) is recovered first (``recover``). A full disk or a read-only
+    folder does not stop it: the store opens on what can be read and writes
+    again once the fault is gone (``Store.fault``). Raises ``StoreError`` for
+    a store written by a newer program, or one that can be neither read nor
+    recovered."""
     from companion.i18n import _
 
-    why = damaged(db)
+    why = damage or (damaged(db) if _worth_checking(db) else None)
     if why is None:
         try:
             return Store(db), None

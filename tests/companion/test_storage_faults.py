@@ -313,7 +313,19 @@ def _tear(db: Path, which: int) -> int:
     return page
 
 
-def test_a_torn_page_in_the_middle_is_recovered_and_named(tmp_path: Path) -> None:
+@pytest.mark.parametrize("checked", [True, False], ids=["checked-at-start", "found-loading"])
+def test_a_torn_page_in_the_middle_is_recovered_and_named(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, checked: bool) -> None:
+    """A small store is checked whole at start; a large one (here: any) after
+    a clean stop is not, and the damage is found loading the open game."""
+    import companion.recovery
+
+    if not checked:
+        def not_checked(_db: Path) -> None:
+            raise AssertionError("a large store after a clean stop is not checked whole")
+
+        monkeypatch.setattr(companion.recovery, "CHECK_ALWAYS_BYTES", 0)
+        monkeypatch.setattr(companion.recovery, "damaged", not_checked)
     db = tmp_path / "table.db"
     games = _three_games(db)
     _tear(db, 3)  # within the open game's events
@@ -328,6 +340,7 @@ def test_a_torn_page_in_the_middle_is_recovered_and_named(tmp_path: Path) -> Non
     aside = tmp_path / recovered["aside"]
     assert aside.exists() and aside.name.startswith("table.db.corrupt-")
     assert any("récupérés" in line for line in said), said
+    assert any("malformed" in line for line in said), said
     # Every readable event is back, each in its game at its place; the lost
     # ones are only those of the torn page.
     kept = 0
