@@ -105,6 +105,13 @@ def table(tmp_path_factory: Any) -> Iterator[dict[str, Any]]:
         else:
             path, data = api_body(event)
             assert client.post(path, json=data, headers=AUTH).status_code == 200
+    # Two hands scored by a tally: three hands in all, so averages have decimals.
+    for taker, points in (("E", 81), ("N", 102)):
+        assert client.post("/api/contract", json={"taker": taker, "value": 80, "trump": "H",
+                                                  "double": 1}, headers=AUTH).status_code == 200
+        tally = {"points": {"NS": points, "EW": 162 - points},
+                 "tricks": {"NS": 4, "EW": 4}}
+        assert client.post("/api/tally", json=tally, headers=AUTH).status_code == 200
     seat = service.state_json()["to_speak"]
     assert client.post("/api/bid", json={"seat": seat, "bid": "90D"},
                        headers=AUTH).status_code == 200
@@ -205,6 +212,10 @@ def test_the_statistics_read_on_a_phone(table: dict[str, Any], phone: Any) -> No
     teams = phone.locator("#stats-teams")
     expect()(teams).to_contain_text("EO")
     assert "EW" not in teams.inner_text()
+    # Averages as French writes them: "143,3", never "143.3" nor "25.0".
+    averages = phone.locator("td.avg").all_inner_texts()
+    assert all(re.fullmatch(r"-?\d[\d\u202f\u00a0]*(,\d)?", a) for a in averages), averages
+    assert any("," in a for a in averages), averages
     cell = teams.locator("td[data-label='Donnes']").first
     assert cell.evaluate("el => getComputedStyle(el, '::before').content") == '"Donnes"'
 
