@@ -163,6 +163,15 @@ def test_no_table_page_scrolls_sideways_or_hides_a_word_on_a_phone(
                  or (k != "width" and v)}
         if wrong:
             problems[path] = wrong
+    # The log-in form a visitor sees first.
+    context = phone.context.browser.new_context(viewport=PHONE, locale="fr-FR")
+    visitor = context.new_page()
+    visitor.goto(table["server"].url + "/control")
+    expect()(visitor.locator("#login-form")).to_be_visible()
+    found = visitor.evaluate(MEASURE, False)
+    context.close()
+    if found["width"] > PHONE["width"] or any(found[k] for k in found if k != "width"):
+        problems["/control (log-in)"] = found
     assert not problems, problems
 
 
