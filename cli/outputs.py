@@ -179,6 +179,7 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
         finally:
             for close in closers:
                 close()
+            service.close()  # a last try at what the disk refused, then no more tries
             store.close()
         return 0
     try:
@@ -190,6 +191,7 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
             fail(reason(exc))
         for close in closers:
             close()
+        service.close()
         store.close()
         return 2
     try:
@@ -200,6 +202,7 @@ def run_table(db: Path, rules: str, open_source: Callable[[], Any], model: str |
     finally:
         for close in closers:
             close()
+        service.close()
         store.close()
     say(_("score: %(NS)s %(ns)s - %(EW)s %(ew)s") % _scores(service.view().scores))
     return 0
@@ -277,6 +280,7 @@ def run_virtual_table(table: Any, reader: Any, db: Path, port: int | None,
         events_sub.close()
         for close in closers:
             close()
+        service.close()
         store.close()
     return rc
 

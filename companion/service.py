@@ -488,10 +488,15 @@ class TableService:
 
     def _retry(self) -> None:
         while not self._closed.wait(self.RETRY_S):
-            remaining = self.flush()
-            if remaining == 0 and (self.store.fault is None or self.store.probe()):
-                self.set_status()
-                return
+            try:
+                remaining = self.flush()
+                if remaining == 0 and (self.store.fault is None or self.store.probe()):
+                    self.set_status()
+                    return
+            except Exception:  # noqa: BLE001 - the retries must outlive a surprise
+                if self._closed.is_set():
+                    return  # the store closed under the last try: the table stops
+                log.exception("writing the kept events failed; trying again")
 
     def flush(self) -> int:
         """Write the events kept while the disk refused them, in order, with
@@ -539,7 +544,9 @@ class TableService:
         """Stop trying in the background (the store is closed after this).
         The last try at writing what waits is made now."""
         self._closed.set()
-        self.flush()
+        left = self.flush()
+        if left:
+            log.error("the table stops with %d events the disk refused: they are lost", left)
 
     def _alerts(self, old: GameView, proven: Iterable[Renonce],
                 event: Event) -> list[dict[str, Any]]:
