@@ -15,7 +15,7 @@ from companion import export
 from scorer import scoring
 from scorer.events import BidMade, CardCorrected, CardPlayed, EntryUndone
 from scorer.view import GameView
-from web.i18n import entry_sentence
+from web.i18n import card_label, entry_sentence
 
 
 def _sentence(stored: Any) -> str:
@@ -107,12 +107,19 @@ def hand(service: Any, game_id: int, hand_no: int) -> dict[str, Any]:
                                 "undone": _sentence(stored[e.index])
                                 if 0 <= e.index < len(stored) else None,
                                 "author": s.author, "source": s.source, "ts": s.ts})
+    # The unread cards the deal and the camera's reads filled (companion.fill): shown
+    # as filled, and the hand's score is the one with them in place.
+    filled, hands = _filled(service, game_id, stored)
+    filled_at = {f"{f['trick']}{f['seat']}": dict(f, labels=", ".join(
+        card_label(c["card"]) for c in f["candidates"])) for f in filled if f["hand_no"] == hand_no}
     undone = {s.event.index for s in stored if isinstance(s.event, EntryUndone)}
     # Who said what, from the stored bids (after a contre the order skips a
     # seat, FFB 4.2.3, so the seats cannot be guessed from the list alone).
     spoken = [{"seat": s.event.seat, "bid": s.event.bid} for s in stored
               if s.hand_no == hand_no and isinstance(s.event, BidMade) and s.seq not in undone]
     result = found.result.to_json()
+    if filled_at and hand_no in hands:
+        result = hands[hand_no]
     return {
         "game_id": game_id, "hand_no": hand_no, "dealer": found.dealer,
         "teams": dict(view.teams), "players": dict(view.players),
@@ -124,11 +131,28 @@ def hand(service: Any, game_id: int, hand_no: int) -> dict[str, Any]:
         "corrections": corrections,
         "evidence": plays,
         "evidence_at": {f"{p['trick']}{p['seat']}": p for p in plays},
+        "filled_at": filled_at,
         "unsure": UNSURE,
         "entries": [{"seq": s.seq, "entry": _sentence(s), "source": s.source,
                      "author": s.author, "ts": s.ts, "confidence": s.confidence}
                     for s in entries],
     }
+
+
+def _filled(service: Any, game_id: int, stored: list[Any]
+            ) -> tuple[list[dict[str, Any]], dict[int, dict[str, Any]]]:
+    """The game's filled cards and, by hand number, the results with them in place:
+    the service's for the open game, worked out from the store for another."""
+    from companion.fill import game_fill
+
+    if game_id == service.game_id:
+        state = service.state_json()
+        return list(state.get("filled") or []), {h["hand_no"]: h["result"]
+                                                 for h in state.get("hands") or []}
+    fill, folded = game_fill(stored, service.store.evidence(game_id))
+    if folded is None:
+        return [], {}
+    return fill.to_json()["filled"], {h["hand_no"]: h["result"] for h in folded.hands}
 
 
 def scores_csv(service: Any, game_id: int) -> str:

@@ -181,6 +181,12 @@ def words() -> dict[str, Any]:
         "correct_what": _("Correct %(seat)s's card in trick %(trick)s to %(card)s?"),
         "nothing_corrected": _("Nothing corrected."),
         "pending": _("waiting for its turn"),
+        # An unread card the deal and the camera's reads filled (companion.fill).
+        "filled": _("deduced"),
+        "filled_title": _("Deduced from the deal and the camera's reads; possible: %(cards)s"),
+        "question": _("%(seat)s, trick %(trick)s: %(cards)s?"),
+        "in_hand": _("Hand %(hand)s:"),
+        "or": _("or"),
         "waiting_cards": _("Put down out of turn, waiting for their turn: %(cards)s"),
         "storage": storage_words(),
         "problems": {

@@ -50,6 +50,7 @@ function renderPlayed(s) {
     b.classList.toggle("played", played.has(b.dataset.card));
   }
   const items = [];
+  const fills = filledAt(s);
   (s.tricks || []).forEach((t, i) => {
     const seats = t.seats || [];
     (t.cards || []).forEach((c, j) => items.push({trick: i + 1, seat: seats[j], card: c}));
@@ -69,9 +70,13 @@ function renderPlayed(s) {
     b.type = "button";
     b.dataset.trick = it.trick;
     b.dataset.seat = it.seat;
-    b.dataset.card = it.card || "";
-    b.textContent = it.trick + "·" + W.seats[it.seat][0] + " " + cardLabel(it.card);
-    if (it.card === null) b.classList.add("danger");
+    // A card the deal filled: shown as filled, changed like any card.
+    const f = fills[s.hand_no + "-" + it.trick + "-" + it.seat];
+    const card = f ? f.card : it.card;
+    b.dataset.card = card || "";
+    b.textContent = it.trick + "·" + W.seats[it.seat][0] + " " + cardLabel(card);
+    if (f) markFilled(b, f);
+    else if (it.card === null) b.classList.add("danger");
     // The camera's evidence: the picture it read and how sure it was.
     const ev = evidence[it.trick + it.seat];
     if (ev && ev.crop) {
@@ -86,12 +91,13 @@ function renderPlayed(s) {
         ev.confidence.toFixed(2).replace(".", W.decimal);
       b.append(conf);
     }
-    if (ev && ev.unsure && ev.corrected_by === null) b.classList.add("unsure");
+    if (!f && ev && ev.unsure && ev.corrected_by === null) b.classList.add("unsure");
     const on = chosenPlay && chosenPlay.trick === it.trick && chosenPlay.seat === it.seat;
     b.setAttribute("aria-pressed", String(Boolean(on)));
     b.addEventListener("click", () => { chosenPlay = {trick: it.trick, seat: it.seat}; renderPlayed(window.beloteState); });
     return b;
   }), ...waiting);
+  renderQuestions(s);
   const speak = document.getElementById("c-to-speak");
   speak.textContent = s.to_speak ? W.seats[s.to_speak] + " " + W.to_speak : "";
   const classic = ((s.rules || {}).game) === "classic";
@@ -130,6 +136,31 @@ function renderPlayed(s) {
   }
   const sata = Boolean((s.rules || {}).sans_tout_atout);
   for (const b of document.querySelectorAll('[data-trump="NT"], [data-trump="AT"]')) b.hidden = !sata;
+}
+
+/* The unread cards the deal narrowed to a few: one tap names each (a correction). */
+function renderQuestions(s) {
+  const box = document.getElementById("questions");
+  const questions = s.questions || [];
+  box.hidden = questions.length === 0;
+  document.getElementById("question-list").replaceChildren(...questions.map(q => {
+    const row = document.createElement("div");
+    row.className = "row question";
+    row.dataset.trick = q.trick;
+    row.dataset.seat = q.seat;
+    row.append(Object.assign(document.createElement("span"), {textContent: questionText(q, s)}));
+    for (const c of q.candidates || []) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "primary" + (c.card[1] === "H" || c.card[1] === "D" ? " red" : "");
+      b.dataset.card = c.card;
+      b.textContent = cardLabel(c.card);
+      b.addEventListener("click", () => send("correct", {seat: q.seat, trick: q.trick,
+                                                         card: c.card, hand: q.hand_no}));
+      row.append(b);
+    }
+    return row;
+  }));
 }
 
 /* The current hand's evidence, fetched after each change (the state does not carry pictures). */

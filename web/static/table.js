@@ -29,6 +29,29 @@ function cardEl(code, small) {
   return el;
 }
 
+/* The unread cards the deal and the camera's reads filled (the state's ``filled``),
+   by hand, trick and seat: shown dotted, "déduite", with their candidates. */
+function filledAt(s) {
+  const out = {};
+  for (const f of s.filled || []) out[f.hand_no + "-" + f.trick + "-" + f.seat] = f;
+  return out;
+}
+function markFilled(el, f) {
+  el.classList.add("filled");
+  const tag = document.createElement("span");
+  tag.className = "filled-tag";
+  tag.textContent = W.filled;
+  el.append(tag);
+  el.title = fmt(W.filled_title, {cards: (f.candidates || []).map(c => cardLabel(c.card)).join(", ")});
+  el.setAttribute("aria-label", cardLabel(f.card) + " (" + W.filled + ")");
+}
+/* A one-tap question: "Ouest, pli 3 : V♥ ou V♦ ?" */
+function questionText(q, s) {
+  const cards = (q.candidates || []).map(c => cardLabel(c.card)).join(" " + W.or + " ");
+  const text = fmt(W.question, {seat: W.seats[q.seat] || q.seat, trick: q.trick, cards: cards});
+  return q.hand_no !== s.hand_no ? fmt(W.in_hand, {hand: q.hand_no}) + " " + text : text;
+}
+
 function fmt(template, values) {
   return template.replace(/%\((\w+)\)s/g, (_, k) => values[k] ?? "");
 }
@@ -167,6 +190,8 @@ function renderTable(s) {
   // Between tricks the last one stays on the table, faded, until the next lead:
   // watchers should see the fourth card and who took the trick.
   const played = {};
+  const fills = filledAt(s);
+  let shownAt = [s.hand_no, s.trick_no];  // the hand and trick of the cards shown
   let last = null;
   const current = (s.current_trick || {}).cards || [];
   const previousHand = (s.hands || []).length ? s.hands[s.hands.length - 1].result : null;
@@ -174,8 +199,10 @@ function renderTable(s) {
     for (const c of current) played[c.seat] = c.card;
   } else if ((s.tricks || []).length) {
     last = s.tricks[s.tricks.length - 1];
+    shownAt = [s.hand_no, s.tricks.length];
   } else if (previousHand && !(s.bids || []).length && (previousHand.tricks || []).length) {
     last = previousHand.tricks[previousHand.tricks.length - 1];
+    shownAt = [s.hands[s.hands.length - 1].hand_no, previousHand.tricks.length];
   }
   if (last) (last.seats || []).forEach((seat, i) => { played[seat] = last.cards[i]; });
   setText("last-trick", last ? W.last_trick + " — " + W.won_by + " " +
@@ -192,10 +219,14 @@ function renderTable(s) {
     box.querySelector(".who").textContent = W.seats[seat] + (name ? " · " + name : "");
     box.classList.toggle("turn", turn === seat);
     const slot = box.querySelector(".slot");
-    const code = seat in played ? played[seat] : undefined;
-    if (slot.dataset.shown !== String(code)) {
-      slot.replaceChildren(cardEl(code));
-      slot.dataset.shown = String(code);
+    const f = seat in played ? fills[shownAt[0] + "-" + shownAt[1] + "-" + seat] : undefined;
+    const code = f ? f.card : seat in played ? played[seat] : undefined;
+    const shown = String(code) + (f ? " filled" : "");
+    if (slot.dataset.shown !== shown) {
+      const el = cardEl(code);
+      if (f) markFilled(el, f);
+      slot.replaceChildren(el);
+      slot.dataset.shown = shown;
     }
   }
 
@@ -208,9 +239,16 @@ function renderTable(s) {
 
   renderEnd(s, teams);
   const unknown = document.getElementById("unknown-prompt");
-  const missing = s.unknown || [];
-  unknown.hidden = missing.length === 0;
-  unknown.textContent = missing.map(u => fmt(W.unknown, {seat: W.seats[u.seat], trick: u.trick})).join(" · ");
+  // Unread cards: those filled are shown in place; the others are asked, between
+  // their candidates when the deal and the reads narrow them.
+  const asked = {};
+  for (const q of s.questions || []) asked[q.hand_no + "-" + q.trick + "-" + q.seat] = q;
+  const missing = (s.unknown || []).filter(u => !fills[s.hand_no + "-" + u.trick + "-" + u.seat] &&
+    !asked[s.hand_no + "-" + u.trick + "-" + u.seat]);
+  const lines = missing.map(u => fmt(W.unknown, {seat: W.seats[u.seat], trick: u.trick}))
+    .concat((s.questions || []).map(q => questionText(q, s)));
+  unknown.hidden = lines.length === 0;
+  unknown.textContent = lines.join(" · ");
   if (s.status) renderStatus(s.status);
   document.dispatchEvent(new CustomEvent("belote:state", {detail: s}));
 }
