@@ -203,7 +203,7 @@ def test_a_table_shows_its_own_season_statistics_in_french(tmp_path: Path) -> No
     html = client.get("/stats").get_data(as_text=True)
     assert "Statistiques de la saison" in html and "<svg" in html
     assert "points moyens par donne" in html
-    row = re.search(r"<tr><td>Léa</td><td>(\d+)</td>", html)
+    row = re.search(r"<tr><td[^>]*>Léa</td><td[^>]*>(\d+)</td>", html)
     assert row and int(row.group(1)) == 3
     # Contracts by trump and by value, taken/made, for each player and team.
     assert "Par atout (pris/réussis)" in html

@@ -37,7 +37,7 @@ def test_the_demo_plays_a_hand_through_every_part_and_says_if_it_matched(
     assert re.search(r"\[caméra [01],\d\d\] [NESO] joue (7|8|9|10|V|D|R|A)[♠♥♦♣]", text)
     assert re.search(r"code de la table \(page Organisateur, http://127\.0\.0\.1:\d+/control\)"
                      r" : \d{6}\n", text)
-    assert re.search(r"ALERTE : Renonce ! (Nord|Est|Sud|Ouest) au pli \d : n'a pas [a-zé ]+, "
+    assert re.search(r"ALERTE : Renonce ! (Nord|Est|Sud|Ouest) au pli \d : n'a pas [a-zé -]+, "
                      r"prouvé par (7|8|9|10|V|D|R|A)[♠♥♦♣] au pli \d", text), text
     assert "renonce by" not in text and "proved" not in text
     assert not re.search(r"\] W |joue [0-9TJQKA][SHDC]\b", text)
