@@ -84,13 +84,11 @@ class CardClassifier:
     BATCH = 1024
     #: A club's enrolled deck (vision.deck), judged on top of the general reads (use_deck).
     deck: Deck | None = None
-    #: How sure an upright read must be that a box is no belote card for the first read
-    #: to leave its other turns unread (:meth:`first_probabilities`). At this level the
-    #: reader answered as with the full read on rendered frames and on the real photos;
-    #: lower, the other turns would have sent a few such boxes to a second look.
-    NONE_FIRST = 0.998
-
     def __init__(self, model_path: str | Path | None = None, threads: int = 1) -> None:
+        #: How sure an upright read must be that a box is no belote card for the first
+        #: read to leave its other turns unread (:meth:`first_probabilities`): the
+        #: settings' ``none_first`` (the shipped model's until the reader gives its own).
+        self.NONE_FIRST = shipped_settings().none_first
         self.model_path = Path(model_path) if model_path else DEFAULT_MODEL
         if not self.model_path.is_file():
             raise FileNotFoundError(f"{self.model_path}: no such model file")

@@ -5,8 +5,7 @@ The picture is read as a frame is (design B), its card chosen among the reads by
 the card filling the picture has its indices (:func:`face_spots`); with no sure read, a
 pair of doubtful reads at opposite corners may name it (:func:`face_pair`), the picture
 is read again stretched to the other shape (a card lying across a photo squeezed into
-an upright picture), and design A's corner model reads its corners. A number card named
-on a face whose middle is a court's picture is left unknown (:func:`face_is_picture`).
+an upright picture), and design A's corner model reads its corners.
 """
 
 from __future__ import annotations
@@ -21,9 +20,6 @@ from vision.detection import Detection, box_quad, scaled, span
 from vision.paper import is_grey, paper_gains
 from vision.settings import FACE_CHOICES as FACE_CHOICES  # their place before: re-exported
 from vision.settings import SHAPE_AGREEMENTS, ReaderSettings, shipped_settings
-
-#: The number cards' ranks: a court's index can be taken for one of these.
-NUMBER_RANKS = "789T"
 
 
 class Reader(Protocol):
@@ -62,10 +58,6 @@ def read_face(reader: Reader, image: np.ndarray) -> Detection | None:
     never saw (a queen with a crown read as a ten), which B reads right or leaves
     unknown.
 
-    A number card (7 to 10) named on a picture whose middle looks like a court's
-    picture (``face_is_picture``) is left unknown: a court's index taken for a
-    number's (a jack's for an 8, a looped Q for a 9).
-
     Where nothing is read surely, a card read doubtfully at both its indices, one at
     each of two opposite corners where the picture's card has them, is named when the
     two together are sure enough (``face_pair``).
@@ -78,7 +70,6 @@ def read_face(reader: Reader, image: np.ndarray) -> Detection | None:
     first doubtful answer is given.
     """
     image = np.asarray(image)
-    settings = reader.settings
     if reader.detector is None:
         return _read_face(reader, image)
     # A card filling the picture has large indices: a still picture's finer level
@@ -88,13 +79,6 @@ def read_face(reader: Reader, image: np.ndarray) -> Detection | None:
         found = _read_face(reader, image)
     finally:
         reader.detector.finest = finest
-    if (settings.face_check and found is not None and found.code is not None
-            and found.code[0] in NUMBER_RANKS and face_is_picture(image, settings)):
-        # A number card named on a face whose middle is a court's picture: the index
-        # is a court's that the reader took for a number (a jack's for an 8, a looped
-        # Q for a 9 or an 8): left unknown.
-        return Detection(None, found.confidence, found.quad, found.center,
-                         guess=found.code, indices=found.indices)
     return found
 
 def _read_face(reader: Reader, image: np.ndarray) -> Detection | None:
@@ -233,51 +217,6 @@ def face_spots(w: int, h: int, settings: ReaderSettings | None = None
         spots = spots[:, ::-1]
     spots = np.concatenate([spots, [[0.0, 0.0]]]) + [w / 2, h / 2]
     return spots, float(height)
-
-
-def face_middle(image: np.ndarray, settings: ReaderSettings | None = None
-                ) -> tuple[float, float]:
-    """How the middle of a picture of one card looks: the share of it as light as the
-    card's paper, and the share of it that is print with edges (``face_middle_side``,
-    ``face_middle_inset``, ``face_paper_share``, ``face_edge``)."""
-    settings = settings or shipped_settings()
-    inset = settings.face_middle_inset
-    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    h, w = gray.shape[:2]
-    k = settings.face_middle_side / max(h, w, 1)
-    size = (max(int(round(w * k)), 8), max(int(round(h * k)), 8))
-    small = cv2.GaussianBlur(cv2.resize(gray, size, interpolation=cv2.INTER_AREA)
-                             .astype(np.float32), (0, 0), 1.0)
-    edges = cv2.blur(cv2.magnitude(cv2.Sobel(small, cv2.CV_32F, 1, 0),
-                                   cv2.Sobel(small, cv2.CV_32F, 0, 1)), (5, 5))
-    sh, sw = small.shape
-    y0, y1 = int(inset * sh), int(round((1 - inset) * sh))
-    x0, x1 = int(inset * sw), int(round((1 - inset) * sw))
-    paper = settings.face_paper_share * float(np.percentile(small, 95))
-    middle, middle_edges = small[y0:y1, x0:x1], edges[y0:y1, x0:x1]
-    light = float((middle >= paper).mean())
-    busy = float(((middle < paper) & (middle_edges > settings.face_edge)).mean())
-    return light, busy
-
-
-def middle_is_picture(light: float, busy: float, light_from: float | None = None,
-                      light_below: float | None = None, busy_above: float | None = None,
-                      settings: ReaderSettings | None = None) -> bool:
-    """Whether a middle ``light`` and ``busy`` (``face_middle``) is a court's picture on
-    light paper, by the rule's thresholds (the settings' ``face_light_from``,
-    ``face_light_below``, ``face_busy_above`` where not given; ``face_rule.py`` tries
-    others)."""
-    settings = settings or shipped_settings()
-    light_from = settings.face_light_from if light_from is None else light_from
-    light_below = settings.face_light_below if light_below is None else light_below
-    busy_above = settings.face_busy_above if busy_above is None else busy_above
-    return light_from <= light < light_below and busy > busy_above
-
-
-def face_is_picture(image: np.ndarray, settings: ReaderSettings | None = None) -> bool:
-    """Whether the middle of a picture of one card looks like a court's picture on light
-    paper (``middle_is_picture``)."""
-    return middle_is_picture(*face_middle(image, settings), settings=settings)
 
 
 def face_pair(reads: list[Detection], w: int, h: int,

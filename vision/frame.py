@@ -2,12 +2,10 @@
 read by the classifier, a card's two indices joined into one detection.
 
 A box the first read is unsure of gets a second look (boxed again closer up, cut
-smaller, larger and shifted); so does a sure read another sure read contradicts
-(``vision.join.rival_reads``). Where indices that may be cards crowd one another (cards
-spread overlapping), that part of the frame is boxed again closer up. A frame lit by a
-warm or red lamp is first brought back to white paper (``vision.paper``) and read at
-the grey thresholds; a frame showing a black deck is also read on its negative
-(``vision.dark_decks``).
+smaller, larger and shifted). Where indices that may be cards crowd one another (cards
+spread overlapping), that part of the frame is boxed again closer up. A grey frame is
+read at the grey thresholds (``vision.paper``); a frame showing a black deck is also
+read on its negative (``vision.dark_decks``).
 """
 
 from __future__ import annotations
@@ -16,11 +14,11 @@ import cv2
 import numpy as np
 
 from vision.classify import Box, CardClassifier, IndexDetector
-from vision.dark_decks import black_frame, kept_as_is, read_negative, rival_as_is
+from vision.dark_decks import black_frame, kept_as_is, read_negative
 from vision.detection import Detection, one_per_code, within
-from vision.join import join_reads, rival_reads
+from vision.join import join_reads
 from vision.locate import index_crop, look_crops
-from vision.paper import is_grey, paper_balance, paper_level
+from vision.paper import is_grey, paper_level
 from vision.settings import ReaderSettings
 
 
@@ -44,21 +42,11 @@ class FrameReader:
         given, gets them (``read_face``).
         """
         settings = self.settings
-        lamp = False
-        if frame is not None and frame.ndim == 3 and self.classifier.channels == 3:
-            # Under a warm or red lamp the white paper is tinted: the frame is brought back
-            # to white paper (``paper_balance``), as the reader was trained on it. Its
-            # colours come back only roughly (the blue the lamp left is raised, noise and
-            # all): it is read at the grey frames' stricter thresholds.
-            balanced = paper_balance(frame, settings)
-            if balanced is not None:
-                frame, lamp = balanced, True
-                gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         boxes = [box for box, _ in self.detector.detect(gray)]
         if not boxes:
             return []
         source = self.crop_source(gray, frame)
-        grey = lamp or is_grey(source, settings)
+        grey = is_grey(source, settings)
         # Every box's first read, once: it tells the frame's card indices from the rest.
         # An enrolled deck learnt its cards in colour: on a grey picture, where the suits
         # are told by their shape alone, the general model reads at its grey thresholds.
@@ -71,7 +59,7 @@ class FrameReader:
         # (``vision.dark_decks``).
         levels = np.array([paper_level(gray, box) for box in boxes])
         named = probs.argmax(axis=1) != self.classifier.none_index
-        by_ink, black = black_frame(levels, named, settings)
+        black = black_frame(levels, named, settings)
         negative: list[Detection] = []
         extra: list[Box] = []
         if not black:
@@ -85,14 +73,11 @@ class FrameReader:
                 boxes = boxes + extra
         else:
             read, seen = read_negative(gray, self.detector, self.read_negative, settings)
-            # A card the frame as it is reads in another suit is left unknown.
-            classes, none = self.classifier.classes, self.classifier.none_index
-            negative = [d for d in read if d.code is not None
-                        and not rival_as_is(d, boxes, probs, classes, none, settings)]
+            negative = [d for d in read if d.code is not None]
             if doubts is not None:
                 doubts.extend(d for d in read if d.code is None)
             # Some of the frame's boxes are read on the negative alone.
-            keep = kept_as_is(boxes, levels, seen, read, by_ink, settings)
+            keep = kept_as_is(boxes, levels, seen, settings)
             boxes = [boxes[i] for i in keep]
             if grey or self.classifier.deck is None:
                 probs = probs[keep]
@@ -231,23 +216,6 @@ class FrameReader:
             if len(unsure):
                 probs[unsure] = self.look(gray, source, [boxes[i] for i in unsure], grey)
                 thresholds[unsure] = look_threshold
-            # A sure read the frame contradicts (``rival_reads``) gets a closer look
-            # too. The look decides when it is sure, or when it gives another card a
-            # real chance (``rival_doubt``): the index may be the rival's. A look that
-            # only doubts whether an index is there leaves the first read as it was.
-            looked = set(unsure.tolist())
-            rivals = [i for i in rival_reads(boxes, probs, thresholds, self.classifier.classes,
-                                             self.classifier.none_index, settings)
-                      if i not in looked]
-            if rivals:
-                second = self.look(gray, source, [boxes[i] for i in rivals], grey)
-                none = self.classifier.none_index
-                for i, p in zip(rivals, second, strict=True):
-                    other = p.copy()
-                    other[[int(probs[i].argmax()), none]] = 0.0
-                    if p.max() >= look_threshold or other.max() >= settings.rival_doubt:
-                        probs[i] = p
-                        thresholds[i] = look_threshold
         # An index smaller than any the thresholds were calibrated on is never read
         # surely: the table waits (and the camera should come lower, see the README).
         h, w = gray.shape

@@ -1,7 +1,6 @@
 """One card from the reads of its index boxes: a card prints its index at two opposite
 corners, so two boxes a card's indices apart that name one card are that card, and two
-doubtful ones together can name it surely (:func:`join_reads`); a sure read another sure
-read contradicts gets a closer look (:func:`rival_reads`).
+doubtful ones together can name it surely (:func:`join_reads`).
 """
 
 from __future__ import annotations
@@ -141,44 +140,6 @@ def join_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
         out.append(Detection(None, conf, quad, ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2),
                              guess=code))
     return sorted(out, key=lambda d: -d.confidence)
-
-
-def rival_reads(boxes: list[Box], probs: np.ndarray, thresholds: np.ndarray,
-                classes: list[str], none_index: int,
-                settings: ReaderSettings | None = None) -> list[int]:
-    """The sure reads one card's two indices would contradict.
-
-    Box ``i`` is listed when it is the only sure box of its card and either
-    another sure box naming the same rank in another suit lies as far from it
-    as a card's two indices (``pair_span``: if the two are one card's indices,
-    one of them is wrong), or a sure box naming another card covers half of it
-    or lies half inside it (``overlap``: one index read twice, once wrong).
-    Two cards of one rank side by side are common in a pile, so the reader
-    does not drop such reads: it looks at each again, closer up.
-    """
-    settings = settings or shipped_settings()
-    sure: list[tuple[int, str]] = []
-    for i, (p, threshold) in enumerate(zip(probs, thresholds, strict=True)):
-        k = int(p.argmax())
-        if k != none_index and p[k] >= threshold:
-            sure.append((i, classes[k]))
-    count: dict[str, int] = {}
-    for _, code in sure:
-        count[code] = count.get(code, 0) + 1
-    out = []
-    for i, code in sure:
-        if count[code] != 1:
-            continue
-        a = boxes[i]
-        for j, other in sure:
-            if other == code:
-                continue
-            b = boxes[j]
-            if other[0] == code[0] and indices_apart(a, b, settings.pair_span) \
-                    or overlap(a, b) >= settings.overlap:
-                out.append(i)
-                break
-    return out
 
 
 def indices_apart(a: Box, b: Box, span: tuple[float, float] | None = None) -> bool:

@@ -5,10 +5,10 @@
 
 * B (shipped): a small ONNX detector boxes every corner index (rank + suit) in the
   frame, the 8-bit ONNX classifier names each box, and a card's two indices give one
-  detection (:mod:`vision.frame`, :mod:`vision.join`); a warm or red lamp's frame is
-  brought back to white paper first (:mod:`vision.paper`), a black deck is read on the
-  frame's negative (:mod:`vision.dark_decks`), and a frame smeared by the camera's
-  motion that leaves a card unsure is sharpened and read again (:mod:`vision.sharpened`).
+  detection (:mod:`vision.frame`, :mod:`vision.join`); a grey frame is read at the grey
+  thresholds (:mod:`vision.paper`), a black deck on the frame's negative too
+  (:mod:`vision.dark_decks`), and a frame smeared by the camera's motion that leaves a
+  card unsure is sharpened and read again (:mod:`vision.sharpened`).
 * A: card outlines (:mod:`vision.locate`), then the classifier reads the two
   corner indices cut from each outline.
 
@@ -44,19 +44,14 @@ from vision.deck import Deck, DeckError
 from vision.detection import Detection as Detection  # the names below: re-exported
 from vision.detection import one_per_code, same_place
 from vision.face import FACE_CHOICES as FACE_CHOICES
-from vision.face import NUMBER_RANKS as NUMBER_RANKS
-from vision.face import face_is_picture as face_is_picture
-from vision.face import face_middle as face_middle
 from vision.face import face_misplacement as face_misplacement
 from vision.face import face_pair as face_pair
 from vision.face import face_spots as face_spots
-from vision.face import middle_is_picture as middle_is_picture
 from vision.face import shape_agrees as shape_agrees
 from vision.frame import FrameReader
 from vision.imagefile import load_image as load_image
 from vision.join import indices_apart as indices_apart
 from vision.join import join_reads as join_reads
-from vision.join import rival_reads as rival_reads
 from vision.join import sort_reads as sort_reads
 from vision.locate import corner_crops, find_cards, index_crop, quad_center
 from vision.paper import is_grey as is_grey
@@ -94,6 +89,7 @@ class CardReader:
                 path = path.with_name(DEFAULT_MODEL.name)
             settings = load_settings(calibration_path(path))
         self._settings = settings
+        self.classifier.NONE_FIRST = settings.none_first
         self.detector: IndexDetector | None = None
         #: Design B's frame reading (:class:`vision.frame.FrameReader`), by this reader's
         #: models and settings; None for design A.
@@ -139,6 +135,7 @@ class CardReader:
     @settings.setter
     def settings(self, value: ReaderSettings) -> None:
         self._settings = value
+        self.classifier.NONE_FIRST = value.none_first
         if self.detector is not None:
             self.detector.use_settings(value)
         if self.frames is not None:

@@ -59,8 +59,11 @@ class ReaderSettings:
     pair_span: tuple[float, float]
     # Two boxes sharing this share of the smaller one's area are one index read twice.
     overlap: float
-    # A closer look giving another card this chance contradicts a sure read.
-    rival_doubt: float
+    # --- the classifier (``vision.classify.CardClassifier``)
+    # How sure an upright read must be that a box is no belote card for the first read to
+    # leave its other turns unread: there the reader answers as with the full read; lower,
+    # the other turns would send a few such boxes to a second look.
+    none_first: float
     # --- the index detector (``vision.classify.IndexDetector``)
     # The index sizes it answers for (pixels at one level); a coarser level's box under
     # ``fine_side`` gives way to the finer level's (tighter there); no read is sure of a
@@ -134,14 +137,6 @@ class ReaderSettings:
     # A spade's two doubtful indices on a black deck's negative count for less: the
     # wrong cards such pairs named there were spades.
     negative_spade_pair_exponent: float
-    # A card named on the negative is left unknown when the frame as it is reads one of
-    # its indices (a box within ``negative_rival_margin`` pixels) as that rank in another
-    # suit, likelier than the card and at least ``as_is_rival``.
-    as_is_rival: float
-    negative_rival_margin: float
-    # A black deck's box overlapping one the negative reads as a card is read as it is
-    # only from this level up: light ink on dark paper is unlike every index learnt.
-    as_is_kept_level: float
     # --- one card filling a picture (``vision.face``)
     # A picture larger than ``face_large`` times ``face_side`` (its longer side) is read
     # first brought down to ``face_side``, the height of a card in the frames the reader
@@ -149,9 +144,6 @@ class ReaderSettings:
     face_side: int
     face_large: float
     face_choice: str
-    # A number card named on a face whose middle looks like a court's picture is left
-    # unknown (a court's index taken for a number's).
-    face_check: bool
     # The card filling a picture: its width over its height, the picture's margin each
     # side (share of its side), an index's centre from the card's corner (shares of the
     # card's width and height).
@@ -168,18 +160,6 @@ class ReaderSettings:
     # ``face_pair_accept``.
     face_pair_near: float
     face_pair_accept: float
-    # A court's picture in a face's middle: from ``face_light_from`` to under
-    # ``face_light_below`` of it as light as the paper, over ``face_busy_above`` print
-    # with edges; measured on the picture brought to ``face_middle_side``, its middle
-    # ``face_middle_inset`` off each edge, light at ``face_paper_share`` of the paper's
-    # level, edges where the mean gradient passes ``face_edge``.
-    face_light_from: float
-    face_light_below: float
-    face_busy_above: float
-    face_middle_side: int
-    face_middle_inset: float
-    face_paper_share: float
-    face_edge: float
 
     def __post_init__(self) -> None:
         for name, choices in CHOICES.items():

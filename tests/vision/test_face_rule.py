@@ -1,15 +1,13 @@
-"""A number card named on a picture whose middle is a court's picture is left unknown
-(``vision.reader.face_is_picture``), and the rule's choice (``vision/lab/face_rule.py``)."""
+"""How a picture's middle tells a court's picture (``vision.lab.face_rule.face_is_picture``),
+and that rule's choice (``vision/lab/face_rule.py``); the reader no longer applies it (it
+changed no read of the held-out designs' pictures: the model card)."""
 
 from __future__ import annotations
-
-import dataclasses
 
 import numpy as np
 import pytest
 
-import vision.face
-from vision.reader import Detection, face_is_picture, face_middle
+from vision.lab.face_rule import face_is_picture, face_middle
 
 
 def _face(code: str, style: str) -> np.ndarray:
@@ -52,50 +50,13 @@ def test_face_middle_takes_grey_and_colour_alike_and_any_size():
     assert face_middle(np.zeros((3, 2), np.uint8)) == (1.0, 0.0)  # tiny: all one level
 
 
-@pytest.fixture
-def named_8h(reader, monkeypatch):
-    """The reader, its reading of a picture replaced by an 8H read surely at both indices."""
-    named = {"code": "8H"}
-
-    def read(reader_, image):
-        h, w = image.shape[:2]
-        quad = [[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]]
-        return Detection(named["code"], 0.999, quad, (w / 2, h / 2), indices=2)
-
-    monkeypatch.setattr(vision.face, "_read_face", read)
-    return reader, named
-
-
-def test_a_number_card_named_on_a_courts_picture_is_left_unknown(named_8h):
-    reader, named = named_8h
-    court = _face("KC", "fr-grimaud")
-    found = reader.read_face(court)
-    assert found is not None and found.code is None and found.guess == "8H"
-    assert found.indices == 2 and found.confidence == pytest.approx(0.999)
-    # On the 8's own face the read stands.
-    found = reader.read_face(_face("8H", "fr-grimaud"))
-    assert found is not None and found.code == "8H"
-    # A court named on a court's picture stands too.
-    named["code"] = "KC"
-    assert reader.read_face(court).code == "KC"
-
-
-def test_the_check_can_be_turned_off(named_8h, monkeypatch):
-    reader, _ = named_8h
-    monkeypatch.setattr(reader, "settings",
-                        dataclasses.replace(reader.settings, face_check=False))
-    assert reader.read_face(_face("KC", "fr-grimaud")).code == "8H"
-
-
 def test_a_middle_with_no_paper_at_all_is_no_courts_picture():
     """A black deck's card cut out of its table frame: all dark, and busy with its signs
     and the table's edges; no court on light paper shows no paper at all."""
     import cv2
 
-    from vision.settings import shipped_settings
-
-    FACE_BUSY_ABOVE = shipped_settings().face_busy_above  # noqa: N806
-    FACE_LIGHT_FROM = shipped_settings().face_light_from  # noqa: N806
+    from vision.lab.face_rule import BUSY_ABOVE as FACE_BUSY_ABOVE
+    from vision.lab.face_rule import LIGHT_FROM as FACE_LIGHT_FROM
 
     picture = np.full((300, 210, 3), 25, np.uint8)
     picture[:, :20] = 250  # a light table beside it

@@ -91,28 +91,6 @@ def test_the_real_photos_are_read_as_they_were_taken(held_out_scenes):
         assert paper_balance(cv2.imread(str(path))) is None, path.name
 
 
-def test_a_frame_under_a_red_lamp_reads_as_under_white_light(reader, monkeypatch):
-    import pytest
-
-    from vision.lab import decks, render
-    from vision.lab.evaluate import design_frames, design_styles
-
-    if decks.load_manifest() is None:
-        pytest.skip("no deck designs cached (make decks)")
-    render.art_styles(held_out=None, french_art=True)
-    frame, readable, present = next(design_frames(design_styles("anglo_modern_4_color"), 1,
-                                                  500))
-    red = np.clip(frame * np.array([0.35, 0.5, 1.0], np.float32), 0, 255).astype(np.uint8)
-    white_light = {d.code for d in reader.read(frame) if d.code}
-    assert len(white_light) >= 5 and white_light <= present
-    assert {d.code for d in reader.read(red) if d.code} == white_light
-    # Read as the lamp shows it, the same frame loses cards.
-    import dataclasses
-
-    monkeypatch.setattr(reader, "settings", dataclasses.replace(reader.settings, paper_cast=0.0))
-    assert len({d.code for d in reader.read(red) if d.code}) < len(white_light)
-
-
 def test_an_index_on_dark_paper_lies_low_between_its_darkest_and_lightest():
     from vision.reader import paper_level
     from vision.settings import shipped_settings
@@ -167,19 +145,6 @@ def test_a_white_deck_and_the_real_photos_are_never_read_on_their_negative(
         reader.read(cv2.imread(str(path)))
 
 
-def test_a_lamp_lit_frame_is_read_at_the_grey_thresholds(reader, monkeypatch):
-    """Its colours come back only roughly: the suits are told as on a grey frame."""
-    from vision.lab.render import render_scene
-
-    frame, _ = render_scene(np.random.default_rng(778), n_cards=6, style="fr-grimaud")
-    warm = np.clip(frame * np.array([0.55, 0.8, 1.0], np.float32), 0, 255).astype(np.uint8)
-    assert len({d.code for d in reader.read(warm) if d.code}) >= 3
-    monkeypatch.setitem(reader.classifier.meta, "grey", {"threshold": 1.01,
-                                                         "look_threshold": 1.01})
-    assert not [d for d in reader.read(warm) if d.code]
-    assert len({d.code for d in reader.read(frame) if d.code}) >= 3
-
-
 def test_an_index_on_black_paper_boxed_on_the_negative_is_read_there_only(
         reader, rule_case):
     """Black decks of styles the benchmark does not report (``lights.py`` prints four on
@@ -211,30 +176,18 @@ def _never_named_but_without(reader, rule_case, name):
                     assert case["wrong"] in {d.code for d in reader.read(frame) if d.code}, case
 
 
-def test_a_card_the_frame_as_it_is_reads_in_another_suit_is_left_unknown(reader, rule_case):
-    """Black decks in silver ink (``lights.py --other-seed 29851``, ``39851``...): their
-    negative can read a court surely in another suit (courts of diamonds named spades)
-    where the frame as it is reads the card in its own suit, likely enough. Such a card is
-    left unknown: never named wrong, the frame's other cards still read."""
-    _never_named_but_without(reader, rule_case, "as_is_rival")
-
-
-def test_a_loose_box_over_an_index_the_negative_boxed_is_not_read_as_it_is(
-        reader, rule_case):
-    """Black decks in silver ink (``lights.py --other-seed 49851``...): a box of the frame
-    as it is, loose over an index on black paper that the negative read as a card, lying
-    between DARK_INK and LIGHT_PAPER, can name a sure card that is not there. Such boxes
-    are read as they are only from AS_IS_KEPT_LEVEL up. A white Paris-pattern deck whose
-    court pictures make the frame look like a black deck's (``real_decks.py``'s
-    French-printed frames, seed 9761) keeps its jacks: the negative boxes their pictures
-    but reads no card there."""
+def test_a_white_deck_whose_courts_look_black_keeps_its_jacks(reader):
+    """A white Paris-pattern deck whose court pictures make the frame look like a black
+    deck's (``real_decks.py``'s French-printed frames, seed 9761) keeps its jacks: the
+    negative boxes their pictures but reads no card there. (The rule that read a loose
+    box over an index the negative boxed only from a paper level up went: it added
+    under 3 cards in 1000, see the model card.)"""
     import pytest
 
     from benchmarks.real_decks import PARIS_ART
     from vision.lab import decks, render
     from vision.lab.evaluate import design_frames
 
-    _never_named_but_without(reader, rule_case, "as_is_kept_level")
     manifest = decks.load_manifest()
     if manifest is None:
         pytest.skip("no deck designs cached (make decks)")

@@ -1240,86 +1240,23 @@ def _box_at(x: float, y: float, side: float = 30.0) -> tuple[float, float, float
     return (x, y, x + side * 0.8, y + side)
 
 
-def test_rival_reads_lists_lone_sure_reads_one_card_would_contradict():
-    from vision.lab.dataset import CLASSES
-    from vision.reader import rival_reads
-
-    none = len(CLASSES) - 1
-    boxes = [_box_at(100, 100), _box_at(100 + 4 * 30, 100),  # KS, KC: one card's spacing
-             _box_at(600, 100), _box_at(600 + 4 * 30, 100),  # 9H, 9D: and 9D read twice
-             _box_at(600 + 4 * 30, 400),
-             _box_at(100, 500), _box_at(100 + 4 * 30, 500),  # QS, JS: other ranks
-             _box_at(400, 600), _box_at(404, 602),            # 8C and 7C on one index
-             _box_at(900, 100), _box_at(900 + 10 * 30, 100)]  # AS, AC: far apart
-    codes = ["KS", "KC", "9H", "9D", "9D", "QS", "JS", "8C", "7C", "AS", "AC"]
-    probs = np.stack([_probs(code, 0.99) for code in codes])
-    thresholds = np.full(len(codes), 0.941)
-    assert rival_reads(boxes, probs, thresholds, list(CLASSES), none) == [0, 1, 2, 7, 8]
-    # A doubtful read is no rival; nor is a lone read's rival once it is doubtful.
-    thresholds[1] = 0.995
-    assert rival_reads(boxes, probs, thresholds, list(CLASSES), none) == [2, 7, 8]
-
-
-@pytest.mark.parametrize(("frame", "truth", "rival"), [
-    # A king of spades both of whose indices are read surely, one as the king of clubs
-    # (0.994): the card's two indices, 3 index sizes apart.
-    ("rival-suit-mount-9211-0203.jpg", {"9S", "9D", "7S", "KS"}, "KC"),
-    # A loose box around the king of spades' index, read as the king of clubs (0.978),
-    # over the tight box read right.
-    ("rival-overlap-mount-9411-0161.jpg", {"KS", "9S"}, "KC"),
+@pytest.mark.parametrize(("frame", "truth"), [
+    # A king of spades whose two indices the models shipped before 2026-11-25 read as
+    # two kings of different suits, surely.
+    ("rival-suit-mount-9211-0203.jpg", {"9S", "9D", "7S", "KS"}),
+    # A loose box around the king of spades' index, read as the king of clubs surely by
+    # those models, over the tight box read right.
+    ("rival-overlap-mount-9411-0161.jpg", {"KS", "9S"}),
 ])
-def test_a_sure_read_the_frame_contradicts_is_looked_at_again(reader, monkeypatch, frame,
-                                                               truth, rival):
-    """Rendered frames at the recommended mount (vision.lab.evaluate.make_table_set, seeds 9211
-    and 9411) where the models shipped before 2026-11-25 read a rival card surely: the
-    reader reads them right. The models shipped since no longer make that first mistake
-    on these frames (the check itself is tested on made-up reads above); without the
-    check they may name the rival, nothing else."""
+def test_frames_where_a_sure_read_was_contradicted_are_read_right(reader, frame, truth):
+    """Rendered frames at the recommended mount (vision.lab.evaluate.make_table_set, seeds
+    9211 and 9411) where older models read a rival card surely: the shipped reader reads
+    them right (the closer look at contradicted reads went: it added under 3 cards in
+    1000, see the model card)."""
     from pathlib import Path
 
-    import vision.frame
-
     image = load_image(Path(__file__).parent / "frames" / frame)
-    read = {d.code for d in reader.read(image) if d.code}
-    assert read == truth
-    monkeypatch.setattr(vision.frame, "rival_reads", lambda *args: [])
-    unchecked = {d.code for d in reader.read(image) if d.code}
-    assert "KS" in unchecked and unchecked <= truth | {rival}
-
-
-@pytest.mark.parametrize(("look", "codes"), [
-    ({"KC": 0.6, "none": 0.4}, ["KC", "KS"]),  # the look only doubts an index is there
-    ({"KC": 0.6, "KS": 0.4}, [None, "KS"]),    # it gives the rival a real chance: waits
-    ({"KS": 0.99, "none": 0.01}, ["KS"]),      # it is sure: the box is the KS's other index
-])
-def test_the_closer_look_decides_a_contradicted_read(reader, monkeypatch, look, codes):
-    """KS and KC each read surely at one box, a card's index spacing apart: both get the
-    closer look, which keeps the KS; what it says of the KC box decides that read."""
-    from vision.lab.dataset import CLASSES
-
-    ks, kc = _box_at(100, 100), _box_at(100 + 4 * 30, 100)
-
-    def look_probs(spec: dict[str, float]) -> np.ndarray:
-        out = np.zeros(len(CLASSES))
-        for code, p in spec.items():
-            out[CLASSES.index(code)] = p
-        return out
-
-    monkeypatch.setattr(reader.detector, "detect", lambda gray: [(ks, 0.9), (kc, 0.9)])
-    monkeypatch.setattr(reader.classifier, "first_probabilities",
-                        lambda crops: np.stack([_probs("KS", 0.99), _probs("KC", 0.99)]))
-    looked: list = []
-
-    def second_look(gray, source, boxes, grey=False):
-        looked.extend(boxes)
-        return np.stack([look_probs({"KS": 0.99, "none": 0.01}) if box == ks else
-                         look_probs(look) for box in boxes])
-
-    monkeypatch.setattr(reader.frames, "look", second_look)
-    # A green cloth: a grey frame would be read at the grey thresholds.
-    found = reader.read(np.full((720, 1280, 3), (40, 110, 50), np.uint8))
-    assert sorted(looked) == sorted([ks, kc])
-    assert sorted(d.code or "" for d in found) == sorted(c or "" for c in codes)
+    assert {d.code for d in reader.read(image) if d.code} == truth
 
 
 @pytest.mark.parametrize(("between", "looked_at"), [
@@ -1334,9 +1271,8 @@ def test_a_box_found_only_closer_up_is_sure_at_the_look_threshold(reader, monkey
     import vision.frame
     from vision.lab.dataset import CLASSES
 
-    # The frame is read as grey (the thresholds of that mode), with no lamp to take off.
+    # The frame is read as grey (the thresholds of that mode).
     monkeypatch.setattr(vision.frame, "is_grey", lambda image, settings=None: True)
-    monkeypatch.setattr(vision.frame, "paper_balance", lambda image, settings=None: None)
     first, look = reader.classifier.thresholds(True)
     p = (first + look) / 2 if between else (1.0 + look) / 2
     kept, extra = _box_at(100, 100), _box_at(100 + 6 * 30, 100)
@@ -1486,7 +1422,7 @@ def test_the_reader_takes_its_tuned_values_from_the_model_s_json(tmp_path):
     del raw["face_side"]
     with pytest.raises(SettingsError, match=r"model\.json: reader\.face_side: missing"):
         settings_from(raw, "model.json")
-    for key, bad in (("overlap", "half"), ("crowd_least", 2.5), ("face_check", 1),
+    for key, bad in (("overlap", "half"), ("crowd_least", 2.5), ("face_pair_accept", True),
                      ("pair_span", [2.5]), ("dark_ink", float("nan"))):
         with pytest.raises(SettingsError, match=rf"reader\.{key}: expected"):
             settings_from({**meta["reader"], key: bad}, "model.json")

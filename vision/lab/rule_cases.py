@@ -13,7 +13,7 @@ SHA-256; ``--check`` reads the stored cases again without searching.
 
 Such mistakes are rare. With the classifier of 2026-12-02 and its own cases left out,
 600 candidates (3.5 minutes each) held another case of negative_only, grey_pair_exponent
-and face_pair, and none of as_is_rival, as_is_kept_level, named_dark_share and
+and face_pair, and none of named_dark_share and
 negative_spade_pair: a new classifier may need ``--frames`` raised for those.
 
     python -m vision.lab.rule_cases --write [--rule NAME] [--frames 600]
@@ -151,26 +151,6 @@ RULES: dict[str, Rule] = {r.name: r for r in (
          _black([("fr-printed-triplex", "gold", 19851 + 8, 0, "8H"),
                  ("fr-hershey", "silver", 19851 + 2, 1, "AS")]),
          least=2, wanted=2),
-    # Silver-ink courts of diamonds (seeds 29851 and 39851): their negative read a sure
-    # king and queen of spades (0.999, 0.997), the frame as it is the king and queen of
-    # diamonds (0.91, 0.93).
-    Rule("as_is_rival",
-         "a card the frame as it is reads in another suit is left unknown",
-         "settings.as_is_rival = 2.0", "black",
-         lambda reader: tuned(reader, as_is_rival=2.0),
-         _black([("en-mono", "silver", 29851 + 5, 12, "KS"),
-                 ("en-sans", "silver", 39851 + 3, 12, "QS")]),
-         least=3, inks=("silver", "gold"), wanted=2),
-    # Silver-ink cards (seed 49851): loose boxes over an index the negative read (an
-    # eight of clubs, a doubtful queen of diamonds) named a sure ten of clubs (0.994) and
-    # a nine of diamonds (0.997).
-    Rule("as_is_kept_level",
-         "a loose box over an index the negative boxed is not read as it is",
-         "settings.as_is_kept_level = settings.dark_ink", "black",
-         lambda reader: tuned(reader, as_is_kept_level=reader.settings.dark_ink),
-         _black([("fr-narrow", "silver", 49851 + 1, 15, "TC"),
-                 ("en-mono", "silver", 49851 + 5, 11, "9D")]),
-         least=3, inks=("silver", "gold"), wanted=2),
     # Black Hershey cards in gold on a checked cloth (seed 29851): told black by the count
     # of its dark boxes alone, a ten of spades was named a ten of diamonds.
     Rule("named_dark_share",
@@ -180,16 +160,14 @@ RULES: dict[str, Rule] = {r.name: r for r in (
          _black([("fr-hershey", "gold", 29851 + 2, 3, "TD")]),
          least=3),
     # Black monospaced cards in gold (seed 29851): on the negative, the two indices of a
-    # king of diamonds both guessed a king of spades, doubtfully. The frame as it is reads
-    # the king of diamonds too: ``as_is_rival`` is off, to judge this rule alone.
+    # king of diamonds both guessed a king of spades, doubtfully.
     Rule("negative_spade_pair",
          "a spade named by two doubtful indices on the negative needs more",
-         "settings.negative_spade_pair_exponent = the grey pair exponent "
-         "(with as_is_rival = 2.0 throughout)", "black",
+         "settings.negative_spade_pair_exponent = the grey pair exponent", "black",
          lambda reader: tuned(reader, negative_spade_pair_exponent=(
              reader.classifier.pair_exponent(True))),
          _black([("en-mono", "gold", 29851 + 5, 12, "KS")]),
-         least=3, setup=lambda reader: tuned(reader, as_is_rival=2.0)),
+         least=3),
     # A grey misread of ``python -m vision.lab.pair_rule`` at exponent 1 (run 14
     # averaged): orell's 93rd frame turned grey, two doubtful indices of the queen of
     # diamonds joined as independent readings named the queen of spades.
