@@ -185,7 +185,7 @@ class FrameReader:
                     closer: int | None = None) -> list[Detection]:
         """Read ``boxes`` (their first reads ``probs`` when already made, in the same
         mode), with the second look and the pair rule: one detection per card. The boxes
-        from ``closer`` on were found only closer up (``_crowded_boxes``), at a scale the
+        from ``closer`` on were found only closer up (``crowded_boxes``), at a scale the
         thresholds were not calibrated on, and such a box may hold part of an index
         its neighbour's box holds: a first read of one is sure only at the look's
         threshold, and under it the box gets the second look."""

@@ -237,9 +237,7 @@ def test_a_spade_named_by_two_doubtful_indices_on_the_negative_needs_more(
     """Black decks (``lights.py --other-seed 29851``...): on the negative, the two indices
     of a card can both guess, doubtfully, the same rank in spades. At the grey pair
     exponent they name it; a spade's pair counts for less there (the wrong cards such
-    pairs named on the other drawn styles in black were all spades). The frame as it is
-    may read the card in its own suit too: that rule (AS_IS_RIVAL) is off here, to judge
-    this one."""
+    pairs named on the other drawn styles in black were all spades)."""
     _never_named_but_without(reader, rule_case, "negative_spade_pair")
 
 

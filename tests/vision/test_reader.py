@@ -330,7 +330,7 @@ def test_an_unsure_box_whose_card_is_under_the_floor_gets_no_second_look(table_f
     look = reader.classifier.meta["second_look"]
     look["floor"] = 0.0
     # At a floor of 0 every box may be a card, and crowding ones would be boxed again
-    # (``_crowded_boxes``, tested on its own): the frame's own boxes alone here.
+    # (``crowded_boxes``, tested on its own): the frame's own boxes alone here.
     monkeypatch.setattr(reader.frames, "crowded_boxes", lambda gray, boxes, cards=None: [])
     reader.read(frame)
     boxes = len(reader.detector.detect(reader._to_gray(frame)))
