@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -200,7 +199,6 @@ def count_faces(reader: Any, faces: Faces) -> list[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    sys.path.insert(0, str(ROOT))
     from vision.reader import CardReader
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
