@@ -37,14 +37,14 @@ from typing import Any, Final
 
 from scorer.cards import CARD_CODES
 from scorer.deal import Completion, Unknown, complete, determined, possible
-from scorer.events import CardCorrected, Event
+from scorer.events import CardCorrected, CardPlayed, Event
 from scorer.fold import GameState, replay
 
 #: The bar's file, beside the reader's model (its probabilities are that model's).
 BAR_FILE: Final = Path(__file__).resolve().parent.parent / "vision" / "models" / "fill_bar.json"
 #: Folds the deal's search may spend on the hand in play (each card that settles),
 #: and on a finished hand (once, at its end): the candidates stay sound when it stops.
-LIVE_LIMIT: Final = 400
+LIVE_LIMIT: Final = 100
 END_LIMIT: Final = 2000
 #: The probability given to a candidate its reads never named (a card the reader
 #: never guessed is not impossible, only unlikely).
@@ -52,7 +52,7 @@ UNSEEN_P: Final = 0.002
 #: The questions' candidates, at most (likeliest first): the rest are in the picker.
 ASKED: Final = 4
 #: Assignments of distinct candidates weighed when the deal's search stopped early.
-_FALLBACK_NODES: Final = 20000
+_FALLBACK_NODES: Final = 3000
 
 Key = tuple[int, str]
 
@@ -111,6 +111,18 @@ class Fill:
         """The filled cards as corrections, to fold in memory (never stored)."""
         return [CardCorrected(seat=f.seat, trick=f.trick, new=f.card, hand=f.hand_no)
                 for f in self.filled]
+
+    def stream(self, events: Sequence[Event], state: GameState) -> list[Event]:
+        """``events`` (folded as ``state``) with each filled card named in the unread
+        card's own event: one fold, as a correction would give (never stored)."""
+        out = list(events)
+        for f in self.filled:
+            plays = state._plays_by_hand.get(f.hand_no, [])[4 * (f.trick - 1):4 * f.trick]
+            index = next((i for i in plays if getattr(out[i], "seat", None) == f.seat), None)
+            if index is None or not isinstance(out[index], CardPlayed):
+                return [*events, *self.corrections()]
+            out[index] = CardPlayed(seat=f.seat, card=f.card)
+        return out
 
 
 @lru_cache(maxsize=4)
@@ -402,7 +414,7 @@ def filled_state(events: Sequence[Event], state: GameState, fill: Fill
         if not kept:
             continue
         trial = Fill(kept, fill.questions, fill.folds)
-        new = replay([*events, *trial.corrections()])
+        new = replay(trial.stream(events, state))
         if _renonce_set(new) == base:
             dropped = tuple(f for f in fill.filled if f not in kept)
             asked = fill.questions + tuple(
