@@ -5,7 +5,7 @@ the start ``python -m vision.lab.bulk --widths`` trains from), makes each 8-bit 
 shipped one is made (``quantize_classifier``), and times the reader's batches of patches
 through onnxruntime on one thread, beside the shipped 8-bit and float classifiers. Only the
 speed: a cut classifier reads nothing well until it is trained (``vision.lab.bulk --widths``;
-what such runs read: ``benchmarks/choose-narrow.json``). The same for the shipped weights
+what such runs read: ``benchmarks/choose.json``, key ``narrow``). The same for the shipped weights
 reading their patches brought down to a share of their side (``vision.lab.train.rescaled``,
 the start of ``bulk --scale``). Needs torch (the ``train`` extra). Prints the figures and
 writes them to ``benchmarks/narrow.json``.

@@ -408,7 +408,8 @@ class Club:
 
 def table_record(db: Path) -> list[tuple[Any, ...]]:
     """A table's store as the club must hold it: (seq, game, game_seq, data)."""
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
+    # Not read-only: a table stopped cleanly leaves no -shm, which a reader makes.
+    conn = sqlite3.connect(db, timeout=10)
     try:
         return [tuple(r) for r in conn.execute(
             "SELECT rowid, game_id, seq, data FROM events ORDER BY rowid")]
@@ -424,6 +425,13 @@ def club_record(db: Path, table: int) -> list[tuple[Any, ...]]:
             (table,))]
     finally:
         conn.close()
+
+
+def _tail(path: Path, lines: int = 15) -> list[str]:
+    try:
+        return path.read_text(errors="replace").splitlines()[-lines:]
+    except OSError:
+        return []
 
 
 def _write_film(path: Path) -> None:
@@ -593,6 +601,12 @@ def main() -> int:
                     (folder / "t1" / "plugged").touch()
                     camera_back = None
                     note("camera_plugged", table=1)
+                for t in tables:
+                    code = t.proc.poll() if t.proc is not None else None
+                    if code is not None:  # not killed by us: systemd starts it again
+                        note("table_exited", table=t.n, code=code,
+                             said=t.lines[-3:], log=_tail(folder / f"table{t.n}.log"))
+                        t.start()
                 time.sleep(0.2)
             for n, (_until, filler) in list(full_until.items()):
                 filler.unlink()
@@ -634,14 +648,17 @@ def main() -> int:
             for where in mounted:
                 subprocess.run(["umount", "-l", str(where)], check=False)
         logs = {t.n: t.lines for t in tables}
+        errors = {t.n: [line for line in _tail(folder / f"table{t.n}.log", 400)
+                        if "Traceback" in line or "Error" in line][:10] for t in tables}
 
     def growth(name: str) -> dict[str, Any]:
         samples = memory.get(name, [])
         end_mb, end_pid = end_memory.get(name, (None, None))
-        # The last incarnation's first sample after the warm-up (a killed
-        # process is measured from its new start).
+        # The last incarnation's first sample after its warm-up (a killed
+        # process is measured from its new start, once warm).
         mine = [s for s in samples if s[2] == end_pid]
-        later = [s for s in mine if s[0] >= WARM_UP * run_s] or mine
+        warm = WARM_UP * run_s + (mine[0][0] if mine and mine[0][0] > 10 else 0.0)
+        later = [s for s in mine if s[0] >= warm] or mine
         if not later or end_mb is None:
             return {"start_mb": None, "end_mb": end_mb}
         start_mb = later[0][1]
@@ -671,10 +688,15 @@ def main() -> int:
         "records": {str(n): {"table": a, "club": b} for n, (a, b) in records.items()},
         "tables": checks, "exit_codes": {str(n): c for n, c in codes.items()},
         "memory_mb": mem, "memory_worst_growth_pct": worst,
+        # Each process's memory every 30 s: (seconds into the run, MB).
+        "memory_series_mb": {name: [[round(t), round(mb, 1)] for t, mb, _pid in samples
+                                    if round(t) % 30 < 5]
+                             for name, samples in memory.items()},
         "faults": faults_said,
         "camera_statuses": camera[:20], "storage_statuses": {str(n): s[:10]
                                                              for n, s in storage.items() if s},
         "club_starts": club.starts,
+        "table_errors": {str(n): e for n, e in errors.items() if e},
     }
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(f"played the equivalent of {result['evening']['evening_h_played']} h at "

@@ -150,6 +150,11 @@ def run(model_path: str | Path | None = None, frames: int = 10, repeats: int = 3
     result["measured"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
+        # The one results file keeps what other machines measured beside this run.
+        if out.is_file():
+            kept = json.loads(out.read_text()).get("other_machines")
+            if kept:
+                result["other_machines"] = kept
         out.write_text(json.dumps(result, indent=2) + "\n")
     return result
 
