@@ -3,23 +3,22 @@
 ``belote-table calibrate`` asks it of the frame it calibrates on, so that an
 organiser moves the camera before the game rather than after a card waits
 unread. ``benchmarks/card_size.py`` measures the reader at each card size
-(``benchmarks/card_size.json``); the bounds below are taken from there.
+(``benchmarks/card_size.json``); the bounds are taken from there and ship with the
+classifier (``vision.settings.ReaderSettings``: ``card_share``, ``card_good_from``,
+``index_per_card``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-# Cards as a share of the frame's height. The reader was trained on cards within
-# these bounds: below the first, most corner indices are too small to be read; above
-# the second, a card played at a seat's edge leaves the frame.
-CARD_SHARE = (0.16, 0.40)
-# From here up the reader reads every card of the card-size benchmark's frames; between
-# CARD_SHARE[0] and here it misses a few, so the organiser is told to zoom in.
-GOOD_FROM = 0.23
-# A corner index's box is about a quarter of its card's height on rendered frames, so
-# the card's share is told from the indices' (the cards themselves may be half hidden).
-INDEX_PER_CARD = 0.25
+from vision.settings import shipped_settings
+
+# The shipped model's bounds, for the benchmarks that name them (the check reads its
+# reader's settings): the cards' share of the frame's height the reader was trained on,
+# and where from it reads every card of the card-size benchmark's frames.
+CARD_SHARE = shipped_settings().card_share
+GOOD_FROM = shipped_settings().card_good_from
 
 
 def N_(message: str) -> str:
@@ -35,22 +34,25 @@ def check_card_size(frame: Any) -> tuple[bool, str, dict[str, Any]]:
     small or too large."""
     from vision.reader import CardReader
 
-    sides, needed = CardReader().index_sizes(frame)
-    low, high = CARD_SHARE
+    reader = CardReader()
+    tuned = reader.settings
+    sides, needed = reader.index_sizes(frame)
+    low, high = tuned.card_share
+    good = tuned.card_good_from
     bounds = {"low": f"{100 * low:.0f}", "high": f"{100 * high:.0f}",
-              "good": f"{100 * GOOD_FROM:.0f}"}
+              "good": f"{100 * good:.0f}"}
     if not sides:
         return False, N_("cards: none seen. Put a card down in front of each seat and "
                          "calibrate again: the card reader needs each card to fill %(low)s to "
                          "%(high)s %% of the frame's height (hardware/camera-mount.md)"), bounds
-    card = sides[len(sides) // 2] / INDEX_PER_CARD
+    card = sides[len(sides) // 2] / tuned.index_per_card
     unreadable = sum(s < needed for s in sides)
     fields = {**bounds, "card": f"{100 * card:.0f}", "n": len(sides), "unreadable": unreadable}
     if card < low:
         return False, N_("cards: about %(card)s %% of the frame's height (%(n)s corner indices "
                          "seen): TOO SMALL to be read. Bring the camera lower or zoom in (run "
                          "--zoom, hardware/camera-mount.md)"), fields
-    if card < GOOD_FROM:
+    if card < good:
         return False, N_("cards: about %(card)s %% of the frame's height (%(n)s corner indices "
                          "seen): SMALL: a few cards in a hundred may wait unread. Zoom in a "
                          "little or bring the camera lower, to %(good)s %% or more (run --zoom, "

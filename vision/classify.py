@@ -89,6 +89,8 @@ class CardClassifier:
         #: read to leave its other turns unread (:meth:`first_probabilities`): the
         #: settings' ``none_first`` (the shipped model's until the reader gives its own).
         self.NONE_FIRST = shipped_settings().none_first
+        #: The chance a box read through the enrolled deck gets: the settings' ``deck_sure``.
+        self.deck_sure = shipped_settings().deck_sure
         self.model_path = Path(model_path) if model_path else DEFAULT_MODEL
         if not self.model_path.is_file():
             raise FileNotFoundError(f"{self.model_path}: no such model file")
@@ -217,7 +219,7 @@ class CardClassifier:
             views = self.deck.unit(by_box.reshape(n, turns * looks, -1))
         else:
             views = template_vectors(crops).reshape(n, looks, -1)
-        return self.deck.judge(probs, views)
+        return self.deck.judge(probs, views, self.deck_sure)
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """Calibrated class probabilities for crops (see :meth:`logits`); with an
@@ -341,12 +343,13 @@ class CardClassifier:
         return CardRead(code, conf, True)
 
 
-# The finest level a frame is boxed at, as a share of its own size. The camera's frames
-# (1280 x 720, what the thresholds were calibrated on) are boxed from half their size;
-# a still picture (``vision read``, ``vision eval``: a webcam's or a phone's picture,
-# one exported square) down to its own pixels, where its smaller cards' indices are.
-CAMERA_FINEST = 0.5
-STILL_FINEST = 1.0
+# The finest level a frame is boxed at, as a share of its own size: the camera's frames
+# (what the thresholds were calibrated on) from the settings' ``camera_finest``; a still
+# picture (``vision read``, ``vision eval``: a webcam's or a phone's picture, one exported
+# square) from ``still_finest``, where its smaller cards' indices are. The shipped
+# model's, for the benchmarks that name them; a detector reads its own settings.
+CAMERA_FINEST = shipped_settings().camera_finest
+STILL_FINEST = shipped_settings().still_finest
 
 
 class IndexDetector:
@@ -374,13 +377,9 @@ class IndexDetector:
         self.levels = levels
         self.work_width = work_width
         self.fine = True  # False: a photo larger than the camera's is boxed as a frame is
-        # The finest level's scale at most: CAMERA_FINEST for the camera's frames,
-        # STILL_FINEST for a still picture (``CardReader(still=True)``).
-        self.finest = CAMERA_FINEST
-        # The scale at which an index must reach MIN_READ_SIDE for the calibrated
-        # thresholds (``under_calibrated``): the first level of the frames they were
-        # calibrated on.
-        self.calibrated = CAMERA_FINEST
+        # The finest level's scale at most: the settings' ``camera_finest`` for the
+        # camera's frames, ``still_finest`` for a still picture (``CardReader(still=True)``).
+        self.finest = self.camera_finest
         # True: a picture whose first level is at least ``calibrated`` (a still picture up
         # to 1280 x 720) gives too the first level's boxes that gave way to the finer
         # level's, after the others (``detect``). False: one box an index.
@@ -409,6 +408,12 @@ class IndexDetector:
         # ``refine_window`` pixels square, scaled so that the index is ``refine_side``
         # pixels tall.
         self.refine_side, self.refine_window = tuned.refine_side, tuned.refine_window
+        # The finest level's scale at most, for the camera's frames and a still picture.
+        self.camera_finest, self.still_finest = tuned.camera_finest, tuned.still_finest
+        # The scale at which an index must reach MIN_READ_SIDE for the calibrated
+        # thresholds (``under_calibrated``): the first level of the frames they were
+        # calibrated on.
+        self.calibrated = tuned.camera_finest
 
     def detect(self, gray: np.ndarray) -> list[tuple[tuple[float, float, float, float], float]]:
         """``[(box (x1, y1, x2, y2) in frame pixels, score), ...]``, best first, overlaps merged.
@@ -524,7 +529,7 @@ class IndexDetector:
         down that far loses the indices of its smaller cards, which its own pixels
         still show: it is boxed at twice the first level's size too, at most half its
         own, as the camera's frames are (a picture is sharp at half its size). A still
-        picture (``finest`` STILL_FINEST) is boxed down to its own size: a 1280 x 720
+        picture (``finest``: ``still_finest``) is boxed down to its own size: a 1280 x 720
         or 640 x 640 picture gets that level too."""
         scale = self.work_scale(width, height)
         fine = min(2 * scale, self.finest)

@@ -18,9 +18,9 @@ layer fitted again on the deck's looks, a softmax regression in numpy
 reader cuts its indices there (:func:`table_looks`: the reader's own detector boxes them,
 small, soft and loosely boxed, as at the table). A box the general model takes for a card
 is also read surely as that card when this linear read names the same card with a
-fair chance (``LINEAR_RULES``, per kind, chosen on the training designs).
+fair chance (:func:`linear_rules`, per kind, chosen on the training designs).
 
-Two heads can embed the looks (``HEADS``; see ``benchmarks/enroll.py`` for how
+Two heads can embed the looks (``HEAD_NAMES``; see ``benchmarks/enroll.py`` for how
 they compare):
 
 * ``prototype``: the classifier's penultimate embedding (its ``features``
@@ -48,6 +48,7 @@ import numpy as np
 from scorer.cards import RANK_INDEX_FR, SUIT_NAMES_FR, Card
 from vision.errors import ExplainedError
 from vision.scores import FEATURES, NONE, softmax
+from vision.settings import ReaderSettings, shipped_settings
 
 
 class Embedder(Protocol):
@@ -63,10 +64,10 @@ class Embedder(Protocol):
     def features(self, crops: np.ndarray) -> np.ndarray: ...
 
 # 2: the looks as the camera shows an index, and the rule's floor on the general model's
-# chance (``Rule.general``). 3: a rule of its own for courts and aces (``COURT_RULES``).
+# chance (``Rule.general``). 3: a rule of its own for courts and aces (:func:`court_rules`).
 # A deck of an earlier version still reads as it did: by the one rule written in it (with
 # no floor for version 1).
-# 4: a linear read fitted per deck (``Linear``, ``LINEAR_RULES``) on the looks and on the
+# 4: a linear read fitted per deck (``Linear``, :func:`linear_rules`) on the looks and on the
 # card laid in table frames (``table_looks``, not kept among the looks).
 VERSION = 4
 READABLE_VERSIONS = (1, 2, 3, 4)
@@ -86,51 +87,49 @@ class Rule(NamedTuple):
     general: float = 0.0
 
 
-# Per head. The prototype head's: the loosest that named no wrong card on the training
-# designs (python -m vision.lab.deck_rules); the template head's: chosen on
-# vision.lab.enroll_bench.DEV_DESIGNS. Never chosen on the designs or photos
-# benchmarks/enroll.py and benchmarks/real_decks.py report.
-HEADS: dict[str, Rule] = {
-    "prototype": Rule(0.88, 0.24, 0.20, 0.8),
-    "template": Rule(0.60, 0.10, 0.20, 0.0),
-}
-# The ranks whose boxes the deck judges by ``COURT_RULES``: courts and aces. A number
+# The comparison methods (heads). Their rules, the linear read's and its fit, and the
+# chance a box read through a deck gets are tuned values: they ship with the classifier
+# (``vision.settings.ReaderSettings``, ``deck_*``, ``linear_*``).
+HEAD_NAMES = ("prototype", "template")
+# The ranks whose boxes the deck judges by its courts' rule: courts and aces. A number
 # card's index (7-10) can be a 2-6 of the same deck, which no enrolment shows (a belote
 # deck has none), a 6 upside down looking like a 9: those stay under the strict rule. A
 # court's or an ace's index has fewer such twins (a soft 4 can read as a king), and these
-# are the cards a general model misses most on a deck it never saw. Chosen the same way
-# as ``HEADS``, on the boxes the general model takes for a court or an ace
-# (``vision.lab.deck_rules``), on enough frames a design that the rules name no wrong box
-# there.
+# are the cards a general model misses most on a deck it never saw.
 COURT_RANKS = "JQKA"
-COURT_RULES: dict[str, Rule] = {
-    "prototype": Rule(0.84, 0.16, 0.20, 0.8),
-    "template": Rule(0.60, 0.10, 0.20, 0.0),
-}
-# The linear read (prototype head, whole decks): a box is read as an enrolled card when a
-# softmax regression fitted on the deck's looks (``fit_linear``) gives the general model's
-# best card guess at least ``accept`` (``margin`` unused), under the same floors as above.
-# Chosen as ``HEADS`` and ``COURT_RULES`` are (``vision.lab.deck_rules``), per kind.
-LINEAR_RULES: dict[str, Rule] = {
-    "numbers": Rule(0.67, 0.0, 0.20, 0.0),
-    "courts": Rule(0.60, 0.0, 0.20, 0.8),
-}
-# The fit: full-batch gradient descent on the unit looks, this many steps of this size,
-# weight decay as below (seeded by nothing: it starts from zero and is deterministic).
-LINEAR_STEPS = 1000
-LINEAR_STEP = 2.0
-LINEAR_DECAY = 1e-3
-# The linear read is fitted only on a whole deck (its rules were chosen on 32 cards: over a
-# few enrolled cards a softmax is sure of one of them whatever the box shows).
+# The linear read is fitted only on a whole deck (its rules were chosen on whole decks:
+# over a few enrolled cards a softmax is sure of one of them whatever the box shows).
 LINEAR_MIN_CARDS = 32
 DEFAULT_HEAD = "prototype"
-# The probability a box read through the deck gets: above every threshold of
-# the general model's reads, first or second look.
-DECK_SURE = 0.999
+
+
+def heads(tuned: ReaderSettings) -> dict[str, Rule]:
+    """Each head's rule for number cards in the settings ``tuned``."""
+    return {"prototype": Rule(*tuned.deck_prototype), "template": Rule(*tuned.deck_template)}
+
+
+def court_rules(tuned: ReaderSettings) -> dict[str, Rule]:
+    """Each head's rule for courts and aces (``COURT_RANKS``) in the settings ``tuned``."""
+    return {"prototype": Rule(*tuned.deck_prototype_courts),
+            "template": Rule(*tuned.deck_template_courts)}
+
+
+def linear_rules(tuned: ReaderSettings) -> dict[str, Rule]:
+    """The linear read's rule per kind ("numbers", "courts") in the settings ``tuned``."""
+    return {"numbers": Rule(*tuned.deck_linear_numbers),
+            "courts": Rule(*tuned.deck_linear_courts)}
+
+
+# The shipped model's (the benchmarks and the lab name them; the reader and enrolment
+# read their own settings).
+HEADS = heads(shipped_settings())
+COURT_RULES = court_rules(shipped_settings())
+LINEAR_RULES = linear_rules(shipped_settings())
+DECK_SURE = shipped_settings().deck_sure
 
 
 def is_court(code: str) -> bool:
-    """Whether a class (``QH``, ``7S``, ``none``) is judged by ``COURT_RULES``."""
+    """Whether a class (``QH``, ``7S``, ``none``) is judged by the courts' rule."""
     return code[0] in COURT_RANKS
 
 
@@ -181,9 +180,15 @@ class Linear:
         return self.classes[best], q[np.arange(len(q)), best]
 
 
-def fit_linear(vectors: np.ndarray, labels: np.ndarray, steps: int = LINEAR_STEPS,
-               step: float = LINEAR_STEP, decay: float = LINEAR_DECAY) -> Linear:
-    """The softmax regression of ``labels`` (class indices) on unit ``vectors`` (M, D)."""
+def fit_linear(vectors: np.ndarray, labels: np.ndarray, steps: int | None = None,
+               step: float | None = None, decay: float | None = None) -> Linear:
+    """The softmax regression of ``labels`` (class indices) on unit ``vectors`` (M, D):
+    full-batch gradient descent from zero (deterministic), by the shipped settings'
+    ``linear_steps``, ``linear_step`` and ``linear_decay`` where not given."""
+    tuned = shipped_settings()
+    steps = tuned.linear_steps if steps is None else steps
+    step = tuned.linear_step if step is None else step
+    decay = tuned.linear_decay if decay is None else decay
     x = np.asarray(vectors, np.float32)
     classes = np.unique(labels)
     y = np.eye(len(classes), dtype=np.float32)[np.searchsorted(classes, labels)]
@@ -286,7 +291,7 @@ class Deck:
             raise DeckError("%(path)s: deck file version %(version)s, this program reads "
                             "version %(expected)s: enrol the deck again", path=path,
                             version=meta.get("version"), expected=VERSION)
-        if meta.get("head") not in HEADS:
+        if meta.get("head") not in HEAD_NAMES:
             raise DeckError("%(path)s: unknown comparison method %(head)s", path=path,
                             head=repr(meta.get("head")))
         info = {k: v for k, v in meta.items()
@@ -353,9 +358,14 @@ class Deck:
         out[:, labels[starts]] = np.maximum.reduceat(sims, starts, axis=1)
         return out
 
-    def judge(self, probs: np.ndarray, views: np.ndarray) -> np.ndarray:
+    def judge(self, probs: np.ndarray, views: np.ndarray, sure_chance: float | None = None
+              ) -> np.ndarray:
         """The general model's calibrated ``probs`` (N, classes), with each box that is
-        surely an enrolled card (see the module's docstring) read as that card."""
+        surely an enrolled card (see the module's docstring) read as that card, at the
+        chance ``sure_chance`` (the settings' ``deck_sure``; the shipped model's where not
+        given)."""
+        if sure_chance is None:
+            sure_chance = shipped_settings().deck_sure
         if len(probs) == 0:
             return probs
         sims = self.similarities(views)
@@ -384,10 +394,10 @@ class Deck:
             sure |= self.linear_sure(probs, views, guess)
         best = np.where(sure, guess, best)
         out = probs.copy()
-        rest = (1.0 - DECK_SURE) / (len(self.classes) - 1)
+        rest = (1.0 - sure_chance) / (len(self.classes) - 1)
         for i in np.nonzero(sure)[0]:
             out[i] = rest
-            out[i, best[i]] = DECK_SURE
+            out[i, best[i]] = sure_chance
         return out
 
     def linear_sure(self, probs: np.ndarray, views: np.ndarray, guess: np.ndarray

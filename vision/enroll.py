@@ -24,15 +24,16 @@ import numpy as np
 
 from scorer.cards import Card, InvalidCardError
 from vision.deck import (
-    COURT_RULES,
     DEFAULT_HEAD,
-    HEADS,
+    HEAD_NAMES,
     LINEAR_MIN_CARDS,
-    LINEAR_RULES,
     Box,
     Deck,
     DeckError,
+    court_rules,
     fit_linear,
+    heads,
+    linear_rules,
     model_sha256,
 )
 from vision.imagefile import IMAGE_SUFFIXES, load_image
@@ -40,34 +41,28 @@ from vision.locate import find_cards, index_crop, look_crops, moved_box, order_q
 from vision.paper import white_paper
 from vision.reader import CardReader
 from vision.scores import FEATURES
+from vision.settings import shipped_settings
 
-# Looks cut per index box before the quarter turns (the first is the reader's own cut),
-# then as many again as the camera shows the index (``camera_looks``).
-LOOKS_PER_INDEX = 8
-# The sides, in frame pixels, of the indices of a table frame: a card 17-36 % of a
-# 720-pixel frame's height prints its index about this tall.
-CAMERA_INDEX_SIDES = (12.0, 30.0)
-# Table frames each enrolled picture is laid in (``table_looks``): the card's height over
-# the frame's, as at the table (``vision.card_size``), in a frame of the camera's size.
-TABLE_FRAMES_PER_CARD = 4
-TABLE_CARD_SHARE = (0.17, 0.36)
+# How many looks are cut per index, as the camera shows it, in how many table frames a
+# card is laid and how tall: the reader's settings (``enroll_looks``,
+# ``camera_index_sides``, ``table_frames``, ``table_card_share``). The table frames are of
+# the camera's size.
 TABLE_FRAME = (1280, 720)
 
 
 # ------------------------------------------------------------------ finding a card's indices
 
-# Where a card prints its index: within these shares of its short and long sides from a
-# corner (designs differ; the detector's box inside the zone gives the index itself).
-CORNER_ZONE = (0.36, 0.32)
-
-
-def corner_zone(quad: np.ndarray, corner: int) -> np.ndarray:
-    """The zone of a card's ``corner`` (0-3 of a quad) where an index may lie: 4x2."""
+def corner_zone(quad: np.ndarray, corner: int, share: tuple[float, float] | None = None
+                ) -> np.ndarray:
+    """The zone of a card's ``corner`` (0-3 of a quad) where an index may lie: 4x2.
+    ``share``: of the card's short and long sides from the corner (the settings'
+    ``corner_zone``; the shipped model's where not given)."""
+    across, along = shipped_settings().corner_zone if share is None else share
     q = np.asarray(quad, np.float32).reshape(4, 2)
     c, a, b = q[corner], q[(corner + 1) % 4], q[(corner - 1) % 4]
     if np.linalg.norm(a - c) > np.linalg.norm(b - c):
         a, b = b, a  # a along the short side, b along the long one
-    u, v = (a - c) * CORNER_ZONE[0], (b - c) * CORNER_ZONE[1]
+    u, v = (a - c) * across, (b - c) * along
     # Reaching a little past the corner: an outline found on a blurred frame lies
     # inside the card's edge, and a detector box may be loose.
     o = c - 0.4 * (u + v)
@@ -81,19 +76,14 @@ def inside(box: Box, polygon: np.ndarray) -> bool:
                                 (float(cx), float(cy)), False) >= 0
 
 
-# A box in a card's corner is taken for its index when the general model gives it at least
-# this chance of being the card (``card_boxes``): a court's picture, a court's name printed
-# in the corner and a number card's pips give boxes there too, read as no belote card.
-INDEX_CHANCE = 0.01
-
-
 def card_boxes(reader: CardReader, frame: np.ndarray, quad: np.ndarray,
                found: list[tuple[Box, float]] | None = None, code: str | None = None
                ) -> list[Box]:
     """The index boxes of the card whose outline is ``quad``: in each corner zone of one
     diagonal (a card prints its indices at two opposite corners), the detector's box the
     general model takes most for the card (``code``'s chance when the card is known,
-    else the chance of any belote card), where that chance reaches INDEX_CHANCE; the
+    else the chance of any belote card), where that chance reaches the reader's settings'
+    ``index_chance``; the
     diagonal whose two chances sum higher. A court's picture, or its name printed in
     the other corners, can give boxes the detector is surer of than of the index: those
     are read as no card. Where no box of the corners reaches it (a design whose courts
@@ -103,7 +93,8 @@ def card_boxes(reader: CardReader, frame: np.ndarray, quad: np.ndarray,
         assert reader.detector is not None
         gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         found = reader.detector.detect(gray)
-    zones = [[(b, s) for b, s in found if inside(b, corner_zone(quad, corner))]
+    tuned = reader.settings
+    zones = [[(b, s) for b, s in found if inside(b, corner_zone(quad, corner, tuned.corner_zone))]
              for corner in range(4)]
     boxes = [b for zone in zones for b, _ in zone]
     chance: dict[Box, float] = {}
@@ -119,7 +110,7 @@ def card_boxes(reader: CardReader, frame: np.ndarray, quad: np.ndarray,
         else:
             card = 1.0 - probs[:, classifier.none_index]
         chance = {b: float(c) for b, c in zip(boxes, card, strict=True)}
-    for weigh in (lambda b, s: chance[b] if chance[b] >= INDEX_CHANCE else 0.0,
+    for weigh in (lambda b, s: chance[b] if chance[b] >= tuned.index_chance else 0.0,
                   lambda b, s: s):
         best: tuple[float, list[Box]] = (0.0, [])
         for diagonal in ((0, 2), (1, 3)):
@@ -160,10 +151,13 @@ def single_card(reader: CardReader, frame: np.ndarray, code: str | None = None
 # ------------------------------------------------------------------ cutting looks
 
 def index_looks(source: np.ndarray, box: Box, rng: np.random.Generator, size: int, pad: float,
-                n: int = LOOKS_PER_INDEX) -> np.ndarray:
+                n: int | None = None, sides: tuple[float, float] | None = None) -> np.ndarray:
     """``8 n`` patches of one index: the reader's own cut, ``n - 1`` shifted, scaled,
-    blurred and lit differently, and ``n`` as the camera shows it (:func:`camera_looks`),
-    each at the four quarter turns: (8 n, S, S, 3) uint8."""
+    blurred and lit differently, and ``n`` as the camera shows it (:func:`camera_looks`,
+    ``sides``), each at the four quarter turns: (8 n, S, S, 3) uint8. ``n`` and ``sides``:
+    the settings' ``enroll_looks`` and ``camera_index_sides`` (the shipped model's where
+    not given)."""
+    n = shipped_settings().enroll_looks if n is None else n
     cuts = []
     for i in range(n):
         if i == 0:
@@ -177,23 +171,25 @@ def index_looks(source: np.ndarray, box: Box, rng: np.random.Generator, size: in
             cut = cut * float(rng.uniform(0.7, 1.2)) + float(rng.uniform(-25, 25))
             cut = np.clip(cut, 0, 255).astype(np.uint8)
         cuts.append(cut)
-    stack = np.concatenate([np.stack(cuts), camera_looks(source, box, rng, size, pad, n)])
+    stack = np.concatenate([np.stack(cuts), camera_looks(source, box, rng, size, pad, n, sides)])
     return np.concatenate([np.rot90(stack, k, axes=(1, 2)) for k in range(4)])
 
 
 def camera_looks(source: np.ndarray, box: Box, rng: np.random.Generator, size: int,
-                 pad: float, n: int) -> np.ndarray:
+                 pad: float, n: int, sides: tuple[float, float] | None = None) -> np.ndarray:
     """``n`` patches of one index as a camera over the table shows it: cut a little
-    shifted and scaled, brought down to an index ``CAMERA_INDEX_SIDES`` pixels tall,
+    shifted and scaled, brought down to an index ``sides`` pixels tall (the settings'
+    ``camera_index_sides``; the shipped model's where not given),
     softened, lit and noised, most saved as JPEG, then cut as the reader cuts (brought up
     to ``size``): (n, S, S, 3) uint8. An enrolment picture shows the index large and
     sharp; the frames the deck helps with show it small and soft."""
+    sides = shipped_settings().camera_index_sides if sides is None else sides
     out = []
     for _ in range(n):
         f = float(rng.uniform(0.9, 1.12))
         dx, dy = rng.uniform(-0.08, 0.08, 2)
         cut = index_crop(source, moved_box(box, f, dx, dy), 3 * size, pad)
-        small_side = max(int(round(float(rng.uniform(*CAMERA_INDEX_SIDES)) * pad)), 8)
+        small_side = max(int(round(float(rng.uniform(*sides)) * pad)), 8)
         small = cv2.resize(cut, (small_side, small_side), interpolation=cv2.INTER_AREA)
         if rng.random() < 0.6:
             small = cv2.GaussianBlur(small, (0, 0), float(rng.uniform(0.3, 1.0)))
@@ -211,16 +207,19 @@ def camera_looks(source: np.ndarray, box: Box, rng: np.random.Generator, size: i
 
 
 def table_frame(source: np.ndarray, quad: np.ndarray, rng: np.random.Generator,
-                size: tuple[int, int] = TABLE_FRAME) -> tuple[np.ndarray, np.ndarray]:
+                size: tuple[int, int] = TABLE_FRAME,
+                share: tuple[float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The card of ``source`` (outline ``quad``, 4x2) laid on a plain table in a camera
-    frame: as tall as a card at the table (``TABLE_CARD_SHARE`` of the frame), turned any
-    way, a little askew, softened, lit, noised and saved as JPEG. Returns the frame (BGR)
-    and the card's outline in it."""
+    frame: as tall as a card at the table (``share`` of the frame: the settings'
+    ``table_card_share``, the shipped model's where not given), turned any way, a little
+    askew, softened, lit, noised and saved as JPEG. Returns the frame (BGR) and the card's
+    outline in it."""
+    share = shipped_settings().table_card_share if share is None else share
     w, h = size
     q = np.asarray(quad, np.float32).reshape(4, 2)
     long_side = max(np.linalg.norm(q[1] - q[2]), np.linalg.norm(q[0] - q[1]),
                     np.linalg.norm(q[2] - q[3]), np.linalg.norm(q[3] - q[0]))
-    scale = float(rng.uniform(*TABLE_CARD_SHARE)) * h / max(float(long_side), 1.0)
+    scale = float(rng.uniform(*share)) * h / max(float(long_side), 1.0)
     # Brought down first by area (a warp alone would alias the print), then laid down.
     small = cv2.resize(source, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) \
         if scale < 1.0 else source
@@ -260,10 +259,11 @@ def table_frame(source: np.ndarray, quad: np.ndarray, rng: np.random.Generator,
 
 
 def table_looks(reader: CardReader, source: np.ndarray, quad: np.ndarray,
-                rng: np.random.Generator, n: int = TABLE_FRAMES_PER_CARD,
+                rng: np.random.Generator, n: int | None = None,
                 code: str | None = None) -> np.ndarray:
     """Patches of a card's indices as the reader cuts them from table frames: the card
-    laid in ``n`` frames (:func:`table_frame`), its indices boxed by the reader's own
+    laid in ``n`` frames (:func:`table_frame`; the reader's settings' ``table_frames``
+    where not given), its indices boxed by the reader's own
     detector in its corners (:func:`card_boxes`), each box cut as the first read cuts it
     and as the second look does (its closer box, ``vision.locate.LOOKS``), each patch at
     the four quarter turns: (K, S, S, 3) uint8, K = 0 when no index was found. An
@@ -273,9 +273,10 @@ def table_looks(reader: CardReader, source: np.ndarray, quad: np.ndarray,
     size = int(reader.classifier.meta["crop"])
     pad = float(reader.classifier.meta["pad"])
     source = source if source.ndim == 3 else cv2.cvtColor(source, cv2.COLOR_GRAY2BGR)
+    tuned = reader.settings
     cuts = []
-    for _ in range(n):
-        frame, dst = table_frame(source, quad, rng)
+    for _ in range(tuned.table_frames if n is None else n):
+        frame, dst = table_frame(source, quad, rng, share=tuned.table_card_share)
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         for box in card_boxes(reader, frame, dst, code=code):
             cuts.append(index_crop(frame, box, size, pad)[None])
@@ -290,12 +291,15 @@ class Enroller:
     """Gathers index looks card by card, then makes the :class:`Deck`."""
 
     def __init__(self, reader: CardReader, head: str = DEFAULT_HEAD, seed: int = 0,
-                 table_frames: int = TABLE_FRAMES_PER_CARD) -> None:
+                 table_frames: int | None = None) -> None:
+        """``table_frames``: per picture (the reader's settings' where not given)."""
         if reader.detector is None:
             raise DeckError("enrolment needs the reader with the index detector (design B)")
-        if head not in HEADS:
+        if head not in HEAD_NAMES:
             raise DeckError("unknown comparison method %(head)s (one of %(heads)s)",
-                            head=repr(head), heads=", ".join(HEADS))
+                            head=repr(head), heads=", ".join(HEAD_NAMES))
+        if table_frames is None:
+            table_frames = reader.settings.table_frames
         self.reader = reader
         self.classifier = reader.classifier
         if head == "prototype" and not self.classifier.has_features:
@@ -325,9 +329,11 @@ class Enroller:
         # A picture taken under a warm or red lamp: its paper made white again, as the
         # reader makes a frame's (the deck reads frames with white paper).
         source = white_paper(source)
+        tuned = self.reader.settings
         for box in boxes:
             self.patches.setdefault(code, []).append(
-                index_looks(source, box, self.rng, size, pad))
+                index_looks(source, box, self.rng, size, pad, tuned.enroll_looks,
+                            tuned.camera_index_sides))
         if quad is not None and self.table_frames:
             looks = table_looks(self.reader, source, quad, self.rng, self.table_frames, code)
             if len(looks):
@@ -338,7 +344,8 @@ class Enroller:
             raise DeckError("no card learnt: nothing to write")
         classes = self.classifier.classes
         labels: list[np.ndarray] = []
-        accept, margin, none_below, general = HEADS[self.head]
+        tuned = self.reader.settings
+        accept, margin, none_below, general = heads(tuned)[self.head]
         empty = Deck(self.head, classes, np.zeros(0, np.int64), np.zeros((0, 1), np.float32),
                      "", accept, margin)
         raw = []
@@ -361,14 +368,15 @@ class Enroller:
                 patches = np.concatenate(self.table_patches[code])
                 fit_x.append(empty.unit(self.classifier.features(patches)))
                 fit_y.append(np.full(len(patches), classes.index(code)))
-            linear = fit_linear(np.concatenate(fit_x), np.concatenate(fit_y))
+            linear = fit_linear(np.concatenate(fit_x), np.concatenate(fit_y),
+                                tuned.linear_steps, tuned.linear_step, tuned.linear_decay)
         return Deck(self.head, classes, all_labels, vectors,
                     model_sha256(self.classifier.model_path), accept, margin,
                     {"model": self.classifier.model_path.name,
                      "enroll_seconds": round(time.monotonic() - self.started, 2),
                      "made": time.strftime("%Y-%m-%d")}, center, none_below, general,
-                    COURT_RULES[self.head], linear,
-                    dict(LINEAR_RULES) if linear is not None else None)
+                    court_rules(tuned)[self.head], linear,
+                    linear_rules(tuned) if linear is not None else None)
 
 
 # ------------------------------------------------------------------ a folder of card pictures
@@ -402,7 +410,7 @@ def folder_images(directory: str | Path) -> dict[str, list[Path]]:
 
 def enroll_folder(reader: CardReader, directory: str | Path, head: str = DEFAULT_HEAD,
                   learnt: Callable[[str], None] = lambda _code: None, seed: int = 0,
-                  table_frames: int = TABLE_FRAMES_PER_CARD,
+                  table_frames: int | None = None,
                   read_as: Callable[[Path, str, str], None] | None = None) -> Deck:
     """Learn a deck from ``DIR/<CARD>/*.jpg|png``. Every picture is checked (readable,
     its card found) before the deck is made; the first fault raises :class:`DeckError`

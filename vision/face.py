@@ -15,7 +15,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from vision.classify import CAMERA_FINEST, IndexDetector
+from vision.classify import IndexDetector
 from vision.detection import Detection, box_quad, scaled, span
 from vision.paper import is_grey, paper_gains
 from vision.settings import FACE_CHOICES as FACE_CHOICES  # their place before: re-exported
@@ -74,7 +74,7 @@ def read_face(reader: Reader, image: np.ndarray) -> Detection | None:
         return _read_face(reader, image)
     # A card filling the picture has large indices: a still picture's finer level
     # (``still``) is for a scene's small cards, and is not used here.
-    finest, reader.detector.finest = reader.detector.finest, CAMERA_FINEST
+    finest, reader.detector.finest = reader.detector.finest, reader.settings.camera_finest
     try:
         found = _read_face(reader, image)
     finally:

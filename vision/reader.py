@@ -34,7 +34,6 @@ from vision import face
 from vision.classify import (
     CORNER_MODEL,
     DEFAULT_MODEL,
-    STILL_FINEST,
     CardClassifier,
     IndexDetector,
     calibration_path,
@@ -90,6 +89,8 @@ class CardReader:
             settings = load_settings(calibration_path(path))
         self._settings = settings
         self.classifier.NONE_FIRST = settings.none_first
+        self.classifier.deck_sure = settings.deck_sure
+        self.still = still
         self.detector: IndexDetector | None = None
         #: Design B's frame reading (:class:`vision.frame.FrameReader`), by this reader's
         #: models and settings; None for design A.
@@ -102,7 +103,7 @@ class CardReader:
                                           heat_threshold=float(meta["heat_threshold"]),
                                           stride=int(meta["stride"]), settings=settings)
             if still:
-                self.detector.finest = STILL_FINEST
+                self.detector.finest = settings.still_finest
             self.frames = FrameReader(self.classifier, self.detector, settings)
         if deck is not None:
             self.use_deck(deck)
@@ -136,8 +137,10 @@ class CardReader:
     def settings(self, value: ReaderSettings) -> None:
         self._settings = value
         self.classifier.NONE_FIRST = value.none_first
+        self.classifier.deck_sure = value.deck_sure
         if self.detector is not None:
             self.detector.use_settings(value)
+            self.detector.finest = value.still_finest if self.still else value.camera_finest
         if self.frames is not None:
             self.frames.settings = value
 

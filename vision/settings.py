@@ -160,6 +160,56 @@ class ReaderSettings:
     # ``face_pair_accept``.
     face_pair_near: float
     face_pair_accept: float
+    # --- the levels a frame is boxed at (``vision.classify.IndexDetector``)
+    # The finest level, as a share of the frame's own size: the camera's frames (what the
+    # thresholds were calibrated on) from ``camera_finest``; a still picture
+    # (``CardReader(still=True)``) from ``still_finest``, where its smaller cards are.
+    camera_finest: float
+    still_finest: float
+    # --- whether the cards are of a size the reader reads (``vision.card_size``)
+    # Cards as a share of the frame's height: the reader was trained within
+    # ``card_share`` (smaller, most indices are too small; larger, a card at a seat's edge
+    # leaves the frame) and reads every card of the card-size benchmark's frames from
+    # ``card_good_from``; an index's box over its card's height (``index_per_card``)
+    # tells a card's share from its indices' (the cards may be half hidden).
+    card_share: tuple[float, float]
+    card_good_from: float
+    index_per_card: float
+    # --- an enrolled deck (``vision.deck``, ``vision.enroll``)
+    # Each comparison method's rule (accept, margin, none_below, general: see
+    # ``vision.deck.Rule``), for number cards and for courts and aces (their indices have
+    # fewer twins among cards no enrolment shows): the loosest that named no wrong card
+    # on the training designs (``vision.lab.deck_rules``, ``vision.lab.enroll_bench``).
+    deck_prototype: tuple[float, float, float, float]
+    deck_prototype_courts: tuple[float, float, float, float]
+    deck_template: tuple[float, float, float, float]
+    deck_template_courts: tuple[float, float, float, float]
+    # The linear read's rules per kind (its ``margin`` unused), chosen the same way; its
+    # fit: full-batch gradient descent, ``linear_steps`` steps of ``linear_step``, weight
+    # decay ``linear_decay``.
+    deck_linear_numbers: tuple[float, float, float, float]
+    deck_linear_courts: tuple[float, float, float, float]
+    linear_steps: int
+    linear_step: float
+    linear_decay: float
+    # The chance a box read through the deck gets: above every threshold of the general
+    # model's reads, first or second look.
+    deck_sure: float
+    # Enrolment's looks: ``enroll_looks`` cuts per index before the quarter turns (and as
+    # many as the camera shows it, brought down to ``camera_index_sides`` pixels tall:
+    # a card at the table prints its index about this tall); the card laid in
+    # ``table_frames`` table frames, as tall as ``table_card_share`` of the frame.
+    enroll_looks: int
+    camera_index_sides: tuple[float, float]
+    table_frames: int
+    table_card_share: tuple[float, float]
+    # Where a card prints its index: within these shares of its short and long sides from
+    # a corner (designs differ; the detector's box in the zone gives the index itself); a
+    # box there is the index when the general model gives it ``index_chance`` of being
+    # the card (a court's picture, its printed name or a number card's pips give boxes
+    # there too, read as no belote card).
+    corner_zone: tuple[float, float]
+    index_chance: float
 
     def __post_init__(self) -> None:
         for name, choices in CHOICES.items():

@@ -216,7 +216,7 @@ def test_a_deck_with_a_bad_linear_read_is_refused(linear_deck_file, tmp_path, sp
 
 
 def test_table_looks_cut_a_cards_indices_from_frames_as_the_reader_boxes_them(reader):
-    from vision.enroll import TABLE_CARD_SHARE, single_card, table_frame, table_looks
+    from vision.enroll import single_card, table_frame, table_looks
 
     picture = _table(4, DECK_STYLE, ["QH"], size=(480, 560), height=420.0)
     boxes, quad = single_card(reader, picture)
@@ -224,7 +224,8 @@ def test_table_looks_cut_a_cards_indices_from_frames_as_the_reader_boxes_them(re
     frame, outline = table_frame(picture, quad, np.random.default_rng(2))
     assert frame.shape == (720, 1280, 3)
     long_side = max(np.linalg.norm(outline[i] - outline[(i + 1) % 4]) for i in range(4))
-    assert 0.8 * TABLE_CARD_SHARE[0] * 720 < long_side < 1.2 * TABLE_CARD_SHARE[1] * 720
+    low, high = reader.settings.table_card_share
+    assert 0.8 * low * 720 < long_side < 1.2 * high * 720
     looks = table_looks(reader, picture, quad, np.random.default_rng(2), 3)
     # Up to two indices a frame, each cut once as the first read and 7 times as the
     # second look, at 4 quarter turns.
@@ -939,7 +940,8 @@ def test_a_cards_index_boxes_are_those_read_as_the_card_not_the_detectors_surest
     hearts: both chosen boxes were its printed name). The index boxes are those the
     general model takes for the card; boxes read as no card are passed over, however sure
     the detector."""
-    import vision.enroll
+    import dataclasses
+
     from vision.enroll import card_boxes, corner_zone, inside, single_card
 
     picture = _table(4, DECK_STYLE, ["QH"], size=(480, 560), height=420.0)
@@ -960,6 +962,36 @@ def test_a_cards_index_boxes_are_those_read_as_the_card_not_the_detectors_surest
     assert card_boxes(reader, picture, quad, with_decoys, code="QH") == boxes
     assert sorted(card_boxes(reader, picture, quad, with_decoys)) == sorted(boxes)
     # By the detector's sureness alone (no box reaching the chance asked), the decoys.
-    monkeypatch.setattr(vision.enroll, "INDEX_CHANCE", 2.0)
+    monkeypatch.setattr(reader, "settings", dataclasses.replace(reader.settings, index_chance=2.0))
     assert sorted(card_boxes(reader, picture, quad, with_decoys, code="QH")) == \
         sorted(b for b, _ in decoys)
+
+
+def test_enrolment_and_the_deck_s_reads_go_by_the_reader_s_settings(reader, monkeypatch):
+    """The deck's rules, the linear read's, the chance a box read through the deck gets and
+    the table frames a card is laid in come from the reader's settings (a retrained model
+    brings its own), not from the shipped model's."""
+    import dataclasses
+
+    from vision.deck import Rule
+    from vision.enroll import Enroller, single_card
+
+    tuned = dataclasses.replace(reader.settings, deck_prototype=(0.5, 0.05, 0.3, 0.1),
+                                deck_prototype_courts=(0.55, 0.06, 0.3, 0.2),
+                                deck_sure=0.99, table_frames=0)
+    monkeypatch.setattr(reader, "settings", tuned)
+    assert reader.classifier.deck_sure == 0.99
+    picture = _table(7, DECK_STYLE, ["KC"], size=(480, 560), height=420.0)
+    boxes, _ = single_card(reader, picture, "KC")
+    enroller = Enroller(reader, seed=0)
+    assert enroller.table_frames == 0
+    enroller.add("KC", picture, boxes)
+    deck = enroller.deck()
+    assert (deck.accept, deck.margin, deck.none_below, deck.general) == (0.5, 0.05, 0.3, 0.1)
+    assert deck.courts == Rule(0.55, 0.06, 0.3, 0.2)
+    probs = np.full((1, len(deck.classes)), 0.01, np.float32)
+    k = deck.classes.index("KC")
+    probs[0, k] = 0.9
+    views = deck.vectors[None, :1]
+    assert deck.judge(probs, views, 0.99)[0, k] == pytest.approx(0.99)
+    assert deck.judge(probs, views)[0, k] == pytest.approx(DECK_SURE)

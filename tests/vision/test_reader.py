@@ -766,6 +766,13 @@ def test_a_still_picture_is_boxed_down_to_its_own_pixels():
     assert still.too_small((0, 0, 10, 10), 1280, 720)
     assert not still.too_small((0, 0, 11, 11), 1280, 720)
     assert still.under_calibrated((0, 0, 11, 11), 1280, 720)
+    # The levels are the reader's settings': a retrained model's record sets them.
+    import dataclasses
+
+    reader = CardReader(threads=1, still=True)
+    reader.settings = dataclasses.replace(reader.settings, camera_finest=0.25, still_finest=0.75)
+    assert reader.detector is not None
+    assert (reader.detector.finest, reader.detector.calibrated) == (0.75, 0.25)
 
 
 def test_a_still_reader_reads_a_card_filling_the_picture_at_the_camera_s_levels(
@@ -1423,7 +1430,9 @@ def test_the_reader_takes_its_tuned_values_from_the_model_s_json(tmp_path):
     with pytest.raises(SettingsError, match=r"model\.json: reader\.face_side: missing"):
         settings_from(raw, "model.json")
     for key, bad in (("overlap", "half"), ("crowd_least", 2.5), ("face_pair_accept", True),
-                     ("pair_span", [2.5]), ("dark_ink", float("nan"))):
+                     ("pair_span", [2.5]), ("dark_ink", float("nan")),
+                     ("deck_prototype", [0.88, 0.24, 0.2]), ("linear_steps", 10.5),
+                     ("card_share", "0.16"), ("deck_sure", None)):
         with pytest.raises(SettingsError, match=rf"reader\.{key}: expected"):
             settings_from({**meta["reader"], key: bad}, "model.json")
     with pytest.raises(SettingsError, match=r"reader\.face_choice: 'largest' is none of"):
