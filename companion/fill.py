@@ -404,27 +404,30 @@ def filled_state(events: Sequence[Event], state: GameState, fill: Fill
                  ) -> tuple[GameState | None, Fill]:
     """The game folded with the filled cards in place (None when nothing is
     filled), and the fill kept: the filled cards never change the renonces (those
-    the cards seen or named prove); when they would, the cards filled from their
-    reads are left out, then the deal's too."""
+    the cards seen or named prove); in a hand where they would, the cards filled
+    from their reads are left out, then the deal's too (asked instead)."""
     if not fill.filled:
         return None, fill
     base = _renonce_set(state)
-    tries = [fill.filled, tuple(f for f in fill.filled if f.how == "deal")]
-    for kept in tries:
+    kept = list(fill.filled)
+    folded: GameState | None = None
+    for step in range(3):
         if not kept:
-            continue
-        trial = Fill(kept, fill.questions, fill.folds)
-        new = replay(trial.stream(events, state))
-        if _renonce_set(new) == base:
-            dropped = tuple(f for f in fill.filled if f not in kept)
-            asked = fill.questions + tuple(
-                Question(f.hand_no, f.trick, f.seat, f.candidates[:ASKED],
-                         len(f.candidates) > ASKED) for f in dropped)
-            return new, Fill(kept, asked, fill.folds, dropped)
-    asked = fill.questions + tuple(Question(f.hand_no, f.trick, f.seat, f.candidates[:ASKED],
-                                            len(f.candidates) > ASKED)
-                                   for f in fill.filled)
-    return None, Fill((), asked, fill.folds, fill.filled)
+            folded = None
+            break
+        folded = replay(Fill(tuple(kept)).stream(events, state))
+        moved = {r[0] for r in _renonce_set(folded) ^ base}   # hands whose renonces move
+        if not moved:
+            break
+        # In those hands the cards filled from their reads go first, then the deal's.
+        kept = [f for f in kept if f.hand_no not in moved or (step == 0 and f.how == "deal")]
+    else:
+        folded, kept = None, []
+    dropped = tuple(f for f in fill.filled if f not in kept)
+    asked = fill.questions + tuple(
+        Question(f.hand_no, f.trick, f.seat, f.candidates[:ASKED], len(f.candidates) > ASKED)
+        for f in dropped)
+    return folded, Fill(tuple(kept), asked, fill.folds, dropped)
 
 
 def game_fill(stored: Sequence[Any], evidence: Mapping[int, Mapping[str, Any]],
