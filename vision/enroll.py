@@ -37,7 +37,14 @@ from vision.deck import (
     model_sha256,
 )
 from vision.imagefile import IMAGE_SUFFIXES, load_image
-from vision.locate import find_cards, index_crop, look_crops, moved_box, order_quad
+from vision.locate import (
+    LocateParams,
+    find_cards,
+    index_crop,
+    look_crops,
+    moved_box,
+    order_quad,
+)
 from vision.paper import white_paper
 from vision.reader import CardReader
 from vision.scores import FEATURES
@@ -136,7 +143,8 @@ def single_card(reader: CardReader, frame: np.ndarray, code: str | None = None
     outline found by :func:`vision.locate.find_cards`, the largest) or a scan (the whole
     picture is the card)."""
     h, w = frame.shape[:2]
-    quads = [q for q in find_cards(frame) if cv2.contourArea(q) >= 0.2 * h * w]
+    quads = [q for q in find_cards(frame, LocateParams.of(reader.settings))
+             if cv2.contourArea(q) >= 0.2 * h * w]
     whole = order_quad(np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32))
     quad = max(quads, key=cv2.contourArea) if quads else whole
     boxes = card_boxes(reader, frame, quad, code=code) if quads else []
@@ -265,7 +273,7 @@ def table_looks(reader: CardReader, source: np.ndarray, quad: np.ndarray,
     laid in ``n`` frames (:func:`table_frame`; the reader's settings' ``table_frames``
     where not given), its indices boxed by the reader's own
     detector in its corners (:func:`card_boxes`), each box cut as the first read cuts it
-    and as the second look does (its closer box, ``vision.locate.LOOKS``), each patch at
+    and as the second look does (its closer box, the settings' ``look_cuts``), each patch at
     the four quarter turns: (K, S, S, 3) uint8, K = 0 when no index was found. An
     enrolment picture shows the index large and sharp; the frames the deck helps with
     show it small and soft, boxed as loosely as the detector boxes it there."""
@@ -280,7 +288,8 @@ def table_looks(reader: CardReader, source: np.ndarray, quad: np.ndarray,
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         for box in card_boxes(reader, frame, dst, code=code):
             cuts.append(index_crop(frame, box, size, pad)[None])
-            cuts.append(look_crops(frame, reader.detector.refine(gray, box) or box, size, pad))
+            cuts.append(look_crops(frame, reader.detector.refine(gray, box) or box, size, pad,
+                                   tuned.look_cuts))
     if not cuts:
         return np.zeros((0, size, size, 3), np.uint8)
     stack = np.concatenate(cuts)

@@ -250,8 +250,9 @@ class FrameReader:
         frames' calibration when ``grey``)."""
         size = int(self.classifier.meta["crop"])
         pad = float(self.classifier.meta["pad"])
-        looks = np.stack([look_crops(source, self.detector.refine(gray, box) or box, size, pad)
-                          for box in boxes])
+        cuts = self.settings.look_cuts
+        looks = np.stack([look_crops(source, self.detector.refine(gray, box) or box, size, pad,
+                                     cuts) for box in boxes])
         return self.classifier.look_probabilities(looks, grey)
 
     def crop_source(self, gray: np.ndarray, frame: np.ndarray | None) -> np.ndarray:

@@ -15,10 +15,12 @@ perspective warp each, which costs far less than warping the whole face.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
+
+from vision.settings import ReaderSettings, shipped_settings
 
 # The index region, as fractions of the card's width and height (portrait).
 # Generous on purpose: decks place their index differently, and the locator's
@@ -26,25 +28,36 @@ import numpy as np
 INDEX_REGION = (0.0, 0.0, 0.26, 0.36)  # x0, y0, x1, y1
 CROP_W, CROP_H = 32, 48
 
-# Frames are searched at this width at most: cards on a table seen from above
-# stay tens of pixels wide, and the contour search costs grow with the area.
-WORK_WIDTH = 640
+
+def _shipped(name: str, at: int | None = None) -> float:
+    value = getattr(shipped_settings(), name)
+    return float(value if at is None else value[at])
 
 
 @dataclass(frozen=True)
 class LocateParams:
-    """Shape limits for what counts as a card outline (fractions of the frame area)."""
+    """Shape limits for what counts as a card outline (fractions of the frame area), and
+    the width a frame is searched at: the reader's settings' ``outline_*``
+    (:meth:`of`), the shipped model's where not given."""
 
-    min_area: float = 0.002
-    max_area: float = 0.9
-    # Long side over short side; the real photos are stretched up to 1.33x,
-    # and perspective adds more, so the range is wide.
-    min_aspect: float = 1.05
-    max_aspect: float = 2.2
+    min_area: float = field(default_factory=lambda: _shipped("outline_area", 0))
+    max_area: float = field(default_factory=lambda: _shipped("outline_area", 1))
+    # Long side over short side.
+    min_aspect: float = field(default_factory=lambda: _shipped("outline_aspect", 0))
+    max_aspect: float = field(default_factory=lambda: _shipped("outline_aspect", 1))
     # How far the contour may stray from its quadrilateral (fraction of perimeter).
-    approx_eps: float = 0.03
+    approx_eps: float = field(default_factory=lambda: _shipped("outline_eps"))
     # Minimum share of the quad's area that the contour itself fills.
-    min_fill: float = 0.85
+    min_fill: float = field(default_factory=lambda: _shipped("outline_fill"))
+    # Frames are searched at this width at most.
+    work_width: int = field(default_factory=lambda: shipped_settings().outline_width)
+
+    @classmethod
+    def of(cls, tuned: ReaderSettings) -> LocateParams:
+        """The limits in the reader's settings ``tuned``."""
+        return cls(tuned.outline_area[0], tuned.outline_area[1], tuned.outline_aspect[0],
+                   tuned.outline_aspect[1], tuned.outline_eps, tuned.outline_fill,
+                   tuned.outline_width)
 
 
 def order_quad(points: np.ndarray) -> np.ndarray:
@@ -105,7 +118,7 @@ def find_cards(frame: np.ndarray, params: LocateParams | None = None) -> list[np
     # from coloured felt or wood far better than brightness does.
     gray = frame if frame.ndim == 2 else frame.min(axis=2)
     h, w = gray.shape
-    scale = min(1.0, WORK_WIDTH / w)
+    scale = min(1.0, params.work_width / w)
     small = cv2.resize(gray, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) \
         if scale < 1.0 else gray
     small = cv2.GaussianBlur(small, (5, 5), 0)
@@ -214,14 +227,13 @@ def index_crop(gray: np.ndarray, box: tuple[float, float, float, float],
 
 
 # The second look: where the first read of a box is unsure, the index is cut
-# again from the same box a little smaller, larger and shifted by 15 % of its
-# side each way (a detector box is often loose), and the classifier's readings
+# again from the same box a little smaller, larger and shifted each way (a detector
+# box is often loose: the settings' ``look_cuts``), and the classifier's readings
 # of all these patches, each at the model's ``second_look.turns`` quarter turns,
 # are pooled. The first entry is the first read's own patch. Each entry is
 # (size factor, shift x, shift y), shifts as fractions of the box's longer side.
-LOOKS: tuple[tuple[float, float, float], ...] = (
-    (1.0, 0.0, 0.0), (0.8, 0.0, 0.0), (1.25, 0.0, 0.0),
-    (1.0, -0.15, 0.0), (1.0, 0.15, 0.0), (1.0, 0.0, -0.15), (1.0, 0.0, 0.15))
+# The shipped model's, for the lab and the tests that name them.
+LOOKS: tuple[tuple[float, float, float], ...] = shipped_settings().look_cuts
 
 
 def moved_box(box: tuple[float, float, float, float], factor: float, dx: float, dy: float
@@ -237,7 +249,11 @@ def moved_box(box: tuple[float, float, float, float], factor: float, dx: float, 
 
 def look_crops(image: np.ndarray, box: tuple[float, float, float, float],
                size: int = INDEX_CROP, pad: float = INDEX_PAD,
-               looks: tuple[tuple[float, float, float], ...] = LOOKS) -> np.ndarray:
-    """The second look's patches of one box: shape (len(looks), size, size[, 3]) uint8."""
+               looks: tuple[tuple[float, float, float], ...] | None = None) -> np.ndarray:
+    """The second look's patches of one box: shape (len(looks), size, size[, 3]) uint8;
+    ``looks``: the reader's settings' ``look_cuts`` (the shipped model's where not
+    given)."""
+    if looks is None:
+        looks = shipped_settings().look_cuts
     return np.stack([index_crop(image, moved_box(box, factor, dx, dy), size, pad)
                      for factor, dx, dy in looks])

@@ -52,7 +52,7 @@ from vision.imagefile import load_image as load_image
 from vision.join import indices_apart as indices_apart
 from vision.join import join_reads as join_reads
 from vision.join import sort_reads as sort_reads
-from vision.locate import corner_crops, find_cards, index_crop, quad_center
+from vision.locate import LocateParams, corner_crops, find_cards, index_crop, quad_center
 from vision.paper import is_grey as is_grey
 from vision.paper import paper_balance as paper_balance
 from vision.paper import paper_gains as paper_gains
@@ -178,7 +178,7 @@ class CardReader:
                             if d.code is not None or not any(same_place(d, a) for a in added)]
                     found = one_per_code(rest + added)
             return found
-        detections = self.read_quads(frame, find_cards(frame))
+        detections = self.read_quads(frame, find_cards(frame, LocateParams.of(self.settings)))
         return one_per_code(detections)
 
     def read_indices(self, gray: np.ndarray, frame: np.ndarray | None = None,

@@ -210,6 +210,24 @@ class ReaderSettings:
     # there too, read as no belote card).
     corner_zone: tuple[float, float]
     index_chance: float
+    # --- card outlines (``vision.locate.find_cards``: enrolment's pictures, design A)
+    # A frame is searched at most ``outline_width`` pixels wide (cards seen from above stay
+    # tens of pixels wide there; the search's cost grows with the area). An outline is a
+    # card's when its area lies within ``outline_area`` of the frame's, its long side over
+    # its short within ``outline_aspect`` (photos are stretched, perspective adds more),
+    # it strays from its quadrilateral by at most ``outline_eps`` of its perimeter, and
+    # fills at least ``outline_fill`` of it.
+    outline_width: int
+    outline_area: tuple[float, float]
+    outline_aspect: tuple[float, float]
+    outline_eps: float
+    outline_fill: float
+    # --- the second look's cuts (``vision.locate.look_crops``)
+    # Where the first read of a box is unsure, the index is cut again from the same box a
+    # little smaller, larger and shifted each way (a detector box is often loose): each
+    # cut (size factor, shift x, shift y; shifts in the box's longer side), the first the
+    # first read's own. The second look's calibration was fitted on these cuts.
+    look_cuts: tuple[tuple[float, float, float], ...]
 
     def __post_init__(self) -> None:
         for name, choices in CHOICES.items():
@@ -218,20 +236,27 @@ class ReaderSettings:
                 raise SettingsError(f"{name}: {value!r} is none of {', '.join(choices)}")
 
     def to_json(self) -> dict[str, Any]:
-        return {f.name: list(v) if isinstance(v := getattr(self, f.name), tuple) else v
-                for f in dataclasses.fields(self)}
+        def plain(v: Any) -> Any:
+            return [plain(x) for x in v] if isinstance(v, tuple) else v
+
+        return {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
 
 _HINTS = typing.get_type_hints(ReaderSettings)
 
 
 def _value(key: str, kind: Any, raw: Any) -> Any:
-    """``raw`` as a value of ``kind`` (float, int, str, bool or a tuple of floats)."""
+    """``raw`` as a value of ``kind`` (float, int, str, bool, or a tuple of those or of
+    tuples)."""
     if typing.get_origin(kind) is tuple:
-        size = len(typing.get_args(kind))
-        if not isinstance(raw, list) or len(raw) != size:
-            raise ValueError(f"expected a list of {size} numbers")
-        return tuple(_value(key, float, r) for r in raw)
+        args = typing.get_args(kind)
+        if len(args) == 2 and args[1] is Ellipsis:  # a list of any length, one kind
+            if not isinstance(raw, list) or not raw:
+                raise ValueError("expected a list")
+            return tuple(_value(key, args[0], r) for r in raw)
+        if not isinstance(raw, list) or len(raw) != len(args):
+            raise ValueError(f"expected a list of {len(args)} numbers")
+        return tuple(_value(key, a, r) for a, r in zip(args, raw, strict=True))
     if kind is bool:
         if not isinstance(raw, bool):
             raise ValueError("expected true or false")

@@ -54,3 +54,20 @@ def test_finds_a_lone_card_on_felt():
     assert len(quads) == 1
     inter, _ = cv2.intersectConvexConvex(quads[0], truth.astype(np.float32))
     assert inter / cv2.contourArea(truth) > 0.9
+
+
+def test_the_outline_limits_are_the_reader_s_settings():
+    """The shape limits of a card's outline ship with the model (its settings'
+    ``outline_*``): the shipped record's by default, another record's when given."""
+    import dataclasses
+
+    from vision.locate import LocateParams
+    from vision.settings import shipped_settings
+
+    assert LocateParams() == LocateParams.of(shipped_settings())
+    frame = np.full((720, 1280, 3), (40, 110, 30), np.uint8)
+    truth = cv2.boxPoints(((640.0, 360.0), (150.0, 210.0), 20.0))
+    cv2.fillConvexPoly(frame, truth.astype(np.int32), (235, 240, 240))
+    square = dataclasses.replace(shipped_settings(), outline_aspect=(0.9, 1.1))
+    assert find_cards(frame, LocateParams.of(square)) == []
+    assert len(find_cards(frame, LocateParams.of(shipped_settings()))) == 1

@@ -1432,7 +1432,9 @@ def test_the_reader_takes_its_tuned_values_from_the_model_s_json(tmp_path):
     for key, bad in (("overlap", "half"), ("crowd_least", 2.5), ("face_pair_accept", True),
                      ("pair_span", [2.5]), ("dark_ink", float("nan")),
                      ("deck_prototype", [0.88, 0.24, 0.2]), ("linear_steps", 10.5),
-                     ("card_share", "0.16"), ("deck_sure", None)):
+                     ("card_share", "0.16"), ("deck_sure", None),
+                     ("look_cuts", [[1.0, 0.0]]), ("look_cuts", []),
+                     ("outline_width", 640.5)):
         with pytest.raises(SettingsError, match=rf"reader\.{key}: expected"):
             settings_from({**meta["reader"], key: bad}, "model.json")
     with pytest.raises(SettingsError, match=r"reader\.face_choice: 'largest' is none of"):
