@@ -138,6 +138,13 @@ def test_calibration_writes_stricter_thresholds_for_grey_frames(detector_boxes, 
     assert 0.0 < result["grey"]["calib_accuracy"] <= 1.0
     if "second_look" in meta:
         assert meta["grey"]["look_threshold"] >= meta["second_look"]["threshold"]
+    # The new model brings the reader's tuned values, every one of the shipped record's
+    # (the deck's, enrolment's, outlines' and second look's among them).
+    from vision.settings import load_settings, shipped_settings
+
+    assert load_settings(tmp_path / "index_classifier.json") == shipped_settings()
+    assert {"deck_prototype", "look_cuts", "outline_area", "camera_finest",
+            "card_share"} <= set(meta["reader"])
 
 
 def test_a_looser_colour_rule_leaves_the_grey_thresholds_as_strict(detector_boxes, tmp_path,
