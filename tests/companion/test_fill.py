@@ -200,3 +200,33 @@ def test_joint_assignment_each_card_once() -> None:
 
 def test_the_shipped_bar_is_a_probability() -> None:
     assert 0.9 <= load_bar() <= 1.0
+
+
+def test_the_deal_names_a_card_mid_hand_as_soon_as_it_can(tmp_path: Path) -> None:
+    """An unread card the deal determines before the hand ends (the seat's other
+    cards and the tricks leave it one card) is filled then, not at the hand's end."""
+    for seed in range(40):
+        events = simulate_game(seed, hands=1)
+        plays = [i for i, e in enumerate(events) if isinstance(e, CardPlayed)]
+        if len(plays) < 32:
+            continue
+        first = events[plays[0]]
+        assert isinstance(first, CardPlayed)
+        service = TableService(Store(tmp_path / f"mid-deal-{seed}.db"), Bus())
+        service._filler = Filler(bar=1.01)          # the deal alone
+        service.start_game(events[0], source="simulator")   # type: ignore[arg-type]
+        named_at = None
+        for n, e in enumerate(events[1:plays[-1]], start=1):
+            if n == plays[0]:
+                service.submit(CardPlayed(first.seat, None), source="camera", reads=[])
+            else:
+                service.submit(e, source="camera" if isinstance(e, CardPlayed) else "simulator")
+            filled = service.state_json()["filled"]
+            if filled and named_at is None:
+                named_at = plays.index(n) if n in plays else None
+                assert filled[0]["card"] == first.card and filled[0]["how"] == "deal"
+                assert service.state_json()["phase"] == "play"
+        service.store.close()
+        if named_at is not None and named_at < 31:
+            return
+    pytest.fail("no simulated hand whose unread first card the deal names mid-hand")
