@@ -20,8 +20,9 @@ def sharpened_reads(frames: FrameReader, gray: np.ndarray, frame: np.ndarray,
     """The cards the frame names once sharpened that ``found`` (its reads as it is) does
     not: none unless the frame is smeared along one line (``vision.motion.estimate``)
     at least ``sharpen_length`` pixels, its cepstrum's trough ``sharpen_depth`` deep or
-    more. The sharpened frame (``vision.motion.sharpen``) is read as a frame is (by
-    ``frames``); a card it names counts where no card of ``found`` is named over it and
+    more. The frame, its doubts' surroundings sharpened (``surroundings``,
+    ``vision.motion.sharpen_box``), is read as a frame is (by ``frames``); a card it
+    names counts where no card of ``found`` is named over it and
     the doubts of ``found`` there agree with it (:func:`sharpen_agrees`, by ``agree`` or
     the settings' ``sharpen_agree``), whatever its confidence (``CardReader.read`` keeps
     those at ``sharpened_sure`` or more). ``depth``: another least depth
@@ -31,11 +32,19 @@ def sharpened_reads(frames: FrameReader, gray: np.ndarray, frame: np.ndarray,
     least = settings.sharpen_depth if depth is None else depth
     if streak.length < settings.sharpen_length or streak.depth < least:
         return []
-    sharp = motion.sharpen(frame, streak, settings=settings)
     named = [d for d in found if d.code is not None]
     codes = {d.code for d in named}
     doubts = [d for d in found if d.code is None]
     rule = settings.sharpen_agree if agree is None else agree
+    # Only the doubts' surroundings are sharpened, not the frame (an 8000 x 8000 photo
+    # sharpened whole took 6 GB): a card the sharpened frame adds must lie at a doubt
+    # (``sharpen_agrees``), but under "any", which takes one anywhere.
+    h, w = frame.shape[:2]
+    boxes = [(0, 0, w, h)] if rule == "any" else surroundings(frame.shape, doubts)
+    sharp = frame.copy()
+    for x0, y0, x1, y1 in boxes:
+        sharp[y0:y1, x0:x1] = motion.sharpen_box(frame, streak, (x0, y0, x1, y1),
+                                                 settings=settings)
     # As a deck does (``vision.deck``), the sharpened frame only makes sure what the
     # frame as it is guessed there (by the shipped agreement, a card of the suit it
     # guessed): a suit the smear hid can come back wrong, a rank less often.
@@ -44,6 +53,45 @@ def sharpened_reads(frames: FrameReader, gray: np.ndarray, frame: np.ndarray,
             if d.code is not None and d.code not in codes
             and not any(within(d.center, n.quad) for n in named)
             and sharpen_agrees(d.code, guesses_at(d, doubts), rule)]
+
+
+#: How far around a doubt the frame is sharpened, in the doubt's own size on every side:
+#: a card read on the sharpened frame counts where its span covers a doubt
+#: (``same_place``), and it is found and read from what lies about it (the shipped
+#: agreement reads the same cards from 4 on, the looser "doubt" from 7).
+SURROUNDINGS = 7
+
+
+def surroundings(shape: tuple[int, ...], doubts: list[Detection],
+                 widen: float = SURROUNDINGS) -> list[tuple[int, int, int, int]]:
+    """What of a frame of ``shape`` is sharpened: around each doubt, its box widened by
+    ``widen`` times its own size on every side, within the frame, boxes that overlap
+    made one; (x0, y0, x1, y1) in pixels, the ends left out."""
+    h, w = shape[:2]
+    boxes = []
+    for d in doubts:
+        xs = [float(p[0]) for p in d.quad]
+        ys = [float(p[1]) for p in d.quad]
+        side = widen * max(max(xs) - min(xs), max(ys) - min(ys), 8.0)
+        x0, y0 = max(0, int(min(xs) - side)), max(0, int(min(ys) - side))
+        x1, y1 = min(w, int(np.ceil(max(xs) + side))), min(h, int(np.ceil(max(ys) + side)))
+        if x1 > x0 and y1 > y0:
+            boxes.append((x0, y0, x1, y1))
+    merged = True
+    while merged:  # each pixel sharpened once
+        merged = False
+        for i, a in enumerate(boxes):
+            for j in range(i + 1, len(boxes)):
+                b = boxes[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    boxes[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]),
+                                max(a[3], b[3]))
+                    del boxes[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return boxes
 
 
 def sharpen_agrees(code: str, guesses: list[str | None], agree: str | None = None,
