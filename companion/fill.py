@@ -243,11 +243,12 @@ def fill_hand(done: Completion, hand_no: int, probs: Mapping[Key, Mapping[str, f
                 # the others known: the deal names it
                 fixed[k] = (card, "reads" if by_reads else "deal")
                 changed = True
-            elif p >= bar and (kept or not any(
+            elif p >= bar and probs.get(k, {}).get(card, 0.0) > 0 and (kept or not any(
                     marginals.get(v.key, [("", 0.0)])[0][0] == card
                     or fixed.get(v.key, ("",))[0] == card
                     for v in done.unknowns if v.key != k)):
-                # (weighed alone: no other unread card likely to be this one)
+                # (its reads name it, not the count of legal deals alone; weighed
+                # alone, no other unread card likely to be this one)
                 fixed[k] = (card, "reads")
                 by_reads = changed = True
         if not changed:
