@@ -546,11 +546,11 @@ def reader_copied(app: Path) -> dict[str, Any]:
 
     def git(*args: str) -> str:
         done = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
-        return done.stdout.strip() if done.returncode == 0 else ""
+        return done.stdout.rstrip("\n") if done.returncode == 0 else ""
 
     changed = git("status", "--porcelain", "--", "vision", "scorer").splitlines()
     model = app / "vision" / "models" / "index_classifier.onnx"
-    return {"commit": git("rev-parse", "HEAD"),
+    return {"commit": git("rev-parse", "HEAD").strip(),
             "changed_from_commit": sorted(line[3:] for line in changed
                                           if not line[3:].startswith("vision/lab/")),
             "classifier_sha256": hashlib.sha256(model.read_bytes()).hexdigest()}
