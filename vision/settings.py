@@ -98,6 +98,10 @@ class ReaderSettings:
     sharpen_depth: float
     sharpened_sure: float
     sharpen_agree: str
+    # How far around a doubt the frame is sharpened, in the doubt's own size on every
+    # side: a card read there counts where its span covers the doubt, and it is found
+    # and read from what lies about it, so the looser agreements need a wider margin.
+    sharpen_surroundings: float
     # The streak (``vision.motion``): the cepstrum of ``motion_tiles`` squares across the
     # frame's middle, at most ``motion_tile`` pixels a side; its trough searched from
     # ``motion_shortest`` to ``motion_longest`` pixels from the centre; the Wiener filter

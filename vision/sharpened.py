@@ -36,11 +36,12 @@ def sharpened_reads(frames: FrameReader, gray: np.ndarray, frame: np.ndarray,
     codes = {d.code for d in named}
     doubts = [d for d in found if d.code is None]
     rule = settings.sharpen_agree if agree is None else agree
-    # Only the doubts' surroundings are sharpened, not the frame (an 8000 x 8000 photo
-    # sharpened whole took 6 GB): a card the sharpened frame adds must lie at a doubt
+    # Only the doubts' surroundings are sharpened, not the frame (a large photo sharpened
+    # whole takes gigabytes): a card the sharpened frame adds must lie at a doubt
     # (``sharpen_agrees``), but under "any", which takes one anywhere.
     h, w = frame.shape[:2]
-    boxes = [(0, 0, w, h)] if rule == "any" else surroundings(frame.shape, doubts)
+    boxes = [(0, 0, w, h)] if rule == "any" else surroundings(frame.shape, doubts,
+                                                                settings.sharpen_surroundings)
     sharp = frame.copy()
     for x0, y0, x1, y1 in boxes:
         sharp[y0:y1, x0:x1] = motion.sharpen_box(frame, streak, (x0, y0, x1, y1),
@@ -55,18 +56,13 @@ def sharpened_reads(frames: FrameReader, gray: np.ndarray, frame: np.ndarray,
             and sharpen_agrees(d.code, guesses_at(d, doubts), rule)]
 
 
-#: How far around a doubt the frame is sharpened, in the doubt's own size on every side:
-#: a card read on the sharpened frame counts where its span covers a doubt
-#: (``same_place``), and it is found and read from what lies about it (the shipped
-#: agreement reads the same cards from 4 on, the looser "doubt" from 7).
-SURROUNDINGS = 7
-
-
 def surroundings(shape: tuple[int, ...], doubts: list[Detection],
-                 widen: float = SURROUNDINGS) -> list[tuple[int, int, int, int]]:
+                 widen: float | None = None) -> list[tuple[int, int, int, int]]:
     """What of a frame of ``shape`` is sharpened: around each doubt, its box widened by
     ``widen`` times its own size on every side, within the frame, boxes that overlap
     made one; (x0, y0, x1, y1) in pixels, the ends left out."""
+    if widen is None:
+        widen = shipped_settings().sharpen_surroundings
     h, w = shape[:2]
     boxes = []
     for d in doubts:
