@@ -147,8 +147,11 @@ def serve_main(argv: list[str]) -> int:
               file=sys.stderr)
         server.close()
         store.close()
-        if new_file:  # only a port in use is known by trying: the file made for it goes
-            for made in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
+        if new_file:  # only a port in use is known by trying: the files made for it go
+            from web.access import pin_files
+
+            for made in (db, Path(f"{db}-wal"), Path(f"{db}-shm"), *pin_files(db),
+                         *(Path(f"{f}-{end}") for f in pin_files(db) for end in ("wal", "shm"))):
                 made.unlink(missing_ok=True)
         return 2
     print(_("club server: %(n)s tables, broker %(broker)s, file %(db)s")
