@@ -189,6 +189,16 @@ def test_the_final_contract_lists_say_their_words_whole(table: dict[str, Any],
     expect()(phone.locator("label[for=show-pin-again]")).to_have_text("Code à afficher")
 
 
+def test_every_choice_of_the_set_up_page_shows_whole(table: dict[str, Any],
+                                                     phone: Any) -> None:
+    """Every choice of every list on /setup (the longest penalty for a renonce
+    among them) fits a phone's list box once chosen."""
+    phone.goto(table["server"].url + "/setup")
+    phone.wait_for_load_state("load")
+    found = phone.evaluate(MEASURE, True)
+    assert found["cut"] == [] and found["width"] <= PHONE["width"], found
+
+
 def test_the_download_button_leaves_its_caption_readable(table: dict[str, Any],
                                                         phone: Any) -> None:
     phone.goto(table["server"].url + "/history")
