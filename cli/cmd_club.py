@@ -301,8 +301,9 @@ def run_evening(folder: Path, broker: Any, tables: list[int], hands: int, rounds
         from club.app import create_app
         from web import serve
 
-        web = serve(create_app(server, {"ORGANISER_PIN": "000000"}), port=web_port)
-        say(_("club pages: %(url)s") % {"url": web.url})
+        pin = "000000"  # a demo's: printed, so a new organiser's trial goes on
+        web = serve(create_app(server, {"ORGANISER_PIN": pin}), port=web_port)
+        say(_("club pages: %(url)s  (organiser PIN %(pin)s)") % {"url": web.url, "pin": pin})
     sims = {n: SimTable(folder, n, broker.url, broker.passwords[f"table{n}"], broker.club,
                         seed=seed, pace=pace).start() for n in tables}
     try:

@@ -179,6 +179,9 @@ def test_club_demo_ends_with_the_club_equal_to_every_table(broker_factory: Any) 
     assert "courtier arrêté net" in out.stdout and "courtier redémarré" in out.stdout
     assert "coupée du club" in out.stdout and "de retour sur le réseau" in out.stdout
     assert "les données du club sont celles de chaque table : OK" in out.stdout
+    # Its organiser PIN is printed beside the pages' address.
+    shown = r"pages du club : http://\S+ +\(code PIN de l'organisateur 000000\)"
+    assert re.search(shown, out.stdout), out.stdout[:800]
     ranking = re.findall(r"^\s+\d+\. Équipe \d+ .*: \d+ gagnée\(s\), -?\d+ points$",
                          out.stdout, re.M)
     assert len(ranking) == 6
