@@ -1,8 +1,8 @@
 """How many cards the organiser names per hand, with and without the deal's help.
 
 The virtual table (``vision.lab.virtual_table``) films 4-hand games (an injected
-renonce, 960x540 at 10 frames a second, the recommended camera mount, camera faults on
-every frame: ``benchmarks/held_out_games.py``'s games, smaller frames) dealt with the
+renonce, 1280x720 at 10 frames a second, the recommended camera mount, camera faults on
+every frame: ``benchmarks/held_out_games.py``'s games) dealt with the
 art of the benchmarks' designs (``vision.lab.decks.BENCH_DESIGNS``: the designs held out
 of training and the Paris layouts), one design after another. Each frame is read once
 by the real reader (``vision.reader.CardReader``); its reads then go through the real
@@ -54,7 +54,7 @@ sys.path.insert(0, str(ROOT))
 
 OUT = ROOT / "benchmarks" / "deal_completion.json"
 HANDS = 4
-SIZE = (960, 540)
+SIZE = (1280, 720)
 FPS = 10.0
 #: The reported games' seeds: game k is design k (cycling) with seed SEED + k.
 SEED = 720
