@@ -16,10 +16,10 @@ scorer.bidding.InvalidBidError: not a bid: '85H' (80..160 by tens, or capot, the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from scorer.cards import SUITS, TRUMPS
-from scorer.errors import ScorerError
+from scorer.errors import FieldError, ScorerError
 
 PASS: Final = "pass"
 CONTRE: Final = "contre"
@@ -35,19 +35,8 @@ class InvalidBidError(ScorerError):
     """A bid that is not in the notation of docs/design.md."""
 
 
-class InvalidContractError(InvalidBidError):
+class InvalidContractError(FieldError, InvalidBidError):
     """A contract field that no rule set allows: ``field`` names it, ``reason`` says why."""
-
-    def __init__(self, field: str, code: str, /, **values: Any) -> None:
-        super().__init__(code, places=(field,), **values)
-
-    @property
-    def field(self) -> str:
-        return self.places[0]
-
-    @property
-    def reason(self) -> str:
-        return ": ".join((*self.places[1:], self.message))
 
 
 @dataclass(frozen=True, slots=True)

@@ -187,6 +187,22 @@ class ScorerError(ValueError):
         return _rebuild(cls, error.code, (*places, *error.places[drop:]), error.values)
 
 
+class FieldError(ScorerError):
+    """A refusal of one field of an input: ``field`` names it (the first place),
+    ``reason`` says why (the rest of the places, then the message)."""
+
+    def __init__(self, field: str, code: str, /, **values: Any) -> None:
+        super().__init__(code, places=(field,), **values)
+
+    @property
+    def field(self) -> str:
+        return self.places[0]
+
+    @property
+    def reason(self) -> str:
+        return ": ".join((*self.places[1:], self.message))
+
+
 def _rebuild(cls: type[_E], code: str, places: tuple[str, ...], values: dict[str, Any]) -> _E:
     error = cls.__new__(cls)
     ScorerError.__init__(error, code, places=places, **values)

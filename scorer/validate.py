@@ -28,30 +28,19 @@ from typing import Any, Final
 
 from scorer.bidding import Bid, InvalidBidError
 from scorer.cards import SEATS, Card, InvalidCardError
-from scorer.errors import ScorerError
+from scorer.errors import FieldError
 
 MAX_DEPTH: Final = 32        # a hand record is 4 levels deep
 MAX_DIGITS: Final = 12       # no count, score or setting needs more
 _WHOLE: Final = re.compile(rf"[+-]?[0-9]{{1,{MAX_DIGITS}}}", re.ASCII)
 
 
-class InvalidInputError(ScorerError):
+class InvalidInputError(FieldError):
     """Input refused: ``field`` names where, the message says why.
 
     ``code`` is one of :data:`scorer.errors.MESSAGES`; a reason a layer above
     gives as text instead (an entry check of its own) is kept as the code ``text``.
     """
-
-    def __init__(self, field: str, code: str, /, **values: Any) -> None:
-        super().__init__(code, places=(field,), **values)
-
-    @property
-    def field(self) -> str:
-        return self.places[0]
-
-    @property
-    def reason(self) -> str:
-        return ": ".join((*self.places[1:], self.message))
 
 
 def _short(value: Any, limit: int = 40) -> str:
