@@ -21,11 +21,10 @@ The model card lists what each rule adds (``vision/models/README.md``, "Reader r
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import time
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -37,33 +36,12 @@ Frames = list[tuple[np.ndarray, set[str], set[str]]]
 Faces = list[tuple[str, np.ndarray]]
 
 
-@contextmanager
-def tuned(reader: Any, **changes: Any) -> Iterator[None]:
-    """``reader.settings`` with ``changes`` for a ``with`` block, then restored."""
-    before = reader.settings
-    reader.settings = dataclasses.replace(before, **changes)
-    try:
-        yield
-    finally:
-        reader.settings = before
-
-
-@contextmanager
-def replaced(owner: Any, name: str, value: Any) -> Iterator[None]:
-    """``owner.name`` set to ``value`` for a ``with`` block, then restored."""
-    before = getattr(owner, name)
-    setattr(owner, name, value)
-    try:
-        yield
-    finally:
-        setattr(owner, name, before)
-
-
 def rules(reader: Any) -> dict[str, tuple[str, Callable[[], AbstractContextManager[Any]]]]:
     """Each rule's name: the kind of input it reads (``frames`` or ``faces``), and how it
     is switched off."""
     import vision.face
     import vision.frame
+    from vision.lab.rule_cases import setting, tuned
     from vision.reader import CardReader
 
     inf = float("inf")
@@ -86,13 +64,13 @@ def rules(reader: Any) -> dict[str, tuple[str, Callable[[], AbstractContextManag
         "black_by_named": ("frames", lambda: tuned(reader, named_dark_share=inf)),
         "negative_spade": ("frames", lambda: tuned(
             reader, negative_spade_pair_exponent=reader.classifier.pair_exponent(True))),
-        "pair": ("frames", lambda: replaced(vision.frame, "join_reads", no_pair)),
+        "pair": ("frames", lambda: setting(vision.frame, "join_reads", no_pair)),
         "face_pair": ("faces", lambda: tuned(reader, face_pair_accept=inf)),
-        "face_shape": ("faces", lambda: replaced(vision.face, "_read_face_shapes", once)),
+        "face_shape": ("faces", lambda: setting(vision.face, "_read_face_shapes", once)),
         "face_large": ("faces", lambda: tuned(reader, face_large=inf)),
         "face_placed": ("faces", lambda: tuned(reader, face_choice="surest")),
         "face_doubt_nearer": ("faces", lambda: tuned(reader, face_doubt_nearer=inf)),
-        "face_corner_model": ("faces", lambda: replaced(CardReader, "corner_reader",
+        "face_corner_model": ("faces", lambda: setting(CardReader, "corner_reader",
                                                         lambda self: None)),
     }
 
