@@ -25,6 +25,21 @@ from scorer.game import replay
 from scorer.simulate import simulate_game
 
 PIN = "246813"
+#: A phone's screen, as the pages are checked on it.
+PHONE = {"width": 390, "height": 844}
+
+
+def phone_tab(browser: Any) -> Iterator[Any]:
+    """A French tab of the run's browser at a phone's size; a script error on its pages
+    fails the test (a fixture yields from it, at the scope it needs)."""
+    context = browser.new_context(viewport=PHONE, locale="fr-FR")
+    page = context.new_page()
+    page.set_default_timeout(5000)
+    problems: list[str] = []
+    page.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
+    yield page
+    context.close()
+    assert not problems, problems
 
 
 @pytest.fixture

@@ -16,13 +16,12 @@ from companion.bus import Bus
 from companion.service import TableService
 from companion.store import Store
 from scorer.events import CardPlayed
-from tests.web.conftest import PIN, api_body
+from tests.web.conftest import PIN, api_body, phone_tab
 from tests.web.french import english_words
 from tests.web.test_corrections_preview import _case
 
 pytestmark = pytest.mark.browser
 AUTH = {"X-Table-PIN": PIN, "X-Author": "Mado"}
-PHONE = {"width": 390, "height": 844}
 SEATS_FR = {"N": "Nord", "E": "Est", "S": "Sud", "W": "Ouest"}
 NAMES = ("Mado", "Lucien", "Josette", "René", "Rois", "Dames")
 
@@ -50,14 +49,7 @@ def table(tmp_path_factory: Any) -> Iterator[dict[str, Any]]:
 
 @pytest.fixture
 def phone(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport=PHONE, locale="fr-FR")
-    page = context.new_page()
-    page.set_default_timeout(5000)
-    problems: list[str] = []
-    page.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
-    yield page
-    context.close()
-    assert not problems, problems
+    yield from phone_tab(browser)
 
 
 def test_a_correction_is_previewed_then_confirmed_or_cancelled_and_undone_exactly(

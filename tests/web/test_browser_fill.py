@@ -20,12 +20,11 @@ from companion.service import TableService
 from companion.store import Store
 from scorer.events import CardPlayed, Event
 from scorer.simulate import simulate_game
-from tests.web.conftest import PIN, api_body
+from tests.web.conftest import PIN, api_body, phone_tab
 from tests.web.french import english_words
 
 pytestmark = pytest.mark.browser
 AUTH = {"X-Table-PIN": PIN, "X-Author": "Mado"}
-PHONE = {"width": 390, "height": 844}
 NAMES = ("Mado", "Lucien", "Josette", "René", "Rois", "Dames")
 
 
@@ -106,14 +105,7 @@ def table(tmp_path_factory: Any) -> Iterator[dict[str, Any]]:
 
 @pytest.fixture
 def phone(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport=PHONE, locale="fr-FR")
-    page = context.new_page()
-    page.set_default_timeout(5000)
-    problems: list[str] = []
-    page.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
-    yield page
-    context.close()
-    assert not problems, problems
+    yield from phone_tab(browser)
 
 
 def test_filled_shown_asked_in_one_tap_and_changed_like_any_card(

@@ -15,7 +15,7 @@ import pytest
 from companion.bus import Bus
 from companion.service import TableService
 from companion.store import Store
-from tests.web.conftest import PIN
+from tests.web.conftest import PIN, phone_tab
 
 AUTH = {"X-Table-PIN": PIN, "X-Author": "Mado"}
 
@@ -98,14 +98,7 @@ def table(tmp_path_factory: Any) -> Iterator[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def phone(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="fr-FR")
-    page = context.new_page()
-    page.set_default_timeout(5000)
-    problems: list[str] = []
-    page.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
-    yield page
-    context.close()
-    assert not problems, problems
+    yield from phone_tab(browser)
 
 
 def expect() -> Any:
