@@ -17,22 +17,14 @@ function say(text, isError) {
   message.classList.toggle("error", Boolean(isError));
 }
 
+// An entry: asked (see ``ask``), then its answer said and the state it gives shown.
 async function send(path, body) {
-  try {
-    const r = await fetch("/api/" + path, {
-      method: "POST", credentials: "same-origin",
-      headers: {"Content-Type": "application/json", "X-CSRFToken": CSRF},
-      body: JSON.stringify(body || {}),
-    });
-    const answer = await r.json().catch(() => ({error: r.statusText}));
-    if (!r.ok) { say(answer.error || r.statusText, true); return null; }
+  const answer = await ask(path, body);
+  if (answer) {
     say("✓ " + (answer.message || ""), false);
     if (answer.state) showState(answer.state);
-    return answer;
-  } catch (e) {
-    say(String(e), true);
-    return null;
   }
+  return answer;
 }
 
 function pickCard(code) {
@@ -269,6 +261,7 @@ function showCorrection(body, lines) {
     line => Object.assign(document.createElement("li"), {textContent: line})));
   box.scrollIntoView({block: "nearest"});
 }
+// A POST to the API: its answer, or null once the refusal or the failure is said.
 async function ask(path, body) {
   try {
     const r = await fetch("/api/" + path, {
